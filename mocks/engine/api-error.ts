@@ -1,0 +1,139 @@
+/** The error types of the v1 envelope (decisions.md section 7). */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'conflict_error'
+  | 'validation_error'
+  | 'rate_limit_error'
+  | 'api_error'
+
+export interface FieldError {
+  param: string
+  code: string
+  message: string
+}
+
+export interface ErrorFields {
+  param?: string
+  required_permission?: string
+  policy?: string
+  retry_after?: number
+  errors?: FieldError[]
+}
+
+/**
+ * An API error as a value: it knows its status, its envelope and its extra headers.
+ * The engine turns it into a response in one place (`toErrorResponse`).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: ErrorType,
+    readonly code: string,
+    message: string,
+    readonly fields: ErrorFields = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+  }
+
+  /** The `{ error: {...} }` envelope, with the request id when known. */
+  body(requestId?: string): { error: Record<string, unknown> } {
+    return {
+      error: {
+        type: this.type,
+        code: this.code,
+        message: this.message,
+        ...this.fields,
+        ...(requestId ? { request_id: requestId } : {}),
+      },
+    }
+  }
+}
+
+export const errors = {
+  invalidJson: (message: string) => new ApiError(400, 'invalid_request_error', 'invalid_json', message),
+  invalidParameter: (param: string, message: string) =>
+    new ApiError(400, 'invalid_request_error', 'invalid_parameter', message, { param }),
+  invalidCursor: (param: string, message: string) =>
+    new ApiError(400, 'invalid_request_error', 'invalid_cursor', message, { param }),
+  parameterConflict: (param: string, message: string) =>
+    new ApiError(400, 'invalid_request_error', 'parameter_conflict', message, { param }),
+  unauthenticated: (message: string) =>
+    new ApiError(
+      401,
+      'authentication_error',
+      'invalid_api_key',
+      message,
+      {},
+      {
+        'www-authenticate': 'Bearer realm="api", error="invalid_token"',
+      },
+    ),
+  missingPermission: (scope: string) =>
+    new ApiError(
+      403,
+      'permission_error',
+      'insufficient_permissions',
+      `This API key lacks the permission '${scope}' required for this request.`,
+      { required_permission: scope },
+    ),
+  keyRestricted: (message: string) => new ApiError(403, 'permission_error', 'key_restricted', message),
+  resourceNotFound: (kind: string, id: string, param?: string) =>
+    new ApiError(
+      404,
+      'not_found_error',
+      'resource_not_found',
+      `No ${kind} with id '${id}'.`,
+      param ? { param } : {},
+    ),
+  routeNotFound: (method: string, path: string) =>
+    new ApiError(404, 'not_found_error', 'route_not_found', `Unrecognized request URL (${method} ${path}).`),
+  methodNotAllowed: (method: string, allow: string[]) =>
+    new ApiError(
+      405,
+      'invalid_request_error',
+      'method_not_allowed',
+      `Method ${method} is not allowed here; allowed: ${allow.join(', ')}.`,
+      {},
+      { allow: allow.join(', ') },
+    ),
+  conflict: (code: string, message: string, param?: string) =>
+    new ApiError(409, 'conflict_error', code, message, param ? { param } : {}),
+  payloadTooLarge: (limitBytes: number) =>
+    new ApiError(
+      413,
+      'invalid_request_error',
+      'payload_too_large',
+      `The request body exceeds the limit of ${limitBytes} bytes.`,
+    ),
+  unsupportedMediaType: (contentType: string) =>
+    new ApiError(
+      415,
+      'invalid_request_error',
+      'unsupported_media_type',
+      `Request bodies must be application/json, not '${contentType || 'none'}'.`,
+    ),
+  validationFailed: (fieldErrors: FieldError[]) =>
+    new ApiError(
+      422,
+      'validation_error',
+      'validation_failed',
+      fieldErrors.length === 1 && fieldErrors[0]
+        ? `Invalid request body: ${fieldErrors[0].message}`
+        : `Invalid request body: ${fieldErrors.length} errors.`,
+      { param: fieldErrors[0]?.param, errors: fieldErrors },
+    ),
+  rateLimited: (policy: string, retryAfter: number) =>
+    new ApiError(
+      429,
+      'rate_limit_error',
+      'rate_limit_exceeded',
+      `Rate limit exceeded for the ${policy} window; retry after ${retryAfter} seconds.`,
+      { policy, retry_after: retryAfter },
+      { 'retry-after': String(retryAfter) },
+    ),
+  internal: (message: string) => new ApiError(500, 'api_error', 'internal_error', message),
+}

@@ -1,0 +1,73 @@
+import { ApiError, errors } from './api-error.ts'
+import type { Clock } from './clock.ts'
+import type { KeyStore, StoredKey } from './key-store.ts'
+import { redactKey } from './secrets.ts'
+
+export type AuthResult = { ok: true; key: StoredKey } | { ok: false; error: ApiError }
+
+const QUERY_KEY_PARAMS = ['api_key', 'apikey', 'key', 'access_token', 'token']
+
+/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), or an error. */
+export function parseAuthorization(header: string | undefined, query: URLSearchParams): string | ApiError {
+  if (header === undefined || header.trim() === '') {
+    if (QUERY_KEY_PARAMS.some((name) => query.has(name)))
+      return errors.unauthenticated(
+        'API keys are not accepted in the query string. Send the key in the Authorization header: Authorization: Bearer <API_KEY>.',
+      )
+    return errors.unauthenticated(
+      'No API key provided. Send it in the Authorization header: Authorization: Bearer <API_KEY>.',
+    )
+  }
+  const match = /^(\S+)(?:\s+(.*))?$/.exec(header.trim())
+  const scheme = match?.[1] ?? ''
+  if (scheme.toLowerCase() !== 'bearer')
+    return errors.unauthenticated(
+      `The Authorization header must use the Bearer scheme, not '${scheme.slice(0, 16)}': Authorization: Bearer <API_KEY>.`,
+    )
+  const token = (match?.[2] ?? '').trim()
+  if (token === '')
+    return errors.unauthenticated(
+      'No API key provided: the Bearer token is empty. Use Authorization: Bearer <API_KEY>.',
+    )
+  return token
+}
+
+/** A key's redacted form for messages; never more than its prefix and last 4 characters. */
+function describe(token: string): string {
+  return token.length >= 24 && /^[a-z]{2}-svc-/.test(token) ? ` (${redactKey(token)})` : ''
+}
+
+export interface AuthOptions {
+  keys: KeyStore
+  clock: Clock
+  /** Mutation-harness faults. */
+  faults: ReadonlySet<string>
+}
+
+/** Authenticates a request: missing, malformed, invalid, revoked and expired keys each say so. */
+export async function authenticate(
+  header: string | undefined,
+  query: URLSearchParams,
+  { keys, clock, faults }: AuthOptions,
+): Promise<AuthResult> {
+  const token = parseAuthorization(header, query)
+  if (token instanceof ApiError) return { ok: false, error: token }
+  const stored = await keys.find(token)
+  if (!stored)
+    return { ok: false, error: errors.unauthenticated(`Invalid API key provided${describe(token)}.`) }
+  const { record } = stored
+  if (record.status === 'revoked' && !faults.has('revoked-key-accepted'))
+    return {
+      ok: false,
+      error: errors.unauthenticated(
+        `This API key${describe(token)} has been revoked. Create a new key in the dashboard.`,
+      ),
+    }
+  const expiresAt = record.restrictions.expires_at
+  if (expiresAt && Date.parse(expiresAt) <= clock.now() && !faults.has('expired-key-accepted'))
+    return {
+      ok: false,
+      error: errors.unauthenticated(`This API key${describe(token)} expired at ${expiresAt}.`),
+    }
+  return { ok: true, key: stored }
+}

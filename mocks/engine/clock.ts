@@ -1,0 +1,34 @@
+/** The one clock that every time-based rule of the engine reads: windows, expiry, timestamps. */
+export interface Clock {
+  /** Milliseconds since the epoch, real time plus the offset. */
+  now(): number
+  /** ISO 8601 UTC timestamp of `now()`, with `Z`. */
+  iso(): string
+  /** Moves the clock forward; it never moves back. */
+  advance(seconds: number): void
+  /** Seconds the clock runs ahead of real time. */
+  offsetSeconds(): number
+}
+
+export interface ClockOptions {
+  /** Source of real time, `Date.now` by default. */
+  realNow?: () => number
+  /** Starting offset in seconds, for restoring a saved clock. */
+  offsetSeconds?: number
+}
+
+/** Creates a clock that follows real time and can be moved forward by the control plane. */
+export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOptions = {}): Clock {
+  let offsetMs = offsetSeconds * 1000
+  const now = () => realNow() + offsetMs
+  return {
+    now,
+    iso: () => new Date(now()).toISOString(),
+    advance(seconds) {
+      if (!Number.isFinite(seconds) || seconds < 0)
+        throw new RangeError('seconds must be a finite number >= 0')
+      offsetMs += seconds * 1000
+    },
+    offsetSeconds: () => offsetMs / 1000,
+  }
+}

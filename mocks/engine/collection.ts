@@ -1,0 +1,161 @@
+/** What every listed object has: an id and a creation timestamp (ISO 8601, all in one format). */
+export interface Listable {
+  id: string
+  created_at: string
+}
+
+export interface PageQuery<T> {
+  limit: number
+  starting_after?: string
+  ending_before?: string
+  /** Restricts the scan to one value of a secondary index (e.g. `agent_id`). */
+  index?: { name: string; value: string }
+  /** Further filters, applied while scanning from the cursor. */
+  filter?: (item: T) => boolean
+}
+
+export type PageResult<T> =
+  | { ok: true; data: T[]; has_more: boolean }
+  | { ok: false; param: 'starting_after' | 'ending_before'; id: string }
+
+const sortKey = (item: Listable) => `${item.created_at}\u0000${item.id}`
+
+/** First position whose key sorts after `key` in newest-first order (i.e. key' < key). */
+function firstOlder(items: readonly Listable[], key: string, inclusive: boolean): number {
+  let lo = 0
+  let hi = items.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const midKey = sortKey(items[mid] as Listable)
+    if (midKey > key || (!inclusive && midKey === key)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * A collection kept newest first (by `created_at`, then `id`) with an id map and optional secondary
+ * indexes, so that any page at any cursor costs O(log n + page) rather than a scan of the store.
+ * Deleted ids stay usable as cursors (their position is remembered).
+ */
+export class Collection<T extends Listable> {
+  private readonly byId = new Map<string, T>()
+  private ordered: T[] = []
+  private readonly indexes = new Map<string, { field: keyof T; lists: Map<string, T[]> }>()
+  private readonly tombstones = new Map<string, string>()
+
+  constructor(indexFields: (keyof T & string)[] = []) {
+    for (const field of indexFields) this.indexes.set(field, { field, lists: new Map() })
+  }
+
+  get size(): number {
+    return this.byId.size
+  }
+
+  get(id: string): T | undefined {
+    return this.byId.get(id)
+  }
+
+  values(): readonly T[] {
+    return this.ordered
+  }
+
+  /** Adds many items at once (seeding, restoring): one sort instead of n inserts. */
+  load(items: Iterable<T>): void {
+    for (const item of items) this.byId.set(item.id, item)
+    this.ordered = [...this.byId.values()].sort((a, b) => (sortKey(a) < sortKey(b) ? 1 : -1))
+    for (const index of this.indexes.values()) {
+      index.lists.clear()
+      for (const item of this.ordered) {
+        const value = String(item[index.field])
+        let list = index.lists.get(value)
+        if (!list) index.lists.set(value, (list = []))
+        list.push(item)
+      }
+    }
+  }
+
+  insert(item: T): void {
+    if (this.byId.has(item.id)) this.remove(item.id)
+    this.byId.set(item.id, item)
+    this.tombstones.delete(item.id)
+    insertSorted(this.ordered, item)
+    for (const index of this.indexes.values()) {
+      const value = String(item[index.field])
+      let list = index.lists.get(value)
+      if (!list) index.lists.set(value, (list = []))
+      insertSorted(list, item)
+    }
+  }
+
+  remove(id: string): T | undefined {
+    const item = this.byId.get(id)
+    if (!item) return undefined
+    this.byId.delete(id)
+    const key = sortKey(item)
+    removeSorted(this.ordered, key)
+    for (const index of this.indexes.values()) {
+      const list = index.lists.get(String(item[index.field]))
+      if (list) removeSorted(list, key)
+    }
+    this.tombstones.set(id, key)
+    return item
+  }
+
+  clear(): void {
+    this.byId.clear()
+    this.ordered = []
+    this.tombstones.clear()
+    for (const index of this.indexes.values()) index.lists.clear()
+  }
+
+  /** One page in newest-first order, Stripe-style: `starting_after` pages older, `ending_before` newer. */
+  page(query: PageQuery<T>, faults?: ReadonlySet<string>): PageResult<T> {
+    const source = query.index
+      ? (this.indexes.get(query.index.name)?.lists.get(query.index.value) ?? [])
+      : this.ordered
+    const matches = query.filter ?? (() => true)
+    const limit = query.limit
+    if (query.ending_before !== undefined) {
+      const key = this.keyOf(query.ending_before)
+      if (key === undefined) return { ok: false, param: 'ending_before', id: query.ending_before }
+      const end = firstOlder(source, key, true)
+      const found: T[] = []
+      for (let i = end - 1; i >= 0 && found.length <= limit; i--) {
+        const item = source[i] as T
+        if (matches(item)) found.push(item)
+      }
+      const has_more = found.length > limit
+      return { ok: true, data: found.slice(0, limit).reverse(), has_more }
+    }
+    let start = 0
+    if (query.starting_after !== undefined) {
+      const key = this.keyOf(query.starting_after)
+      if (key === undefined) return { ok: false, param: 'starting_after', id: query.starting_after }
+      start = firstOlder(source, key, false)
+      if (faults?.has('pagination-skips-item')) start++
+    }
+    const found: T[] = []
+    for (let i = start; i < source.length && found.length <= limit; i++) {
+      const item = source[i] as T
+      if (matches(item)) found.push(item)
+    }
+    const has_more = faults?.has('has-more-wrong') ? false : found.length > limit
+    return { ok: true, data: found.slice(0, limit), has_more }
+  }
+
+  private keyOf(id: string): string | undefined {
+    const item = this.byId.get(id)
+    return item ? sortKey(item) : this.tombstones.get(id)
+  }
+}
+
+function insertSorted<T extends Listable>(list: T[], item: T): void {
+  const position = firstOlder(list, sortKey(item), true)
+  list.splice(position, 0, item)
+}
+
+function removeSorted<T extends Listable>(list: T[], key: string): void {
+  const position = firstOlder(list, key, true)
+  if (position < list.length && sortKey(list[position] as T) === key) list.splice(position, 1)
+}

@@ -1,0 +1,108 @@
+import type { Scope } from '../permissions.ts'
+import {
+  HTTP_METHODS,
+  type HttpMethod,
+  type OpenApiDocument,
+  type OperationObject,
+  type ParameterObject,
+  resolveRef,
+} from './document.ts'
+
+/** An operation of the contract, with what the engine needs to route and check it. */
+export interface Operation {
+  operationId: string
+  method: HttpMethod
+  path: string
+  permissions: Scope[]
+  parameters: ParameterObject[]
+  hasBody: boolean
+  object: OperationObject
+}
+
+export type RouteMatch =
+  | { kind: 'operation'; operation: Operation; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'not-found' }
+
+interface Route {
+  pattern: RegExp
+  names: string[]
+  operations: Map<string, Operation>
+  allow: string[]
+  literal: boolean
+}
+
+/** Routes requests to the contract's operations; 404 and 405 (with `Allow`) come from the contract too. */
+export function createRouter(document: OpenApiDocument) {
+  const routes: Route[] = []
+  const byId = new Map<string, Operation>()
+  for (const [path, item] of Object.entries(document.paths)) {
+    const names: string[] = []
+    const source = path
+      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/\\\{([^}]+)\\\}/g, (_, name: string) => {
+        names.push(name)
+        return '([^/]+)'
+      })
+    const operations = new Map<string, Operation>()
+    for (const method of HTTP_METHODS) {
+      const object = item[method]
+      if (!object) continue
+      const parameters = [...(item.parameters ?? []), ...(object.parameters ?? [])].map((p) =>
+        resolveRef<ParameterObject>(document, p),
+      )
+      const operation: Operation = {
+        operationId: object.operationId ?? `${method} ${path}`,
+        method,
+        path,
+        permissions: (object['x-required-permission'] ?? []) as Scope[],
+        parameters,
+        hasBody: object.requestBody !== undefined,
+        object,
+      }
+      operations.set(method.toUpperCase(), operation)
+      byId.set(operation.operationId, operation)
+    }
+    const allow = [...operations.keys()]
+    if (operations.has('GET')) allow.push('HEAD')
+    allow.push('OPTIONS')
+    routes.push({
+      pattern: new RegExp(`^${source}/?$`),
+      names,
+      operations,
+      allow,
+      literal: names.length === 0,
+    })
+  }
+  // Literal paths win over templated ones (`/agents/search` before `/agents/{agent_id}`).
+  routes.sort((a, b) => Number(b.literal) - Number(a.literal))
+
+  return {
+    match(method: string, path: string): RouteMatch {
+      for (const route of routes) {
+        const found = route.pattern.exec(path)
+        if (!found) continue
+        const operation = route.operations.get(method.toUpperCase())
+        if (!operation) return { kind: 'method-not-allowed', allow: route.allow }
+        const params: Record<string, string> = {}
+        route.names.forEach((name, i) => {
+          params[name] = safeDecode(found[i + 1] ?? '')
+        })
+        return { kind: 'operation', operation, params }
+      }
+      return { kind: 'not-found' }
+    },
+    operation: (operationId: string) => byId.get(operationId),
+    operations: () => [...byId.values()],
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+export type Router = ReturnType<typeof createRouter>

@@ -1,0 +1,204 @@
+import type { ErrorObject, ValidateFunction } from 'ajv'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+import type { FieldError } from '../api-error.ts'
+import { type OpenApiDocument, type OperationObject, type ParameterObject, resolveRef } from './document.ts'
+
+// ajv-formats is CommonJS; its default export arrives wrapped under some bundlers.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020
+
+const ROOT_ID = 'urn:voice-api-kit:contract'
+
+/** Deep copy of a schema with local `$ref`s pointed at the registered contract. */
+function rebase(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rebase)
+  if (!value || typeof value !== 'object') return value
+  const out: Record<string, unknown> = {}
+  for (const [key, child] of Object.entries(value)) {
+    out[key] =
+      key === '$ref' && typeof child === 'string' && child.startsWith('#/') ? ROOT_ID + child : rebase(child)
+  }
+  return out
+}
+
+function createAjv(document: OpenApiDocument, coerceTypes: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    validateSchema: false,
+    coerceTypes,
+    useDefaults: false,
+  })
+  addFormats(ajv)
+  ajv.addSchema({ $id: ROOT_ID, components: rebase(document.components ?? {}) })
+  return ajv
+}
+
+/** The JSON Schema of a media type, resolving `$ref`d request bodies and responses. */
+function jsonSchemaOf(
+  document: OpenApiDocument,
+  container: { $ref?: string; content?: Record<string, { schema?: unknown }> } | undefined,
+): unknown {
+  if (!container) return undefined
+  const resolved = resolveRef<{ content?: Record<string, { schema?: unknown }> }>(
+    document,
+    container as { $ref: string },
+  )
+  return resolved.content?.['application/json']?.schema
+}
+
+const CODE_BY_KEYWORD: Record<string, string> = {
+  required: 'required',
+  additionalProperties: 'unknown_field',
+  unevaluatedProperties: 'unknown_field',
+  type: 'type',
+  enum: 'enum',
+  const: 'enum',
+  format: 'format',
+  minimum: 'minimum',
+  exclusiveMinimum: 'minimum',
+  maximum: 'maximum',
+  exclusiveMaximum: 'maximum',
+  minLength: 'min_length',
+  maxLength: 'max_length',
+  pattern: 'pattern',
+  minItems: 'min_items',
+  maxItems: 'max_items',
+  uniqueItems: 'unique_items',
+  minProperties: 'min_properties',
+  maxProperties: 'max_properties',
+  multipleOf: 'multiple_of',
+}
+
+/** Turns Ajv's errors into the `errors[]` of a 422: one entry per field and rule, dotted paths. */
+export function toFieldErrors(ajvErrors: readonly ErrorObject[], root = 'body'): FieldError[] {
+  const seen = new Set<string>()
+  const out: FieldError[] = []
+  for (const error of ajvErrors) {
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue
+    const segments = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    const params = error.params as Record<string, unknown>
+    const extra = (params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty) as
+      | string
+      | undefined
+    if (extra !== undefined) segments.push(extra)
+    const param = segments.length > 0 ? segments.join('.') : root
+    const code = CODE_BY_KEYWORD[error.keyword] ?? 'invalid'
+    const key = `${param}\u0000${code}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({ param, code, message: describe(param, code, error) })
+  }
+  return out
+}
+
+function describe(param: string, code: string, error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>
+  switch (code) {
+    case 'required':
+      return `'${param}' is required.`
+    case 'unknown_field':
+      return `'${param}' is not a known field.`
+    case 'enum':
+      return `'${param}' must be one of: ${((params.allowedValues as unknown[] | undefined) ?? [params.allowedValue]).map((v) => JSON.stringify(v)).join(', ')}.`
+    case 'type':
+      return `'${param}' must be of type ${String(params.type)}.`
+    default:
+      return `'${param}' ${error.message ?? 'is invalid'}.`
+  }
+}
+
+export type QueryResult =
+  | { ok: true; values: Record<string, unknown> }
+  | { ok: false; param: string; message: string }
+
+/**
+ * Validators compiled from the contract with Ajv 2020-12 and ajv-formats, compiled lazily per
+ * operation so that start-up stays fast: query parameters, headers, request bodies and responses.
+ */
+export function createValidators(document: OpenApiDocument) {
+  let strictAjv: Ajv2020 | undefined
+  let coercingAjv: Ajv2020 | undefined
+  const cache = new Map<string, ValidateFunction | null>()
+
+  function compiled(key: string, coerce: boolean, schemaOf: () => unknown): ValidateFunction | null {
+    const cacheKey = `${coerce ? 'c' : 's'}:${key}`
+    let validate = cache.get(cacheKey)
+    if (validate === undefined) {
+      const schema = schemaOf()
+      if (schema === undefined) validate = null
+      else {
+        const ajv = coerce
+          ? (coercingAjv ??= createAjv(document, true))
+          : (strictAjv ??= createAjv(document, false))
+        validate = ajv.compile(rebase(schema) as object)
+      }
+      cache.set(cacheKey, validate)
+    }
+    return validate
+  }
+
+  return {
+    /** Checks and coerces the query string against the operation's query parameters; unknown ones fail. */
+    query(operationId: string, parameters: readonly ParameterObject[], query: URLSearchParams): QueryResult {
+      const declared = parameters.filter((p) => p.in === 'query')
+      const values: Record<string, unknown> = {}
+      for (const name of new Set(query.keys())) {
+        const parameter = declared.find((p) => p.name === name)
+        if (!parameter) return { ok: false, param: name, message: `Unknown query parameter '${name}'.` }
+        const all = query.getAll(name)
+        const isArray = parameter.schema?.type === 'array'
+        if (!isArray && all.length > 1)
+          return { ok: false, param: name, message: `'${name}' may be given only once.` }
+        values[name] = isArray ? all.flatMap((v) => v.split(',')) : all[0]
+      }
+      const validate = compiled(`query:${operationId}`, true, () => ({
+        type: 'object',
+        properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
+        required: declared.filter((p) => p.required).map((p) => p.name),
+      }))
+      if (validate && !validate(values)) {
+        const [first] = toFieldErrors(validate.errors ?? [], 'query')
+        const message = first?.message ?? 'Invalid query parameter.'
+        return { ok: false, param: first?.param.split('.')[0] ?? 'query', message }
+      }
+      return { ok: true, values }
+    },
+
+    /** Field errors of a request body against the operation's JSON schema (empty when valid). */
+    body(operationId: string, operation: OperationObject, body: unknown): FieldError[] {
+      const validate = compiled(`body:${operationId}`, false, () =>
+        jsonSchemaOf(document, operation.requestBody),
+      )
+      if (!validate || validate(body)) return []
+      return toFieldErrors(validate.errors ?? [])
+    },
+
+    /** Human-readable mismatches between a response and the contract (empty when it conforms). */
+    response(operationId: string, operation: OperationObject, status: number, body: unknown): string[] {
+      const responses = operation.responses ?? {}
+      const documented = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default
+      if (!documented) return [`status ${status} is not documented for ${operationId}`]
+      const validate = compiled(`response:${operationId}:${status}`, false, () =>
+        jsonSchemaOf(document, documented),
+      )
+      if (!validate || validate(body)) return []
+      return (validate.errors ?? []).map(
+        (e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+      )
+    },
+
+    /** Validates a value against a named component schema (`#/components/schemas/<name>`). */
+    schema(name: string, value: unknown): string[] {
+      const validate = compiled(`schema:${name}`, false, () => ({ $ref: `#/components/schemas/${name}` }))
+      if (!validate || validate(value)) return []
+      return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`)
+    },
+  }
+}
+
+export type Validators = ReturnType<typeof createValidators>

@@ -1,0 +1,23 @@
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key'
+const EXPOSED_HEADERS =
+  'Request-Id, RateLimit, RateLimit-Policy, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed, Location, WWW-Authenticate'
+
+/** CORS headers for a response to a request from `origin` (decisions.md section 1). */
+export function corsHeaders(origin: string | undefined): Record<string, string> {
+  if (!origin) return {}
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-expose-headers': EXPOSED_HEADERS,
+    vary: 'Origin',
+  }
+}
+
+/** The answer to a CORS preflight (`OPTIONS` with `Access-Control-Request-Method`). */
+export function preflightHeaders(origin: string | undefined, allow: string): Record<string, string> {
+  return {
+    ...corsHeaders(origin),
+    'access-control-allow-methods': allow,
+    'access-control-allow-headers': ALLOWED_HEADERS,
+    'access-control-max-age': '600',
+  }
+}

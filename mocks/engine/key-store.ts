@@ -1,0 +1,171 @@
+import { type Cidr, cidrContains, parseCidr, parseIp } from './cidr.ts'
+import type { Clock } from './clock.ts'
+import { expandPermissions, PUBLISHABLE_SCOPES, SCOPES, type Scope } from './permissions.ts'
+import { newId, randomBase62 } from './random.ts'
+import { constantTimeEqual, hashSecret, redactKey } from './secrets.ts'
+
+export type KeyType = 'secret' | 'publishable'
+
+export interface KeyRestrictions {
+  allowed_ips: string[]
+  allowed_origins: string[]
+  expires_at: string | null
+}
+
+/** The key record of decisions.md section 3, as the control plane shows it. */
+export interface ApiKey {
+  id: string
+  object: 'api_key'
+  account_id: string
+  type: KeyType
+  name: string
+  permissions: Scope[]
+  restrictions: KeyRestrictions
+  redacted_value: string
+  status: 'active' | 'revoked'
+  created_at: string
+  last_used_at: string | null
+  revoked_at: string | null
+  rotation_due_at: string
+}
+
+/** A stored key: the record and the SHA-256 of its value; the value itself is never kept. */
+export interface StoredKey {
+  record: ApiKey
+  hash: string
+}
+
+export interface KeyInput {
+  type: KeyType
+  name: string
+  permissions?: string[]
+  restrictions?: Partial<KeyRestrictions>
+}
+
+export type KeyCreateResult =
+  | { ok: true; key: ApiKey; value: string }
+  | { ok: false; param: string; code: string; message: string }
+
+const PREFIX: Record<KeyType, string> = { secret: 'sk-svc-', publishable: 'pk-svc-' }
+const ROTATION_DAYS = 90
+/** Random characters after the prefix (decisions.md: at least 32 base62). */
+export const KEY_RANDOM_LENGTH = 40
+
+/** API keys: generation, hashed storage, constant-time lookup, revocation and restrictions. */
+export function createKeyStore(clock: Clock) {
+  const byId = new Map<string, StoredKey>()
+  const byHash = new Map<string, StoredKey>()
+  const cidrCache = new Map<string, Cidr[]>()
+
+  function validate(input: KeyInput): KeyCreateResult | { ok: true; scopes: Scope[] } {
+    const fail = (param: string, code: string, message: string) => ({
+      ok: false as const,
+      param,
+      code,
+      message,
+    })
+    const requested = input.permissions
+    let scopes: Scope[]
+    if (requested === undefined) scopes = input.type === 'secret' ? [...SCOPES] : [...PUBLISHABLE_SCOPES]
+    else {
+      const expanded = expandPermissions(requested)
+      if (!expanded.ok) return fail('permissions', 'enum', `Unknown permission '${expanded.unknown}'.`)
+      scopes = expanded.scopes
+    }
+    if (input.type === 'publishable' && scopes.some((scope) => !PUBLISHABLE_SCOPES.includes(scope)))
+      return fail('permissions', 'invalid', 'A publishable key may hold only agents:read.')
+    for (const [i, ip] of (input.restrictions?.allowed_ips ?? []).entries())
+      if (!parseCidr(ip))
+        return fail(`restrictions.allowed_ips.${i}`, 'format', `'${ip}' is not an IP address or CIDR.`)
+    for (const [i, origin] of (input.restrictions?.allowed_origins ?? []).entries())
+      if (!/^https?:\/\/[^/\s]+$/.test(origin))
+        return fail(
+          `restrictions.allowed_origins.${i}`,
+          'format',
+          `'${origin}' is not an origin like https://app.example.com.`,
+        )
+    return { ok: true, scopes }
+  }
+
+  function insert(stored: StoredKey): void {
+    byId.set(stored.record.id, stored)
+    byHash.set(stored.hash, stored)
+  }
+
+  return {
+    /** Generates a key; the value is returned here once and never stored. */
+    async create(accountId: string, input: KeyInput): Promise<KeyCreateResult> {
+      const checked = validate(input)
+      if (!checked.ok || !('scopes' in checked)) return checked as KeyCreateResult
+      const value = PREFIX[input.type] + randomBase62(KEY_RANDOM_LENGTH)
+      const hash = await hashSecret(value)
+      const now = clock.now()
+      const record: ApiKey = {
+        id: newId('key'),
+        object: 'api_key',
+        account_id: accountId,
+        type: input.type,
+        name: input.name,
+        permissions: checked.scopes,
+        restrictions: {
+          allowed_ips: input.restrictions?.allowed_ips ?? [],
+          allowed_origins: input.restrictions?.allowed_origins ?? [],
+          expires_at: input.restrictions?.expires_at ?? null,
+        },
+        redacted_value: redactKey(value),
+        status: 'active',
+        created_at: new Date(now).toISOString(),
+        last_used_at: null,
+        revoked_at: null,
+        rotation_due_at: new Date(now + ROTATION_DAYS * 86_400_000).toISOString(),
+      }
+      insert({ record, hash })
+      return { ok: true, key: record, value }
+    },
+
+    /** Finds the key whose value hashes to the token's hash, comparing hashes in constant time. */
+    async find(token: string): Promise<StoredKey | undefined> {
+      const hash = await hashSecret(token)
+      const stored = byHash.get(hash)
+      return stored && constantTimeEqual(stored.hash, hash) ? stored : undefined
+    },
+
+    get: (id: string) => byId.get(id)?.record,
+    list: (accountId: string) =>
+      [...byId.values()].map((s) => s.record).filter((k) => k.account_id === accountId),
+
+    /** Revokes a key; revoking a revoked key changes nothing. */
+    revoke(id: string): ApiKey | undefined {
+      const stored = byId.get(id)
+      if (stored && stored.record.status === 'active') {
+        stored.record.status = 'revoked'
+        stored.record.revoked_at = clock.iso()
+      }
+      return stored?.record
+    },
+
+    /** Whether a client address passes the key's `allowed_ips` (an empty list allows all). */
+    ipAllowed(key: ApiKey, clientIp: string | undefined): boolean {
+      if (key.restrictions.allowed_ips.length === 0) return true
+      const ip = clientIp ? parseIp(clientIp) : null
+      if (!ip) return false
+      let cidrs = cidrCache.get(key.id)
+      if (!cidrs) {
+        cidrs = key.restrictions.allowed_ips.map(parseCidr).filter((c): c is Cidr => c !== null)
+        cidrCache.set(key.id, cidrs)
+      }
+      return cidrs.some((cidr) => cidrContains(cidr, ip))
+    },
+
+    /** Every stored key with its hash, for persisting state. */
+    dump: (): StoredKey[] => [...byId.values()],
+    restore(list: StoredKey[]): void {
+      byId.clear()
+      byHash.clear()
+      cidrCache.clear()
+      for (const stored of list) insert(stored)
+    },
+  }
+}
+
+export type KeyStore = ReturnType<typeof createKeyStore>

@@ -1,0 +1,23 @@
+const encoder = new TextEncoder()
+
+/** SHA-256 of a secret as lowercase hex, with Web Crypto (Node and browsers alike). */
+export async function hashSecret(value: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', encoder.encode(value))
+  let hex = ''
+  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, '0')
+  return hex
+}
+
+/** Compares two strings in time that depends only on their length, never on where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  let diff = a.length ^ b.length
+  const length = Math.max(a.length, b.length)
+  for (let i = 0; i < length; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0)
+  return diff === 0
+}
+
+/** The redacted form of a key value: its prefix and last 4 characters, `sk-svc-...WXYZ`. */
+export function redactKey(value: string): string {
+  const prefix = value.match(/^[a-z]{2}-svc-/)?.[0] ?? ''
+  return `${prefix}...${value.slice(-4)}`
+}

@@ -1,0 +1,58 @@
+import type { Account } from './accounts.ts'
+import type { ApiError } from './api-error.ts'
+import type { Clock } from './clock.ts'
+import type { ApiKey } from './key-store.ts'
+import type { AccountData } from './resources/account-data.ts'
+
+/** A request as the engine sees it: plain data, whatever the transport. */
+export interface EngineRequest {
+  method: string
+  /** Path and query, e.g. `/v1/agents?limit=5` (an absolute URL is accepted too). */
+  url: string
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>
+  /** The raw body, or null when there is none. */
+  body: string | null
+  /** The client's address, when the transport knows it (undefined in-process). */
+  clientIp?: string
+}
+
+/** A response as the engine produces it; `body` is a JSON value, an HTML string, or undefined. */
+export interface EngineResponse {
+  status: number
+  headers: Record<string, string>
+  body: unknown
+}
+
+/** What an operation handler returns on success. */
+export interface OperationResult {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+}
+
+/** Everything an operation handler may read; handlers are synchronous, so each request is atomic. */
+export interface OperationContext {
+  account: Account
+  key: ApiKey
+  data: AccountData
+  params: Record<string, string>
+  query: Record<string, unknown>
+  /** The parsed JSON body (already validated against the contract when the handler sees it). */
+  body: unknown
+  clock: Clock
+  faults: ReadonlySet<string>
+}
+
+/**
+ * An operation's behaviour. `load` finds the addressed resource (404 comes before 422, decisions.md 5);
+ * `run` acts on it. Either may throw an `ApiError`.
+ */
+export interface OperationHandler<R = unknown> {
+  load?: (ctx: OperationContext) => R
+  run: (ctx: OperationContext, resource: R) => OperationResult
+}
+
+export type Handlers = Record<string, OperationHandler<any>>
+
+export type { ApiError }
