@@ -68,9 +68,9 @@ export class Collection<T extends Listable> {
       index.lists.clear()
       for (const item of this.ordered) {
         const value = String(item[index.field])
-        let list = index.lists.get(value)
-        if (!list) index.lists.set(value, (list = []))
-        list.push(item)
+        const list = index.lists.get(value)
+        if (list) list.push(item)
+        else index.lists.set(value, [item])
       }
     }
   }
@@ -82,9 +82,9 @@ export class Collection<T extends Listable> {
     insertSorted(this.ordered, item)
     for (const index of this.indexes.values()) {
       const value = String(item[index.field])
-      let list = index.lists.get(value)
-      if (!list) index.lists.set(value, (list = []))
-      insertSorted(list, item)
+      const list = index.lists.get(value)
+      if (list) insertSorted(list, item)
+      else index.lists.set(value, [item])
     }
   }
 

@@ -53,6 +53,7 @@ export interface OperationHandler<R = unknown> {
   run: (ctx: OperationContext, resource: R) => OperationResult
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: each handler has its own resource type
 export type Handlers = Record<string, OperationHandler<any>>
 
 export type { ApiError }
