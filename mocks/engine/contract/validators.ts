@@ -132,9 +132,9 @@ export function createValidators(document: OpenApiDocument) {
       const schema = schemaOf()
       if (schema === undefined) validate = null
       else {
-        const ajv = coerce
-          ? (coercingAjv ??= createAjv(document, true))
-          : (strictAjv ??= createAjv(document, false))
+        if (coerce && !coercingAjv) coercingAjv = createAjv(document, true)
+        if (!coerce && !strictAjv) strictAjv = createAjv(document, false)
+        const ajv = (coerce ? coercingAjv : strictAjv) as Ajv2020
         validate = ajv.compile(rebase(schema) as object)
       }
       cache.set(cacheKey, validate)
