@@ -5,6 +5,8 @@ export interface Finding {
   message: string
   /** The rule that fired, when the check has named rules (Spectral). */
   rule?: string
+  /** 1-based line in the source file, when known. */
+  line?: number
 }
 
 /** The outcome of one check on one document. */
@@ -29,7 +31,8 @@ export function passed(result: CheckResult): boolean {
 /** Renders a finding on one line. */
 export function formatFinding(finding: Finding): string {
   const rule = finding.rule ? `[${finding.rule}] ` : ''
-  return `${rule}${finding.path}: ${finding.message}`
+  const line = finding.line ? ` (line ${finding.line})` : ''
+  return `${rule}${finding.path}${line}: ${finding.message}`
 }
 
 /** Renders a result as a heading line and one indented line per failure and note. */

@@ -11,10 +11,10 @@ const WARNING = 1
 
 /** Turns a Spectral diagnostic into a finding. */
 function toFinding(diagnostic: ISpectralDiagnostic): Finding {
-  const line = diagnostic.range.start.line + 1
   return {
     rule: String(diagnostic.code),
-    path: `${formatPath(diagnostic.path)} (line ${line})`,
+    path: formatPath(diagnostic.path),
+    line: diagnostic.range.start.line + 1,
     message: diagnostic.message,
   }
 }
