@@ -2,7 +2,7 @@
 export interface Clock {
   /** Milliseconds since the epoch, real time plus the offset. */
   now(): number
-  /** ISO 8601 UTC timestamp of `now()`, with `Z`. */
+  /** ISO 8601 UTC timestamp of `now()` in whole seconds, with `Z` (the contract's `Timestamp`). */
   iso(): string
   /** Moves the clock forward; it never moves back. */
   advance(seconds: number): void
@@ -23,7 +23,7 @@ export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOpti
   const now = () => realNow() + offsetMs
   return {
     now,
-    iso: () => new Date(now()).toISOString(),
+    iso: () => toTimestamp(now()),
     advance(seconds) {
       if (!Number.isFinite(seconds) || seconds < 0)
         throw new RangeError('seconds must be a finite number >= 0')
@@ -31,4 +31,9 @@ export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOpti
     },
     offsetSeconds: () => offsetMs / 1000,
   }
+}
+
+/** ISO 8601 UTC in whole seconds with `Z`, e.g. `2026-03-09T14:02:11Z`. */
+export function toTimestamp(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 }

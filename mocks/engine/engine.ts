@@ -1,7 +1,7 @@
 import { type Account, type AccountStore, createAccountStore } from './accounts.ts'
 import { ApiError, errors } from './api-error.ts'
 import { authenticate } from './auth.ts'
-import { type Clock, createClock } from './clock.ts'
+import { type Clock, createClock, toTimestamp } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter, type Operation } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
@@ -119,7 +119,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     if (!account)
       return { response: errorResponse(errors.unauthenticated('Invalid API key provided.'), requestId) }
     const now = clock.now()
-    key.last_used_at = new Date(now).toISOString()
+    key.last_used_at = toTimestamp(now)
 
     const decision = rateLimiter.check(account.id, accounts.windows(account), now)
     const limitHeaders = rateLimitHeaders(decision.windows, now)

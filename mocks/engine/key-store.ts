@@ -1,5 +1,5 @@
 import { type Cidr, cidrContains, parseCidr, parseIp } from './cidr.ts'
-import type { Clock } from './clock.ts'
+import { type Clock, toTimestamp } from './clock.ts'
 import { expandPermissions, PUBLISHABLE_SCOPES, SCOPES, type Scope } from './permissions.ts'
 import { newId, randomBase62 } from './random.ts'
 import { constantTimeEqual, hashSecret, redactKey } from './secrets.ts'
@@ -114,10 +114,10 @@ export function createKeyStore(clock: Clock) {
         },
         redacted_value: redactKey(value),
         status: 'active',
-        created_at: new Date(now).toISOString(),
+        created_at: toTimestamp(now),
         last_used_at: null,
         revoked_at: null,
-        rotation_due_at: new Date(now + ROTATION_DAYS * 86_400_000).toISOString(),
+        rotation_due_at: toTimestamp(now + ROTATION_DAYS * 86_400_000),
       }
       insert({ record, hash })
       return { ok: true, key: record, value }

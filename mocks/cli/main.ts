@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+import { MOCK_HELP, parseMockFlags, startMock } from './mock-command.ts'
+import { UsageError } from './usage-error.ts'
+
+const HELP = `Usage: voice-api-kit <command> [options]
+
+Commands:
+  mock       start the stateful mock server (voice-api-kit mock --help)
+  contract   run the contract suite against an implementation (voice-api-kit contract --help)
+
+Run 'voice-api-kit <command> --help' for a command's options.`
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    console.log(HELP)
+    return command === undefined ? 2 : 0
+  }
+  if (command === 'mock') {
+    const flags = parseMockFlags(rest)
+    if (flags === 'help') {
+      console.log(MOCK_HELP)
+      return 0
+    }
+    const running = await startMock(flags)
+    const stop = (signal: string) => {
+      console.log(`\n${signal}: stopping the mock.`)
+      running.close().then(() => process.exit(0))
+      setTimeout(() => process.exit(0), 2000).unref()
+    }
+    process.once('SIGINT', () => stop('SIGINT'))
+    process.once('SIGTERM', () => stop('SIGTERM'))
+    return -1
+  }
+  if (command === 'contract') {
+    const { runContractCommand } = await import('../../contracts/cli.ts')
+    return runContractCommand(rest)
+  }
+  throw new UsageError(`Unknown command '${command}'. Commands: mock, contract.`)
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      console.error(`voice-api-kit: ${error.message} See --help.`)
+      process.exitCode = 2
+    } else {
+      console.error(`voice-api-kit: ${error instanceof Error ? error.message : String(error)}`)
+      process.exitCode = 1
+    }
+  },
+)

@@ -1,0 +1,182 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import type { Server } from 'node:http'
+import { parseArgs } from 'node:util'
+import type { EngineResponse } from '../engine/types.ts'
+import { createMockPlatform, type MockPlatform } from '../platform.ts'
+import { createHttpServer, listen } from '../server/http-server.ts'
+import { docsPage } from '../server/pages.ts'
+import { createStateFile } from '../server/state-file.ts'
+import { choiceFlag, integerFlag, UsageError } from './usage-error.ts'
+
+export const MOCK_HELP = `Usage: voice-api-kit mock [options]
+
+Starts the stateful mock of the voice agent platform's v1 API, seeded with a demo account.
+
+Options:
+  --port <n>            port to listen on (default 4010; 0 picks a free one)
+  --host <address>      address to bind (default 127.0.0.1; other addresses print a warning)
+  --seed <n>            seed of the demo data: the same seed gives the same data (default 1)
+  --plan <plan>         plan of the demo account: free, pro or enterprise (default pro)
+  --keys-file <path>    write {base_url, control_url, account_id, secret_key, publishable_key} as JSON (mode 600)
+  --state-file <path>   keep all state in this file across restarts (written atomically before each response)
+  --admin-token <token> require this bearer token on the control plane (/_mock/), which then also
+                        answers non-loopback clients
+  --quiet               print only the first line (the base URL)
+  -h, --help            show this help
+
+Endpoints: <base>/v1 (the API), <base>/_mock (control plane), <base>/_mock/docs, <base>/_mock/dashboard.`
+
+export interface RunningMock {
+  server: Server
+  platform: MockPlatform
+  baseUrl: string
+  close(): Promise<void>
+}
+
+interface MockFlags {
+  port: number
+  host: string
+  seed: number
+  plan: 'free' | 'pro' | 'enterprise'
+  keysFile?: string
+  stateFile?: string
+  adminToken?: string
+  quiet: boolean
+}
+
+export function parseMockFlags(argv: string[]): MockFlags | 'help' {
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        seed: { type: 'string' },
+        plan: { type: 'string' },
+        'keys-file': { type: 'string' },
+        'state-file': { type: 'string' },
+        'admin-token': { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0] ?? 'Bad arguments.')
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>
+  if (values.help) return 'help'
+  const text = (name: string) => values[name] as string | undefined
+  const adminToken = text('admin-token')
+  if (adminToken !== undefined && adminToken.length < 16)
+    throw new UsageError('--admin-token must be at least 16 characters long.')
+  return {
+    port: integerFlag('port', text('port'), 4010, 0, 65535),
+    host: text('host') ?? '127.0.0.1',
+    seed: integerFlag('seed', text('seed'), 1, 0, 2 ** 31 - 1),
+    plan: choiceFlag('plan', text('plan'), 'pro', ['free', 'pro', 'enterprise'] as const),
+    keysFile: text('keys-file'),
+    stateFile: text('state-file'),
+    adminToken,
+    quiet: values.quiet === true,
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1'])
+
+/** Key values from an earlier keys file, kept only if they still authenticate against the stored hashes. */
+async function previousKeys(platform: MockPlatform, keysFile: string | undefined) {
+  if (!keysFile || !existsSync(keysFile)) return {}
+  try {
+    const saved = JSON.parse(readFileSync(keysFile, 'utf8')) as {
+      secret_key?: string
+      publishable_key?: string
+    }
+    const check = async (value: string | undefined, id: string) =>
+      value && (await platform.keys.find(value))?.record.id === id ? value : undefined
+    return {
+      secretKey: await check(saved.secret_key, platform.demo.secretKeyId),
+      publishableKey: await check(saved.publishable_key, platform.demo.publishableKeyId),
+    }
+  } catch {
+    return {}
+  }
+}
+
+/** Starts the mock server; resolves once it listens. */
+export async function startMock(
+  flags: MockFlags,
+  log: (line: string) => void = console.log,
+): Promise<RunningMock> {
+  const stateFile = flags.stateFile ? createStateFile(flags.stateFile) : undefined
+  const snapshot = stateFile?.load()
+  const pages: Record<string, () => Promise<EngineResponse> | EngineResponse> = { '/docs': docsPage }
+  const platform = await createMockPlatform({
+    seed: flags.seed,
+    plan: flags.plan,
+    adminToken: flags.adminToken,
+    snapshot,
+    pages,
+  })
+  if (stateFile && !snapshot) await stateFile.save(platform.snapshot)
+
+  let persisted = platform.changes()
+  const server = createHttpServer(() => platform, {
+    async beforeSend() {
+      if (!stateFile || platform.changes() === persisted) return
+      persisted = platform.changes()
+      await stateFile.save(platform.snapshot)
+    },
+  })
+  const { port } = await listen(server, flags.port, flags.host)
+  const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
+  const origin = `http://${hostForUrl}:${port}`
+  const baseUrl = `${origin}/v1`
+  const known = snapshot ? await previousKeys(platform, flags.keysFile) : platform.demo
+  const secretKey = known.secretKey
+  const publishableKey = known.publishableKey
+
+  log(`voice-api-kit mock listening on ${baseUrl}`)
+  if (!flags.quiet) {
+    log(
+      `  account          ${platform.demo.account.id} (${platform.demo.account.plan} plan, seed ${flags.seed})`,
+    )
+    log(
+      `  secret key       ${secretKey ?? '(unchanged since the state file was created; see the keys file)'}`,
+    )
+    log(
+      `  publishable key  ${publishableKey ?? '(unchanged since the state file was created; see the keys file)'}`,
+    )
+    log(
+      `  control plane    ${origin}/_mock${flags.adminToken ? ' (admin token required)' : ' (loopback only)'}`,
+    )
+    log(`  docs             ${origin}/_mock/docs   dashboard ${origin}/_mock/dashboard`)
+    if (stateFile) log(`  state file       ${stateFile.path}${snapshot ? ' (restored)' : ' (new)'}`)
+  }
+  if (!LOOPBACK_HOSTS.has(flags.host))
+    log(
+      `warning: listening on ${flags.host}, not loopback: anyone who can reach this address can use the mock API.`,
+    )
+  if (flags.keysFile) {
+    const keys = {
+      base_url: baseUrl,
+      control_url: `${origin}/_mock`,
+      account_id: platform.demo.account.id,
+      secret_key: secretKey ?? null,
+      publishable_key: publishableKey ?? null,
+    }
+    writeFileSync(flags.keysFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 })
+  }
+  return {
+    server,
+    platform,
+    baseUrl,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}

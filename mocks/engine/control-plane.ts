@@ -1,0 +1,197 @@
+import type { AccountStore, Limits, Plan } from './accounts.ts'
+import { ApiError, errors } from './api-error.ts'
+import type { Clock } from './clock.ts'
+import type { OpenApiDocument } from './contract/document.ts'
+import { createRouter } from './contract/router.ts'
+import { createValidators } from './contract/validators.ts'
+import type { Journal } from './journal.ts'
+import type { KeyInput, KeyStore } from './key-store.ts'
+import type { RateLimiter } from './rate-limiter.ts'
+import { parseJsonBody } from './request-body.ts'
+import { constantTimeEqual } from './secrets.ts'
+import type { EngineRequest, EngineResponse } from './types.ts'
+
+export interface ControlPlaneOptions {
+  document: OpenApiDocument
+  accounts: AccountStore
+  keys: KeyStore
+  clock: Clock
+  rateLimiter: RateLimiter
+  journal: Journal
+  /** Back to the seeded state. */
+  reset: () => Promise<void> | void
+  /** When set, every control request must carry `Authorization: Bearer <token>`; otherwise loopback only. */
+  adminToken?: string
+  /** Extra pages served under `/_mock/` (docs, dashboard), by path. */
+  pages?: Record<string, () => Promise<EngineResponse> | EngineResponse>
+  seed: number
+}
+
+/** Whether an address is loopback (127.0.0.0/8, ::1, IPv4-mapped loopback), or unknown (in-process). */
+export function isLoopback(ip: string | undefined): boolean {
+  if (ip === undefined) return true
+  const address = ip.replace(/^::ffff:/i, '')
+  return address === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address)
+}
+
+function json(status: number, body: unknown): EngineResponse {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body }
+}
+
+/** The mock's control plane under `/_mock/` (openapi/mock-control.yaml): the simulated dashboard. */
+export function createControlPlane(options: ControlPlaneOptions) {
+  const { document, accounts, keys, clock, rateLimiter, journal } = options
+  const router = createRouter(document)
+  const validators = createValidators(document)
+
+  function account(id: string) {
+    const found = accounts.get(id)
+    if (!found) throw errors.resourceNotFound('account', id, 'account_id')
+    return found
+  }
+
+  function presentAccount(id: string) {
+    const found = account(id)
+    const { custom_limits, ...rest } = found
+    return {
+      ...rest,
+      limits: accounts.windows(found).reduce((acc, w) => ({ ...acc, [w.policy]: w.quota }), {}),
+      custom_limits: custom_limits !== null,
+    }
+  }
+
+  type Handler = (input: {
+    params: Record<string, string>
+    query: Record<string, unknown>
+    body: unknown
+  }) => Promise<EngineResponse> | EngineResponse
+
+  const handlers: Record<string, Handler> = {
+    async resetMock() {
+      await options.reset()
+      return json(200, { object: 'reset', seed: options.seed })
+    },
+    listAccounts: () =>
+      json(200, { object: 'list', data: accounts.list().map((a) => presentAccount(a.id)), has_more: false }),
+    createAccount({ body }) {
+      const input = body as { plan: Plan; email?: string; name?: string; limits?: Limits }
+      const created = accounts.create(input)
+      return json(201, presentAccount(created.id))
+    },
+    getAccount: ({ params }) => json(200, presentAccount(params.account_id ?? '')),
+    updateAccount({ params, body }) {
+      account(params.account_id ?? '')
+      accounts.update(params.account_id ?? '', body as { plan?: Plan; limits?: Limits | null })
+      return json(200, presentAccount(params.account_id ?? ''))
+    },
+    getRateLimitUsage({ params }) {
+      const found = account(params.account_id ?? '')
+      const windows = rateLimiter.peek(found.id, accounts.windows(found), clock.now())
+      return json(200, {
+        object: 'rate_limit_usage',
+        account_id: found.id,
+        windows: windows.map((w) => ({
+          policy: w.policy,
+          limit: w.quota,
+          used: w.quota - w.remaining,
+          remaining: w.remaining,
+          reset_seconds: w.reset,
+        })),
+      })
+    },
+    async createKey({ params, body }) {
+      const found = account(params.account_id ?? '')
+      const result = await keys.create(found.id, body as KeyInput)
+      if (!result.ok)
+        throw errors.validationFailed([{ param: result.param, code: result.code, message: result.message }])
+      return json(201, { ...result.key, value: result.value })
+    },
+    listKeys({ params }) {
+      const found = account(params.account_id ?? '')
+      return json(200, { object: 'list', data: keys.list(found.id), has_more: false })
+    },
+    revokeKey({ params }) {
+      const revoked = keys.revoke(params.key_id ?? '')
+      if (!revoked) throw errors.resourceNotFound('key', params.key_id ?? '', 'key_id')
+      return json(200, revoked)
+    },
+    getClock: () => json(200, clockBody()),
+    advanceClock({ body }) {
+      clock.advance((body as { seconds: number }).seconds)
+      return json(200, clockBody())
+    },
+    listJournal({ query }) {
+      const page = journal.list(query as Parameters<Journal['list']>[0])
+      return json(200, { object: 'list', ...page })
+    },
+  }
+
+  function clockBody() {
+    return { object: 'clock', now: clock.iso(), offset_seconds: clock.offsetSeconds() }
+  }
+
+  function authorize(request: EngineRequest): ApiError | undefined {
+    if (options.adminToken) {
+      const header = request.headers.authorization ?? ''
+      const token = /^bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? ''
+      if (!constantTimeEqual(token, options.adminToken))
+        return new ApiError(
+          401,
+          'authentication_error',
+          'invalid_admin_token',
+          'The control plane needs the admin token: Authorization: Bearer <admin token>.',
+          {},
+          { 'www-authenticate': 'Bearer realm="mock-control"' },
+        )
+      return undefined
+    }
+    if (!isLoopback(request.clientIp))
+      return new ApiError(
+        403,
+        'permission_error',
+        'loopback_only',
+        'The control plane answers only loopback clients unless the mock was started with --admin-token.',
+      )
+    return undefined
+  }
+
+  return async function handleControl(
+    request: EngineRequest,
+    url: URL,
+    requestId: string,
+  ): Promise<EngineResponse> {
+    try {
+      const denied = authorize(request)
+      if (denied) throw denied
+      const path = url.pathname.slice('/_mock'.length) || '/'
+      const page = options.pages?.[path]
+      if (page && request.method.toUpperCase() === 'GET') return await page()
+      const route = router.match(request.method, path)
+      if (route.kind === 'not-found') throw errors.routeNotFound(request.method, url.pathname)
+      if (route.kind === 'method-not-allowed')
+        throw errors.methodNotAllowed(request.method.toUpperCase(), route.allow)
+      const { operation, params } = route
+      const query = validators.query(operation.operationId, operation.parameters, url.searchParams)
+      if (!query.ok) throw errors.invalidParameter(query.param, query.message)
+      let body: unknown
+      if (operation.hasBody) {
+        body = parseJsonBody(
+          request.body,
+          request.headers['content-type'],
+          operation.object.requestBody?.required === true,
+          new Set(),
+        )
+        if (body !== undefined) {
+          const fieldErrors = validators.body(operation.operationId, operation.object, body)
+          if (fieldErrors.length > 0) throw errors.validationFailed(fieldErrors)
+        }
+      }
+      const handler = handlers[operation.operationId]
+      if (!handler) throw errors.routeNotFound(request.method, url.pathname)
+      return await handler({ params, query: query.values, body })
+    } catch (error) {
+      if (error instanceof ApiError) return json(error.status, error.body(requestId))
+      throw error
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { errors } from '../api-error.ts'
+import type { Collection } from '../collection.ts'
+import type { OpenApiDocument } from '../contract/document.ts'
+import type { ApiKey } from '../key-store.ts'
+import { SENSITIVE_AGENT_FIELDS } from '../permissions.ts'
+import { newId } from '../random.ts'
+import type { Handlers, OperationContext } from '../types.ts'
+import { listPage } from './pagination.ts'
+import { defaultsOf } from './schema-defaults.ts'
+import type { Agent } from './types.ts'
+
+export const agentsOf = (ctx: OperationContext) => ctx.data.agents as Collection<Agent>
+
+/** An agent as a key may see it: publishable keys never see the sensitive fields. */
+export function presentAgent(agent: Agent, key: ApiKey, faults: ReadonlySet<string>): Partial<Agent> {
+  if (key.type !== 'publishable' || faults.has('sensitive-field-to-publishable')) return agent
+  const visible: Partial<Agent> = { ...agent }
+  for (const field of SENSITIVE_AGENT_FIELDS) delete visible[field]
+  return visible
+}
+
+/** Nested objects that PATCH merges field by field; everything else is replaced, `null` clears. */
+const MERGED_FIELDS = new Set(['voice', 'llm'])
+
+function findAgent(ctx: OperationContext): Agent {
+  const agent = agentsOf(ctx).get(ctx.params.agent_id ?? '')
+  if (!agent) throw errors.resourceNotFound('agent', ctx.params.agent_id ?? '', 'agent_id')
+  return agent
+}
+
+/** Behaviour of the agent operations. */
+export function agentHandlers(document: OpenApiDocument): Handlers {
+  const createDefaults = defaultsOf(document, 'AgentCreateRequest')
+  return {
+    listAgents: {
+      run: (ctx) => ({
+        status: 200,
+        body: listPage(agentsOf(ctx), ctx.query, {
+          present: (agent) => presentAgent(agent, ctx.key, ctx.faults),
+          faults: ctx.faults,
+        }),
+      }),
+    },
+    createAgent: {
+      run(ctx) {
+        const now = ctx.clock.iso()
+        const input = ctx.body as Record<string, unknown>
+        const agent = {
+          id: newId('agt'),
+          object: 'agent',
+          ...structuredClone(createDefaults),
+          ...input,
+          created_at: now,
+          updated_at: now,
+        } as Agent
+        agentsOf(ctx).insert(agent)
+        return {
+          status: 201,
+          body: presentAgent(agent, ctx.key, ctx.faults),
+          headers: { location: `/v1/agents/${agent.id}` },
+        }
+      },
+    },
+    getAgent: {
+      load: findAgent,
+      run: (ctx, agent: Agent) => ({ status: 200, body: presentAgent(agent, ctx.key, ctx.faults) }),
+    },
+    updateAgent: {
+      load: findAgent,
+      run(ctx, agent: Agent) {
+        const changes = ctx.body as Record<string, unknown>
+        const updated: Record<string, unknown> = { ...agent }
+        for (const [field, value] of Object.entries(changes)) {
+          const current = updated[field]
+          updated[field] =
+            MERGED_FIELDS.has(field) &&
+            value &&
+            typeof value === 'object' &&
+            current &&
+            typeof current === 'object'
+              ? { ...current, ...value }
+              : value
+        }
+        updated.updated_at = ctx.clock.iso()
+        Object.assign(agent, updated)
+        return { status: 200, body: presentAgent(agent, ctx.key, ctx.faults) }
+      },
+    },
+    deleteAgent: {
+      load: findAgent,
+      run(ctx, agent: Agent) {
+        if (!ctx.faults.has('deleted-agent-readable')) agentsOf(ctx).remove(agent.id)
+        return { status: 200, body: { id: agent.id, object: 'agent', deleted: true } }
+      },
+    },
+  }
+}

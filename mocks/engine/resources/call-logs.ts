@@ -1,0 +1,90 @@
+import { errors } from '../api-error.ts'
+import type { Collection } from '../collection.ts'
+import type { Handlers, OperationContext } from '../types.ts'
+import { listPage } from './pagination.ts'
+import type { CallLog } from './types.ts'
+
+export const callLogsOf = (ctx: OperationContext) => ctx.data.callLogs as Collection<CallLog>
+
+/** A list item: the call log without its transcript (the transcript is on the full object only). */
+export function summarizeCallLog(log: CallLog): Omit<CallLog, 'transcript'> {
+  const { transcript: _transcript, ...summary } = log
+  return summary
+}
+
+/** The filters of `GET /call-logs` as one predicate; `agent_id` is served by an index instead. */
+export function callLogFilter(query: Record<string, unknown>): ((log: CallLog) => boolean) | undefined {
+  const checks: ((log: CallLog) => boolean)[] = []
+  const { status, direction, started_after, started_before, min_duration_seconds, max_duration_seconds } =
+    query
+  if (typeof status === 'string') checks.push((log) => log.status === status)
+  if (typeof direction === 'string') checks.push((log) => log.direction === direction)
+  if (typeof started_after === 'string') {
+    const after = Date.parse(started_after)
+    checks.push((log) => Date.parse(log.started_at) > after)
+  }
+  if (typeof started_before === 'string') {
+    const before = Date.parse(started_before)
+    checks.push((log) => Date.parse(log.started_at) < before)
+  }
+  if (typeof min_duration_seconds === 'number')
+    checks.push((log) => (log.duration_seconds ?? 0) >= min_duration_seconds)
+  if (typeof max_duration_seconds === 'number')
+    checks.push((log) => (log.duration_seconds ?? 0) <= max_duration_seconds)
+  if (checks.length === 0) return undefined
+  return (log) => checks.every((check) => check(log))
+}
+
+function findCallLog(ctx: OperationContext): CallLog {
+  const log = callLogsOf(ctx).get(ctx.params.call_log_id ?? '')
+  if (!log) throw errors.resourceNotFound('call log', ctx.params.call_log_id ?? '', 'call_log_id')
+  return log
+}
+
+function checkRanges(query: Record<string, unknown>): void {
+  const { started_after, started_before, min_duration_seconds, max_duration_seconds } = query
+  if (
+    typeof started_after === 'string' &&
+    typeof started_before === 'string' &&
+    started_after >= started_before
+  )
+    throw errors.invalidParameter('started_before', 'started_before must be later than started_after.')
+  if (
+    typeof min_duration_seconds === 'number' &&
+    typeof max_duration_seconds === 'number' &&
+    min_duration_seconds > max_duration_seconds
+  )
+    throw errors.invalidParameter(
+      'max_duration_seconds',
+      'max_duration_seconds must be at least min_duration_seconds.',
+    )
+}
+
+/** Behaviour of the call-log operations. */
+export function callLogHandlers(): Handlers {
+  return {
+    listCallLogs: {
+      run(ctx) {
+        checkRanges(ctx.query)
+        const agentId = ctx.query.agent_id
+        return {
+          status: 200,
+          body: listPage(callLogsOf(ctx), ctx.query, {
+            index: typeof agentId === 'string' ? { name: 'agent_id', value: agentId } : undefined,
+            filter: callLogFilter(ctx.query),
+            present: summarizeCallLog,
+            faults: ctx.faults,
+          }),
+        }
+      },
+    },
+    getCallLog: { load: findCallLog, run: (_ctx, log: CallLog) => ({ status: 200, body: log }) },
+    deleteCallLog: {
+      load: findCallLog,
+      run(ctx, log: CallLog) {
+        callLogsOf(ctx).remove(log.id)
+        return { status: 200, body: { id: log.id, object: 'call_log', deleted: true } }
+      },
+    },
+  }
+}

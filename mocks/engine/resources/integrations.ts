@@ -1,0 +1,81 @@
+import { errors } from '../api-error.ts'
+import { type OpenApiDocument, resolveRef } from '../contract/document.ts'
+import type { Handlers, OperationContext } from '../types.ts'
+import type { IntegrationRecord } from './types.ts'
+
+export const integrationsOf = (ctx: OperationContext) => ctx.data.integrations
+
+function findIntegration(ctx: OperationContext): IntegrationRecord {
+  const integration = integrationsOf(ctx).get(ctx.params.integration_id ?? '')
+  if (!integration)
+    throw errors.resourceNotFound('integration', ctx.params.integration_id ?? '', 'integration_id')
+  return integration
+}
+
+/** `...` and the last 4 characters of the credential whose key sorts first (by code point). */
+export function credentialHint(credentials: Record<string, string>): string | null {
+  const first = Object.keys(credentials).sort()[0]
+  const value = first === undefined ? undefined : credentials[first]
+  return value ? `...${value.slice(-4)}` : null
+}
+
+/** Behaviour of the integration operations; credentials are write-only and never kept. */
+export function integrationHandlers(): Handlers {
+  return {
+    listIntegrations: {
+      run: (ctx) => ({
+        status: 200,
+        body: { object: 'list', data: [...integrationsOf(ctx).values()], has_more: false },
+      }),
+    },
+    getIntegration: {
+      load: findIntegration,
+      run: (_ctx, integration) => ({ status: 200, body: integration }),
+    },
+    updateIntegration: {
+      load: findIntegration,
+      run(ctx, integration: IntegrationRecord) {
+        const { enabled, config, credentials } = ctx.body as {
+          enabled?: boolean
+          config?: Record<string, string | number | boolean>
+          credentials?: Record<string, string> | null
+        }
+        const now = ctx.clock.iso()
+        if (enabled !== undefined) integration.enabled = enabled
+        if (config !== undefined) integration.config = config
+        if (credentials === null) {
+          integration.status = 'not_connected'
+          integration.connected_at = null
+          integration.credential_hint = null
+        } else if (credentials !== undefined) {
+          integration.status = 'connected'
+          integration.connected_at = now
+          integration.credential_hint = credentialHint(credentials)
+        }
+        integration.updated_at = now
+        const body =
+          ctx.faults.has('credentials-echoed') && credentials ? { ...integration, credentials } : integration
+        return { status: 200, body }
+      },
+    },
+  }
+}
+
+const DISPLAY_NAMES: Record<string, string> = {
+  twilio: 'Twilio',
+  salesforce: 'Salesforce',
+  hubspot: 'HubSpot',
+  google_calendar: 'Google Calendar',
+  slack: 'Slack',
+  zapier: 'Zapier',
+  webhook: 'Webhook',
+}
+
+/** The integrations every account has, in the contract's order (`IntegrationSlug`'s enum). */
+export function integrationCatalog(document: OpenApiDocument): { id: string; name: string }[] {
+  const slugs = resolveRef<{ enum?: string[] }>(document, { $ref: '#/components/schemas/IntegrationSlug' })
+  return (slugs.enum ?? []).map((id) => ({
+    id,
+    name: DISPLAY_NAMES[id] ?? id.replace(/_/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase()),
+  }))
+}

@@ -1,0 +1,12 @@
+/**
+ * `voice-api-kit/mocks/node`: the stateful mock for MSW's `setupServer` (tests in Node).
+ *
+ * ```ts
+ * const api = await createMockApi()
+ * const server = setupServer(...api.handlers)
+ * server.listen()
+ * ```
+ */
+export { createMockApi, type MockApi, type MockApiOptions } from './msw/create-mock-api.ts'
+export { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './msw/handlers.ts'
+export { createMockPlatform, type MockPlatform, type MockPlatformOptions } from './platform.ts'

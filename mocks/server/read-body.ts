@@ -1,0 +1,39 @@
+import type { IncomingMessage } from 'node:http'
+import { MAX_BODY_BYTES } from '../engine/request-body.ts'
+
+export type BodyResult = { ok: true; body: string | null } | { ok: false; reason: 'too-large' | 'aborted' }
+
+/**
+ * Reads a request body as UTF-8, refusing it as soon as it passes the limit (by `Content-Length`
+ * before reading anything, or while streaming), so an oversize body is never held whole.
+ */
+export function readBody(request: IncomingMessage, limit = MAX_BODY_BYTES): Promise<BodyResult> {
+  const declared = Number(request.headers['content-length'])
+  if (Number.isFinite(declared) && declared > limit)
+    return Promise.resolve({ ok: false, reason: 'too-large' })
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let done = false
+    const finish = (result: BodyResult) => {
+      if (done) return
+      done = true
+      resolve(result)
+    }
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        chunks.length = 0
+        request.pause()
+        finish({ ok: false, reason: 'too-large' })
+        return
+      }
+      chunks.push(chunk)
+    })
+    request.on('end', () =>
+      finish({ ok: true, body: size === 0 ? null : Buffer.concat(chunks).toString('utf8') }),
+    )
+    request.on('error', () => finish({ ok: false, reason: 'aborted' }))
+    request.on('close', () => finish({ ok: false, reason: 'aborted' }))
+  })
+}
