@@ -116,6 +116,13 @@ describe('the real documents', () => {
   })
 })
 
+describe('the minimal fixture documents', () => {
+  it.each(['v1.yaml', 'mock-control.yaml'])('pass every contract check: %s', async (name) => {
+    const results = await checkDocument(join(ROOT, 'test/fixtures/contract', name))
+    expect(results.flatMap((result) => result.failures)).toEqual([])
+  })
+})
+
 describe('OpenAPI 3.1 schema check', () => {
   it.each([
     { name: 'info without title', mutate: (doc: Doc) => delete doc.info.title, want: /title/ },
