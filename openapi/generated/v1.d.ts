@@ -662,7 +662,7 @@ export interface components {
          *     Timing: `started_at` is when the call was initiated (dialing began or the inbound call arrived), `null` only
          *     while `queued`; `ended_at` is set when the call reaches a final status; `duration_seconds` =
          *     whole seconds from `started_at` to `ended_at` (rounded down; 0 if `started_at` is `null`); `cost_usd` is
-         *     set at the end (at most 4 decimals, 0 for calls that never connected). All four of `ended_at`,
+         *     set at the end (at most 4 decimals; 0 for calls that were never answered). All four of `ended_at`,
          *     `duration_seconds`, `cost_usd` and `end_reason` are `null` while the call is not final (except
          *     `end_reason`, which stays `null` for `no_answer`, `busy` and `canceled`).
          */

@@ -201,7 +201,7 @@ export const v1Document: OpenApiDocument = {
                     "summary": "Seen with a secret key (all fields)",
                     "value": {
                       "object": "list",
-                      "has_more": true,
+                      "has_more": false,
                       "data": [
                         {
                           "id": "agt_8fK2mQx7Lr3Np9Ts",
@@ -1062,7 +1062,7 @@ export const v1Document: OpenApiDocument = {
                 },
                 "examples": {
                   "mixed": {
-                    "summary": "A completed inbound call, a web call in progress and an unanswered outbound call",
+                    "summary": "limit=3: a web call in progress, a completed inbound call and an unanswered outbound call",
                     "value": {
                       "object": "list",
                       "has_more": true,
@@ -1286,7 +1286,7 @@ export const v1Document: OpenApiDocument = {
                     }
                   },
                   "failed_outbound": {
-                    "summary": "An outbound call that failed before anyone spoke",
+                    "summary": "An outbound call that failed right after it connected",
                     "value": {
                       "id": "call_5Jc8Pn2Xv7Qd4Rk9",
                       "object": "call_log",
@@ -4967,7 +4967,7 @@ export const v1Document: OpenApiDocument = {
       },
       "CallLogSummary": {
         "type": "object",
-        "description": "A call log as it appears in lists: every field of `CallLog` except `transcript`.\n\nTiming: `started_at` is when the call was initiated (dialing began or the inbound call arrived), `null` only\nwhile `queued`; `ended_at` is set when the call reaches a final status; `duration_seconds` =\nwhole seconds from `started_at` to `ended_at` (rounded down; 0 if `started_at` is `null`); `cost_usd` is\nset at the end (at most 4 decimals, 0 for calls that never connected). All four of `ended_at`,\n`duration_seconds`, `cost_usd` and `end_reason` are `null` while the call is not final (except\n`end_reason`, which stays `null` for `no_answer`, `busy` and `canceled`).\n",
+        "description": "A call log as it appears in lists: every field of `CallLog` except `transcript`.\n\nTiming: `started_at` is when the call was initiated (dialing began or the inbound call arrived), `null` only\nwhile `queued`; `ended_at` is set when the call reaches a final status; `duration_seconds` =\nwhole seconds from `started_at` to `ended_at` (rounded down; 0 if `started_at` is `null`); `cost_usd` is\nset at the end (at most 4 decimals; 0 for calls that were never answered). All four of `ended_at`,\n`duration_seconds`, `cost_usd` and `end_reason` are `null` while the call is not final (except\n`end_reason`, which stays `null` for `no_answer`, `busy` and `canceled`).\n",
         "additionalProperties": false,
         "required": [
           "id",
