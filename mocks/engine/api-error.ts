@@ -39,15 +39,19 @@ export class ApiError extends Error {
     super(message)
   }
 
-  /** The `{ error: {...} }` envelope, with the request id when known. */
+  /**
+   * The `{ error: {...} }` envelope, with the request id when known. A 401 keeps exactly the spec's
+   * body (`type`, `code`, `message`) and so carries its request id in the `Request-Id` header only.
+   */
   body(requestId?: string): { error: Record<string, unknown> } {
+    const withId = requestId !== undefined && this.status !== 401
     return {
       error: {
         type: this.type,
         code: this.code,
         message: this.message,
         ...this.fields,
-        ...(requestId ? { request_id: requestId } : {}),
+        ...(withId ? { request_id: requestId } : {}),
       },
     }
   }

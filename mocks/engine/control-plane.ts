@@ -1,4 +1,4 @@
-import type { AccountStore, Limits, Plan } from './accounts.ts'
+import { type AccountStore, type Limits, limitsOf, type Plan } from './accounts.ts'
 import { ApiError, errors } from './api-error.ts'
 import type { Clock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
@@ -55,7 +55,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
     const { custom_limits, ...rest } = found
     return {
       ...rest,
-      limits: accounts.windows(found).reduce((acc, w) => ({ ...acc, [w.policy]: w.quota }), {}),
+      limits: limitsOf(found),
       custom_limits: custom_limits !== null,
     }
   }

@@ -16,6 +16,7 @@ import { analyticsHandlers } from './resources/analytics.ts'
 import { callLogHandlers } from './resources/call-logs.ts'
 import { integrationCatalog, integrationHandlers } from './resources/integrations.ts'
 import { teamMemberHandlers } from './resources/team-members.ts'
+import { userHandlers } from './resources/user.ts'
 import { type SeedOptions, seedDemoAccount } from './seed/seed.ts'
 import type { EngineRequest, EngineResponse } from './types.ts'
 
@@ -81,11 +82,12 @@ export async function createEngine(options: EngineOptions) {
     onContractViolation: options.onContractViolation,
     faults: options.faults,
     handlers: {
-      ...agentHandlers(v1),
+      ...userHandlers(),
+      ...agentHandlers(),
       ...callLogHandlers(),
       ...analyticsHandlers(),
       ...integrationHandlers(),
-      ...teamMemberHandlers(v1),
+      ...teamMemberHandlers(),
     },
     dataFor(account) {
       let found = data.get(account.id)

@@ -43,7 +43,7 @@ export function parseJsonBody(
     const detail = cause instanceof Error ? cause.message : 'malformed JSON'
     if (faults.has('invalid-json-422'))
       throw new ApiError(422, 'validation_error', 'validation_failed', 'Invalid body', {
-        errors: [{ param: 'body', code: 'invalid', message: detail }],
+        errors: [{ param: '', code: 'invalid', message: detail }],
       })
     throw errors.invalidJson(`The request body is not valid JSON: ${detail}.`)
   }

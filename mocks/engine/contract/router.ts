@@ -64,7 +64,6 @@ export function createRouter(document: OpenApiDocument) {
       byId.set(operation.operationId, operation)
     }
     const allow = [...operations.keys()]
-    if (operations.has('GET')) allow.push('HEAD')
     allow.push('OPTIONS')
     routes.push({
       pattern: new RegExp(`^${source}/?$`),

@@ -22,13 +22,19 @@ function rebase(value: unknown): unknown {
   return out
 }
 
-function createAjv(document: OpenApiDocument, coerceTypes: boolean): Ajv2020 {
+/**
+ * How a validator treats the data: `query` coerces strings and fills defaults, `body` fills the
+ * contract's defaults into the (parsed, owned) request body, `check` only checks (responses).
+ */
+type Mode = 'query' | 'body' | 'check'
+
+function createAjv(document: OpenApiDocument, mode: Mode): Ajv2020 {
   const ajv = new Ajv2020({
     strict: false,
     allErrors: true,
     validateSchema: false,
-    coerceTypes,
-    useDefaults: false,
+    coerceTypes: mode === 'query',
+    useDefaults: mode !== 'check',
   })
   addFormats(ajv)
   ajv.addSchema({ $id: ROOT_ID, components: rebase(document.components ?? {}) })
@@ -68,11 +74,10 @@ const CODE_BY_KEYWORD: Record<string, string> = {
   uniqueItems: 'unique_items',
   minProperties: 'min_properties',
   maxProperties: 'max_properties',
-  multipleOf: 'multiple_of',
 }
 
 /** Turns Ajv's errors into the `errors[]` of a 422: one entry per field and rule, dotted paths. */
-export function toFieldErrors(ajvErrors: readonly ErrorObject[], root = 'body'): FieldError[] {
+export function toFieldErrors(ajvErrors: readonly ErrorObject[], root = ''): FieldError[] {
   const seen = new Set<string>()
   const out: FieldError[] = []
   for (const error of ajvErrors) {
@@ -101,6 +106,10 @@ function describe(param: string, code: string, error: ErrorObject): string {
   switch (code) {
     case 'required':
       return `'${param}' is required.`
+    case 'min_properties':
+      return param === ''
+        ? 'The body must contain at least one field.'
+        : `'${param}' needs at least one field.`
     case 'unknown_field':
       return `'${param}' is not a known field.`
     case 'enum':
@@ -121,20 +130,21 @@ export type QueryResult =
  * operation so that start-up stays fast: query parameters, headers, request bodies and responses.
  */
 export function createValidators(document: OpenApiDocument) {
-  let strictAjv: Ajv2020 | undefined
-  let coercingAjv: Ajv2020 | undefined
+  const instances = new Map<Mode, Ajv2020>()
   const cache = new Map<string, ValidateFunction | null>()
 
-  function compiled(key: string, coerce: boolean, schemaOf: () => unknown): ValidateFunction | null {
-    const cacheKey = `${coerce ? 'c' : 's'}:${key}`
+  function compiled(key: string, mode: Mode, schemaOf: () => unknown): ValidateFunction | null {
+    const cacheKey = `${mode}:${key}`
     let validate = cache.get(cacheKey)
     if (validate === undefined) {
       const schema = schemaOf()
       if (schema === undefined) validate = null
       else {
-        if (coerce && !coercingAjv) coercingAjv = createAjv(document, true)
-        if (!coerce && !strictAjv) strictAjv = createAjv(document, false)
-        const ajv = (coerce ? coercingAjv : strictAjv) as Ajv2020
+        let ajv = instances.get(mode)
+        if (!ajv) {
+          ajv = createAjv(document, mode)
+          instances.set(mode, ajv)
+        }
         validate = ajv.compile(rebase(schema) as object)
       }
       cache.set(cacheKey, validate)
@@ -156,7 +166,7 @@ export function createValidators(document: OpenApiDocument) {
           return { ok: false, param: name, message: `'${name}' may be given only once.` }
         values[name] = isArray ? all.flatMap((v) => v.split(',')) : all[0]
       }
-      const validate = compiled(`query:${operationId}`, true, () => ({
+      const validate = compiled(`query:${operationId}`, 'query', () => ({
         type: 'object',
         properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
         required: declared.filter((p) => p.required).map((p) => p.name),
@@ -169,9 +179,12 @@ export function createValidators(document: OpenApiDocument) {
       return { ok: true, values }
     },
 
-    /** Field errors of a request body against the operation's JSON schema (empty when valid). */
+    /**
+     * Field errors of a request body against the operation's JSON schema (empty when valid).
+     * Fills in the contract's defaults, so pass a body the caller owns.
+     */
     body(operationId: string, operation: OperationObject, body: unknown): FieldError[] {
-      const validate = compiled(`body:${operationId}`, false, () =>
+      const validate = compiled(`body:${operationId}`, 'body', () =>
         jsonSchemaOf(document, operation.requestBody),
       )
       if (!validate || validate(body)) return []
@@ -183,7 +196,7 @@ export function createValidators(document: OpenApiDocument) {
       const responses = operation.responses ?? {}
       const documented = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default
       if (!documented) return [`status ${status} is not documented for ${operationId}`]
-      const validate = compiled(`response:${operationId}:${status}`, false, () =>
+      const validate = compiled(`response:${operationId}:${status}`, 'check', () =>
         jsonSchemaOf(document, documented),
       )
       if (!validate || validate(body)) return []
@@ -194,7 +207,7 @@ export function createValidators(document: OpenApiDocument) {
 
     /** Validates a value against a named component schema (`#/components/schemas/<name>`). */
     schema(name: string, value: unknown): string[] {
-      const validate = compiled(`schema:${name}`, false, () => ({ $ref: `#/components/schemas/${name}` }))
+      const validate = compiled(`schema:${name}`, 'check', () => ({ $ref: `#/components/schemas/${name}` }))
       if (!validate || validate(value)) return []
       return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`)
     },

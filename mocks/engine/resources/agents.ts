@@ -1,12 +1,10 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
-import type { OpenApiDocument } from '../contract/document.ts'
 import type { ApiKey } from '../key-store.ts'
 import { SENSITIVE_AGENT_FIELDS } from '../permissions.ts'
 import { newId } from '../random.ts'
 import type { Handlers, OperationContext } from '../types.ts'
 import { listPage } from './pagination.ts'
-import { defaultsOf } from './schema-defaults.ts'
 import type { Agent } from './types.ts'
 
 export const agentsOf = (ctx: OperationContext) => ctx.data.agents as Collection<Agent>
@@ -29,8 +27,7 @@ function findAgent(ctx: OperationContext): Agent {
 }
 
 /** Behaviour of the agent operations. */
-export function agentHandlers(document: OpenApiDocument): Handlers {
-  const createDefaults = defaultsOf(document, 'AgentCreateRequest')
+export function agentHandlers(): Handlers {
   return {
     listAgents: {
       run: (ctx) => ({
@@ -44,11 +41,11 @@ export function agentHandlers(document: OpenApiDocument): Handlers {
     createAgent: {
       run(ctx) {
         const now = ctx.clock.iso()
+        // The body arrives validated, with the contract's defaults filled in.
         const input = ctx.body as Record<string, unknown>
         const agent = {
           id: newId('agt'),
           object: 'agent',
-          ...structuredClone(createDefaults),
           ...input,
           created_at: now,
           updated_at: now,

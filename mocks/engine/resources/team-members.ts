@@ -1,10 +1,8 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
-import type { OpenApiDocument } from '../contract/document.ts'
 import { newId } from '../random.ts'
 import type { Handlers, OperationContext } from '../types.ts'
 import { listPage } from './pagination.ts'
-import { defaultsOf } from './schema-defaults.ts'
 import type { TeamMember } from './types.ts'
 
 export const teamMembersOf = (ctx: OperationContext) => ctx.data.teamMembers as Collection<TeamMember>
@@ -16,15 +14,14 @@ function findMember(ctx: OperationContext): TeamMember {
 }
 
 /** Behaviour of the team-member operations, with the owner rules (the owner is never changed or removed). */
-export function teamMemberHandlers(document: OpenApiDocument): Handlers {
-  const inviteDefaults = defaultsOf(document, 'TeamMemberInviteRequest')
+export function teamMemberHandlers(): Handlers {
   return {
     listTeamMembers: {
       run: (ctx) => ({ status: 200, body: listPage(teamMembersOf(ctx), ctx.query, { faults: ctx.faults }) }),
     },
     inviteTeamMember: {
       run(ctx) {
-        const input = { ...inviteDefaults, ...(ctx.body as object) } as {
+        const input = ctx.body as {
           email: string
           role: TeamMember['role']
           name?: string
