@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util'
 import type { EngineResponse } from '../engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../platform.ts'
 import { createHttpServer, listen } from '../server/http-server.ts'
+import { isLoopbackHost } from '../server/loopback-host.ts'
 import { docsPage } from '../server/pages.ts'
+import { persistChanges } from '../server/persist-changes.ts'
 import { createStateFile } from '../server/state-file.ts'
 import { choiceFlag, integerFlag, UsageError } from './usage-error.ts'
 
@@ -84,8 +86,6 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
   }
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1'])
-
 /** Key values from an earlier keys file, kept only if they still authenticate against the stored hashes. */
 async function previousKeys(platform: MockPlatform, keysFile: string | undefined) {
   if (!keysFile || !existsSync(keysFile)) return {}
@@ -122,13 +122,8 @@ export async function startMock(
   })
   if (stateFile && !snapshot) await stateFile.save(platform.snapshot)
 
-  let persisted = platform.changes()
   const server = createHttpServer(() => platform, {
-    async beforeSend() {
-      if (!stateFile || platform.changes() === persisted) return
-      persisted = platform.changes()
-      await stateFile.save(platform.snapshot)
-    },
+    beforeSend: stateFile ? persistChanges(platform, stateFile) : undefined,
   })
   const { port } = await listen(server, flags.port, flags.host)
   const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
@@ -155,7 +150,7 @@ export async function startMock(
     log(`  docs             ${origin}/_mock/docs   dashboard ${origin}/_mock/dashboard`)
     if (stateFile) log(`  state file       ${stateFile.path}${snapshot ? ' (restored)' : ' (new)'}`)
   }
-  if (!LOOPBACK_HOSTS.has(flags.host))
+  if (!isLoopbackHost(flags.host))
     log(
       `warning: listening on ${flags.host}, not loopback: anyone who can reach this address can use the mock API.`,
     )

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { errors } from '../engine/api-error.ts'
 import { MAX_BODY_BYTES } from '../engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
+import { edgeErrorResponse, onClientError } from './edge-errors.ts'
 import { readBody } from './read-body.ts'
 
 export interface RequestHandler {
@@ -11,18 +12,27 @@ export interface RequestHandler {
 export interface HttpServerOptions {
   /** Called after a response was produced and before it is sent (persistence hooks in here). */
   beforeSend?: (request: EngineRequest, response: EngineResponse) => Promise<void> | void
-  /** Headers must arrive within this many ms (slowloris guard). */
+  /** The request line and headers must arrive within this many ms of the connection or the last response (slowloris guard). Default 10 s. */
   headersTimeoutMs?: number
-  /** The whole request must arrive within this many ms. */
+  /** The whole request, body included, must arrive within this many ms. Default 30 s. */
   requestTimeoutMs?: number
-  /** Idle keep-alive connections are closed after this many ms. */
+  /** Idle keep-alive connections are closed after this many ms. Default 5 s. */
   keepAliveTimeoutMs?: number
+  /** A socket with no traffic at all for this many ms is closed (covers stalled readers). Default 60 s. */
+  socketIdleTimeoutMs?: number
+  /** Bodies over this many bytes get 413 without being read whole. Default 1 MiB. */
+  maxBodyBytes?: number
 }
 
+/** After a 413 the rest of the body is drained for at most this long, then the socket is closed. */
+const LINGER_MS = 2_000
+
+/** Header values by lower-case name; a repeated header is joined with ", " (even `Authorization`, so a
+ * request carrying two keys never authenticates as the first one). */
 function headersOf(request: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
+  for (const [name, values] of Object.entries(request.headersDistinct)) {
+    if (values !== undefined) headers[name] = values.join(', ')
   }
   return headers
 }
@@ -40,52 +50,61 @@ function send(res: ServerResponse, response: EngineResponse, method: string): vo
   res.end(method === 'HEAD' || response.status === 204 ? undefined : payload)
 }
 
-/** A node:http server in front of the engine; the only Node-specific layer of the mock. */
-export function createHttpServer(handler: () => RequestHandler, options: HttpServerOptions = {}): Server {
-  const server = createServer(async (req, res) => {
-    const method = (req.method ?? 'GET').toUpperCase()
-    const headers = headersOf(req)
-    const base: Omit<EngineRequest, 'body'> = {
-      method,
-      url: req.url ?? '/',
-      headers,
-      clientIp: req.socket.remoteAddress,
-    }
-    try {
-      const body = await readBody(req)
-      if (!body.ok) {
-        if (body.reason === 'aborted') return
-        const error = errors.payloadTooLarge(MAX_BODY_BYTES)
-        res.setHeader('connection', 'close')
-        send(
-          res,
-          { status: 413, headers: { 'content-type': 'application/json; charset=utf-8' }, body: error.body() },
-          method,
-        )
-        req.destroy()
-        return
-      }
-      const request: EngineRequest = { ...base, body: body.body }
-      const response = await handler().handle(request)
-      await options.beforeSend?.(request, response)
-      send(res, response, method)
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
-      if (!res.headersSent)
-        send(
-          res,
-          {
-            status: 500,
-            headers: { 'content-type': 'application/json; charset=utf-8' },
-            body: errors.internal(`Internal error: ${message}`).body(),
-          },
-          method,
-        )
-    }
+/** Answers 413 and closes the connection once the answer is out, draining (not keeping) what is left. */
+function refuseOversize(req: IncomingMessage, res: ServerResponse, method: string, limit: number): void {
+  res.setHeader('connection', 'close')
+  res.once('finish', () => {
+    req.resume()
+    const timer = setTimeout(() => req.socket.destroy(), LINGER_MS)
+    timer.unref()
+    req.socket.once('close', () => clearTimeout(timer))
   })
-  server.headersTimeout = options.headersTimeoutMs ?? 10_000
-  server.requestTimeout = options.requestTimeoutMs ?? 30_000
+  send(res, edgeErrorResponse(errors.payloadTooLarge(limit)), method)
+}
+
+/**
+ * A node:http server in front of the engine; the only Node-specific layer of the mock. It refuses
+ * oversize bodies early, answers unparseable requests with the API's error envelope, and closes
+ * slow or idle connections (header, request, keep-alive and socket timeouts).
+ */
+export function createHttpServer(handler: () => RequestHandler, options: HttpServerOptions = {}): Server {
+  const headersTimeout = options.headersTimeoutMs ?? 10_000
+  const requestTimeout = options.requestTimeoutMs ?? 30_000
+  const limit = options.maxBodyBytes ?? MAX_BODY_BYTES
+  const server = createServer(
+    // Node checks the header and request timeouts on this interval (30 s by default, far too coarse).
+    { connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(headersTimeout / 4))) },
+    async (req, res) => {
+      const method = (req.method ?? 'GET').toUpperCase()
+      try {
+        const body = await readBody(req, limit)
+        if (!body.ok) {
+          if (body.reason === 'too-large') refuseOversize(req, res, method, limit)
+          return
+        }
+        const request: EngineRequest = {
+          method,
+          url: req.url ?? '/',
+          headers: headersOf(req),
+          body: body.body,
+          clientIp: req.socket.remoteAddress,
+        }
+        const response = await handler().handle(request)
+        await options.beforeSend?.(request, response)
+        send(res, response, method)
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error)
+        if (!res.headersSent)
+          send(res, edgeErrorResponse(errors.internal(`Internal error: ${message}`)), method)
+        else res.destroy()
+      }
+    },
+  )
+  server.headersTimeout = headersTimeout
+  server.requestTimeout = requestTimeout
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000
+  server.timeout = options.socketIdleTimeoutMs ?? 60_000
+  server.on('clientError', onClientError)
   return server
 }
 
