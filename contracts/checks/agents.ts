@@ -1,0 +1,224 @@
+import { ensure, expectError, expectStatus, type fail, jsonObject, listData } from './failure.ts'
+import { agentBody, createAgent, schemaDefaults, UNKNOWN_IDS } from './fixtures.ts'
+import type { ContractCheck } from './types.ts'
+
+/** Fails unless every field of `want` (deeply) equals the same field of `got`. */
+export function expectFields(
+  got: Record<string, unknown>,
+  want: Record<string, unknown>,
+  what: string,
+  exchange: Parameters<typeof fail>[2],
+): void {
+  for (const [field, value] of Object.entries(want)) {
+    const actual = got[field]
+    if (value && typeof value === 'object' && !Array.isArray(value) && actual && typeof actual === 'object') {
+      expectFields(
+        actual as Record<string, unknown>,
+        value as Record<string, unknown>,
+        `${what}.${field}`,
+        exchange,
+      )
+      continue
+    }
+    ensure(
+      JSON.stringify(actual) === JSON.stringify(value),
+      `${what}.${field} = ${JSON.stringify(value)}`,
+      JSON.stringify(actual),
+      exchange,
+    )
+  }
+}
+
+const group = 'Agents'
+
+export const agentChecks: ContractCheck[] = [
+  {
+    id: 'resources/agents/create-read',
+    area: 'resources',
+    group,
+    title: 'creates an agent (201, Location, defaults from the contract) and reads back the same agent',
+    needs: ['write'],
+    async run(ctx) {
+      const body = agentBody(ctx)
+      const created = await ctx.call({
+        method: 'POST',
+        path: '/agents',
+        json: body,
+        operationId: 'createAgent',
+      })
+      expectStatus(created, 201)
+      const agent = jsonObject(created)
+      const location = created.response.headers.location ?? ''
+      ensure(
+        location.endsWith(`/agents/${String(agent.id)}`),
+        `Location ending in /agents/${String(agent.id)}`,
+        JSON.stringify(location),
+        created,
+      )
+      const defaults = schemaDefaults(ctx.contract, ctx.contract.operation('createAgent').requestBody?.schema)
+      const expected = mergeDefaults(defaults, body)
+      expectFields(agent, expected, 'agent', created)
+      const read = await ctx.call({
+        method: 'GET',
+        path: `/agents/${String(agent.id)}`,
+        operationId: 'getAgent',
+      })
+      expectStatus(read, 200)
+      ensure(
+        JSON.stringify(jsonObject(read)) === JSON.stringify(agent),
+        'GET to return the agent as created',
+        'a different agent',
+        read,
+      )
+      const list = await ctx.call({ method: 'GET', path: '/agents?limit=100', operationId: 'listAgents' })
+      ensure(
+        listData(list).some((a) => a.id === agent.id),
+        'the new agent in the first page of the list (newest first)',
+        'not listed',
+        list,
+      )
+    },
+  },
+  {
+    id: 'resources/agents/update',
+    area: 'resources',
+    group,
+    title: 'updates only the fields sent, merges voice and llm, and clears a nullable field with null',
+    needs: ['write'],
+    async run(ctx) {
+      const { agent } = await createAgent(ctx, {
+        description: 'Contract suite description',
+        first_message: 'Hello from the contract suite.',
+      })
+      const id = String(agent.id)
+      const changes = {
+        name: `${String(agent.name)} (renamed)`,
+        voice: { speed: 1.25 },
+        llm: { temperature: 0.25 },
+        description: null,
+      }
+      const updated = await ctx.call({
+        method: 'PATCH',
+        path: `/agents/${id}`,
+        json: changes,
+        operationId: 'updateAgent',
+      })
+      expectStatus(updated, 200)
+      const after = jsonObject(updated)
+      const voice = agent.voice as Record<string, unknown>
+      const llm = agent.llm as Record<string, unknown>
+      expectFields(
+        after,
+        { ...changes, voice: { ...voice, speed: 1.25 }, llm: { ...llm, temperature: 0.25 } },
+        'agent',
+        updated,
+      )
+      for (const field of [
+        'status',
+        'language',
+        'first_message',
+        'first_speaker',
+        'metadata',
+        'created_at',
+        'webhook_events',
+      ])
+        ensure(
+          JSON.stringify(after[field]) === JSON.stringify(agent[field]),
+          `${field} unchanged`,
+          JSON.stringify(after[field]),
+          updated,
+        )
+      ensure(
+        String(after.updated_at) >= String(agent.updated_at),
+        'updated_at not before the previous one',
+        String(after.updated_at),
+        updated,
+      )
+      const read = await ctx.call({ method: 'GET', path: `/agents/${id}`, operationId: 'getAgent' })
+      ensure(
+        JSON.stringify(jsonObject(read)) === JSON.stringify(after),
+        'GET to return the updated agent',
+        'a different agent',
+        read,
+      )
+    },
+  },
+  {
+    id: 'resources/agents/delete',
+    area: 'resources',
+    group,
+    title: 'deletes an agent, then answers 404 to GET, PATCH and DELETE and leaves it out of the list',
+    needs: ['write'],
+    async run(ctx) {
+      const { agent } = await createAgent(ctx)
+      const path = `/agents/${String(agent.id)}`
+      const deleted = await ctx.call({ method: 'DELETE', path, operationId: 'deleteAgent' })
+      expectStatus(deleted, 200)
+      expectFields(jsonObject(deleted), { id: agent.id, object: 'agent', deleted: true }, 'deleted', deleted)
+      ctx.untrack(path)
+      const notFound = { type: 'not_found_error', code: 'resource_not_found', param: 'agent_id' }
+      expectError(
+        await ctx.call({ method: 'GET', path, operationId: 'getAgent' }),
+        404,
+        notFound,
+        'after DELETE',
+      )
+      expectError(
+        await ctx.call({ method: 'PATCH', path, json: { name: 'x' }, operationId: 'updateAgent' }),
+        404,
+        notFound,
+        'after DELETE',
+      )
+      expectError(
+        await ctx.call({ method: 'DELETE', path, operationId: 'deleteAgent' }),
+        404,
+        notFound,
+        'for a second DELETE',
+      )
+      const list = await ctx.call({ method: 'GET', path: '/agents?limit=100', operationId: 'listAgents' })
+      ensure(
+        !listData(list).some((a) => a.id === agent.id),
+        'the deleted agent absent from the list',
+        'still listed',
+        list,
+      )
+    },
+  },
+  {
+    id: 'resources/agents/unknown',
+    area: 'resources',
+    group,
+    title: 'answers 404 resource_not_found for an unknown or malformed agent ID',
+    async run(ctx) {
+      for (const id of [UNKNOWN_IDS.agent_id, 'not-an-agent-id']) {
+        const exchange = await ctx.call({ method: 'GET', path: `/agents/${id}`, operationId: 'getAgent' })
+        expectError(
+          exchange,
+          404,
+          { type: 'not_found_error', code: 'resource_not_found', param: 'agent_id' },
+          `for ${id}`,
+        )
+      }
+    },
+  },
+]
+
+function mergeDefaults(
+  defaults: Record<string, unknown>,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...defaults }
+  for (const [key, value] of Object.entries(body)) {
+    const base = out[key]
+    out[key] =
+      base &&
+      typeof base === 'object' &&
+      !Array.isArray(base) &&
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value)
+        ? { ...base, ...value }
+        : value
+  }
+  return out
+}

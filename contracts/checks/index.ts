@@ -1,0 +1,44 @@
+import type { Contract } from '../contract/contract.ts'
+import { agentChecks } from './agents.ts'
+import { analyticsChecks } from './analytics.ts'
+import { authenticationChecks } from './authentication.ts'
+import { authorizationChecks } from './authorization.ts'
+import { badInputChecks } from './bad-input.ts'
+import { callLogChecks } from './call-logs.ts'
+import { idempotencyChecks } from './idempotency.ts'
+import { integrationChecks } from './integrations.ts'
+import { paginationChecks } from './pagination.ts'
+import { rateLimitChecks } from './rate-limits.ts'
+import { responseChecks } from './responses.ts'
+import { teamMemberChecks } from './team-members.ts'
+import { AREAS, type Area, type ContractCheck } from './types.ts'
+
+/**
+ * Every check of the suite, in run order (rate limits last, since they exhaust windows). Checks that cover
+ * every operation are generated from the contract's operations.
+ */
+export function allChecks(contract: Contract): ContractCheck[] {
+  return [
+    ...responseChecks,
+    ...authenticationChecks,
+    ...authorizationChecks(contract.operations),
+    ...agentChecks,
+    ...paginationChecks,
+    ...idempotencyChecks,
+    ...callLogChecks,
+    ...analyticsChecks,
+    ...integrationChecks,
+    ...teamMemberChecks,
+    ...badInputChecks(contract.operations),
+    ...rateLimitChecks,
+  ]
+}
+
+/** The checks of the given areas (all when none are given); unknown area names are an error. */
+export function selectChecks(checks: readonly ContractCheck[], areas?: readonly string[]): ContractCheck[] {
+  if (!areas || areas.length === 0) return [...checks]
+  const unknown = areas.filter((a) => !(a in AREAS))
+  if (unknown.length > 0)
+    throw new Error(`Unknown area(s) ${unknown.join(', ')}; areas: ${Object.keys(AREAS).join(', ')}.`)
+  return checks.filter((check) => areas.includes(check.area as Area))
+}

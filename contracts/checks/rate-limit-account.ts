@@ -1,0 +1,68 @@
+import { readRateLimitHeaders } from '../http/rate-limit-headers.ts'
+import type { Plan } from '../target/target.ts'
+import { ensure, expectStatus } from './failure.ts'
+import type { CheckContext } from './types.ts'
+
+/** The spec's rate-limit table (requests per hour and per minute); enterprise is custom. */
+export const PLAN_LIMITS: Record<Exclude<Plan, 'enterprise'>, { hourly: number; burst: number }> = {
+  free: { hourly: 100, burst: 10 },
+  pro: { hourly: 1000, burst: 50 },
+}
+
+/** An account whose windows a rate-limit check may exhaust. */
+export interface LimitAccount {
+  key: string
+  /** A revoked key of the same account, to show that 401s are not counted. */
+  revoked?: string
+  /** The quotas the account must have. */
+  quotas: { hourly: number; burst: number }
+  /** Lets `seconds` pass: the mock's clock, or a real wait. */
+  pass(seconds: number): Promise<void>
+  /** Whether time is simulated (so hour-long windows can be tested). */
+  simulated: boolean
+}
+
+/**
+ * A fresh account of the plan on the mock (keys revoked in teardown), or the account under test when it is
+ * on that plan (its windows are spent for real, so the check first waits for an empty burst window).
+ */
+export async function limitAccount(
+  ctx: CheckContext,
+  plan: Plan,
+  custom?: { hourly: number; burst: number },
+): Promise<LimitAccount> {
+  const mock = ctx.mock
+  if (mock) {
+    const name = `Contract suite ${ctx.runId} ${plan} limits`
+    const account = await mock.createAccount({ plan, name, limits: custom ?? null })
+    const key = await mock.createKey(account.id, { type: 'secret', name })
+    const revoked = await mock.createKey(account.id, { type: 'secret', name: `${name} revoked` })
+    await mock.revokeKey(revoked.id)
+    ctx.defer(async () => void (await mock.revokeKey(key.id)))
+    const quotas = custom ?? (plan === 'enterprise' ? account.limits : PLAN_LIMITS[plan])
+    return {
+      key: key.value,
+      revoked: revoked.value,
+      quotas,
+      simulated: true,
+      pass: async (s) => void (await mock.advanceClock(s)),
+    }
+  }
+  if (ctx.plan !== plan)
+    return ctx.skip(`the account under test is on the ${ctx.plan ?? 'unknown'} plan, not ${plan}`)
+  const maxWait = ctx.target.maxWaitSeconds ?? 60
+  const pass = async (seconds: number) => {
+    if (seconds > maxWait) return ctx.skip(`needs a ${seconds} s wait, longer than --max-wait ${maxWait}`)
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 250))
+  }
+  const first = await ctx.call({ method: 'GET', path: '/user', rateLimitProbe: true, operationId: 'getUser' })
+  expectStatus(first, [200, 429])
+  const headers = readRateLimitHeaders(first.response.headers)
+  ensure(headers.ok, 'readable rate-limit headers', headers.ok ? '' : headers.error, first)
+  if (!headers.ok) throw new Error('unreachable')
+  const quota = (name: string) => headers.value.policies.find((p) => p.name === name)?.quota ?? 0
+  const quotas =
+    plan === 'enterprise' ? { hourly: quota('hourly'), burst: quota('burst') } : PLAN_LIMITS[plan]
+  await pass(headers.value.reset('burst') ?? 60)
+  return { key: ctx.keys.secret, revoked: ctx.keys.revoked, quotas, simulated: false, pass }
+}

@@ -1,0 +1,164 @@
+import type { Exchange } from '../http/exchange.ts'
+import { type RateLimitView, readRateLimitHeaders } from '../http/rate-limit-headers.ts'
+import type { Plan } from '../target/target.ts'
+import { ensure, expectError, expectStatus, fail, jsonObject } from './failure.ts'
+import { type LimitAccount, limitAccount } from './rate-limit-account.ts'
+import type { CheckContext, ContractCheck } from './types.ts'
+
+/** Paths that use up quota: a success, a 404 for an unknown ID and a 404 for an unknown route (all count). */
+const PATHS = ['/user', '/agents/agt_0ContractSuiteNone0', '/no-such-resource']
+
+function view(exchange: Exchange): RateLimitView {
+  const parsed = readRateLimitHeaders(exchange.response.headers)
+  if (!parsed.ok) fail('rate-limit headers in the IETF syntax', parsed.error, exchange)
+  return parsed.value
+}
+
+async function send(
+  ctx: CheckContext,
+  account: LimitAccount,
+  i: number,
+  key = account.key,
+): Promise<Exchange> {
+  return ctx.call({
+    method: 'GET',
+    path: PATHS[i % PATHS.length] as string,
+    key,
+    rateLimitProbe: true,
+    sensitive: [key],
+  })
+}
+
+function expectRemaining(exchange: Exchange, window: string, want: number, why: string): void {
+  const got = view(exchange).remaining(window)
+  ensure(got === want, `RateLimit "${window}";r=${want} ${why}`, `r=${got}`, exchange)
+}
+
+function expectPolicy(exchange: Exchange, quotas: LimitAccount['quotas']): void {
+  const policies = view(exchange).policies
+  const want = `"hourly";q=${quotas.hourly};w=3600, "burst";q=${quotas.burst};w=60`
+  const got = policies.map((p) => `"${p.name}";q=${p.quota};w=${p.window}`).join(', ')
+  ensure(got === want, `RateLimit-Policy ${want}`, got, exchange)
+}
+
+/** The 429 the contract documents: body, policy, `Retry-After` equal to `error.retry_after`, `r=0`. */
+function expect429(exchange: Exchange, policy: 'burst' | 'hourly', window: number): number {
+  expectError(exchange, 429, { type: 'rate_limit_error', code: 'rate_limit_exceeded' })
+  const error = jsonObject(exchange).error as Record<string, unknown>
+  ensure(error.policy === policy, `error.policy "${policy}"`, JSON.stringify(error.policy), exchange)
+  const header = exchange.response.headers['retry-after']
+  const retryAfter = Number(header)
+  ensure(
+    header !== undefined && /^[0-9]+$/.test(header),
+    'a Retry-After header in delay-seconds',
+    JSON.stringify(header ?? null),
+    exchange,
+  )
+  ensure(
+    error.retry_after === retryAfter,
+    'error.retry_after equal to Retry-After',
+    `${String(error.retry_after)} vs ${header}`,
+    exchange,
+  )
+  ensure(
+    retryAfter >= 1 && retryAfter <= window,
+    `Retry-After between 1 and ${window}`,
+    String(retryAfter),
+    exchange,
+  )
+  expectRemaining(exchange, policy, 0, 'on a 429')
+  return retryAfter
+}
+
+/** Exhausts the burst window exactly, shows that 401s and 429s do not count, and recovers after Retry-After. */
+async function burstScenario(ctx: CheckContext, account: LimitAccount): Promise<void> {
+  const { burst } = account.quotas
+  const first = await send(ctx, account, 0)
+  ensure(first.response.status !== 429, 'the first request of an empty burst window admitted', '429', first)
+  expectPolicy(first, account.quotas)
+  expectRemaining(first, 'burst', burst - 1, 'after the first request of the window')
+  const hourlyStart = (view(first).remaining('hourly') ?? 0) + 1
+  for (let i = 1; i < burst; i++) {
+    const exchange = await send(ctx, account, i)
+    ensure(exchange.response.status !== 429, `request ${i + 1} of ${burst} admitted`, '429', exchange)
+    expectRemaining(exchange, 'burst', burst - 1 - i, `after request ${i + 1}`)
+    expectRemaining(exchange, 'hourly', hourlyStart - 1 - i, `after request ${i + 1}`)
+  }
+  for (let i = 0; account.revoked && i < 3; i++)
+    expectStatus(await send(ctx, account, 0, account.revoked), 401, 'for the revoked key')
+  const refused = await send(ctx, account, 0)
+  const retryAfter = expect429(refused, 'burst', 60)
+  expectRemaining(refused, 'hourly', hourlyStart - burst, 'on the 429 (401s are not counted)')
+  expect429(await send(ctx, account, 1), 'burst', 60)
+  await account.pass(retryAfter)
+  const again = await send(ctx, account, 0)
+  ensure(
+    again.response.status !== 429,
+    `a request admitted after waiting Retry-After (${retryAfter} s)`,
+    '429',
+    again,
+  )
+  expectRemaining(
+    again,
+    'hourly',
+    hourlyStart - burst - 1,
+    'after recovering (401s and 429s are not counted)',
+  )
+}
+
+/** Uses the hourly quota exactly (letting the burst window pass between rounds), then recovers. */
+async function hourlyScenario(ctx: CheckContext, account: LimitAccount): Promise<void> {
+  const { hourly, burst } = account.quotas
+  let sent = 0
+  while (sent < hourly) {
+    for (let i = 0; i < burst && sent < hourly; i++, sent++) {
+      const exchange = await send(ctx, account, sent)
+      if (exchange.response.status === 429)
+        fail(`${hourly} requests admitted in the hour`, `429 after ${sent}`, exchange)
+      expectRemaining(exchange, 'hourly', hourly - sent - 1, `after ${sent + 1} requests`)
+    }
+    await account.pass(60)
+  }
+  const refused = await send(ctx, account, 0)
+  const retryAfter = expect429(refused, 'hourly', 3600)
+  ensure(retryAfter > 60, 'a Retry-After beyond the burst window', String(retryAfter), refused)
+  expect429(await send(ctx, account, 1), 'hourly', 3600)
+  await account.pass(retryAfter)
+  const again = await send(ctx, account, 0)
+  ensure(
+    again.response.status !== 429,
+    `a request admitted after waiting Retry-After (${retryAfter} s)`,
+    '429',
+    again,
+  )
+}
+
+function planChecks(plan: Plan, custom?: { hourly: number; burst: number }): ContractCheck[] {
+  const label = custom ? `${plan} (custom ${custom.hourly}/h, ${custom.burst}/min)` : plan
+  return [
+    {
+      id: `rate-limits/${plan}/burst`,
+      area: 'rate-limits',
+      group: `${label} plan`,
+      title:
+        'admits exactly the burst limit, answers 429 with Retry-After, counts neither 401s nor 429s, recovers after Retry-After',
+      needs: ['rate-limits'],
+      run: async (ctx) => burstScenario(ctx, await limitAccount(ctx, plan, custom)),
+    },
+    {
+      id: `rate-limits/${plan}/hourly`,
+      area: 'rate-limits',
+      group: `${label} plan`,
+      title:
+        'admits exactly the hourly limit, then answers 429 naming the hourly window, recovers after Retry-After',
+      needs: ['rate-limits', 'clock'],
+      run: async (ctx) => hourlyScenario(ctx, await limitAccount(ctx, plan, custom)),
+    },
+  ]
+}
+
+export const rateLimitChecks: ContractCheck[] = [
+  ...planChecks('free'),
+  ...planChecks('pro'),
+  ...planChecks('enterprise', { hourly: 24, burst: 6 }),
+]

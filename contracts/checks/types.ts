@@ -1,0 +1,86 @@
+import type { Contract } from '../contract/contract.ts'
+import type { CallInput } from '../http/client.ts'
+import type { Exchange } from '../http/exchange.ts'
+import type { Keyring } from '../provision/keyring.ts'
+import type { MockControl } from '../provision/mock-control.ts'
+import type { Plan, TargetConfig } from '../target/target.ts'
+
+/** The areas of the summary, in report order. */
+export const AREAS = {
+  responses: 'Responses',
+  authentication: 'Authentication',
+  authorization: 'Authorization',
+  resources: 'Resources',
+  'bad-input': 'Bad input',
+  'rate-limits': 'Rate limits',
+} as const
+
+export type Area = keyof typeof AREAS
+
+/**
+ * What a check needs from the run; missing needs skip it with a reason:
+ * `write` (non-GET requests) and `rate-limits` need `--destructive`; `own-account` needs an account the run
+ * created (`--provision mock`); `clock` the mock's clock; `call-logs` an account with call logs.
+ */
+export type Need =
+  | 'write'
+  | 'rate-limits'
+  | 'publishable-key'
+  | 'revoked-key'
+  | 'expired-key'
+  | 'scoped-keys'
+  | 'own-account'
+  | 'clock'
+  | 'call-logs'
+
+/** Options of one call made by a check. */
+export interface CheckCallInput extends Omit<CallInput, 'key'> {
+  /** The key to send (default: the secret key); `null` sends none. */
+  key?: string | null
+  /** Skip the contract conformance of this response (for requests the contract does not describe). */
+  conformance?: boolean
+  /** Secrets sent in this request (e.g. credentials): no response may ever contain them. */
+  sensitive?: string[]
+  /** A rate-limit probe: outside the request budget, never paced, a 429 returned as is. */
+  rateLimitProbe?: boolean
+}
+
+/** What a check can use: the contract, the keys, and a client whose every response is checked. */
+export interface CheckContext {
+  contract: Contract
+  target: Readonly<TargetConfig>
+  keys: Keyring
+  /** Unique per run; tags everything the run creates. */
+  runId: string
+  /** Sends a request and checks the response against the contract; throws a failure on any mismatch. */
+  call(input: CheckCallInput): Promise<Exchange>
+  /** Remembers a created object so that teardown removes it (done for 2xx POSTs automatically). */
+  track(path: string, key?: string): void
+  /** Forgets a tracked object (it was deleted by the check). */
+  untrack(path: string): void
+  /** Runs `undo` in teardown (e.g. revoking a key the check provisioned). */
+  defer(undo: () => Promise<void>): void
+  /** The account's plan (given, or read from `GET /user`). */
+  plan?: Plan
+  /** The mock's control plane, when provisioning. */
+  mock?: MockControl
+  /** Skips the rest of the check with a visible reason. */
+  skip(reason: string): never
+  /** Notes something worth showing in the report (not a failure). */
+  note(message: string): void
+}
+
+/** One contract check: a plain async function, shared by the Vitest suite and the mutation harness. */
+export interface ContractCheck {
+  /** Stable id, `area/topic/what`. */
+  id: string
+  area: Area
+  /** Group within the area (an operation like `GET /agents`, or a topic). */
+  group: string
+  /** Present tense, after the behaviour: `returns 401 for a revoked key`. */
+  title: string
+  needs?: Need[]
+  /** Whether the check also applies to a stateless mock (e.g. `prism mock`); default false. */
+  stateless?: boolean
+  run(ctx: CheckContext): Promise<void>
+}

@@ -1,0 +1,117 @@
+import { parseArgs } from 'node:util'
+import { parseScopedKey, TargetError } from '../target/resolve-target.ts'
+import type { Plan, TargetConfig } from '../target/target.ts'
+
+export const CONTRACT_HELP = `Usage: voice-api-kit contract --base-url <url> [options]
+
+Runs the contract (conformance) suite against an implementation of the v1 API and reports per area.
+Read-only unless --destructive. Keys are best given in environment variables (they never appear in reports).
+
+Target:
+  --base-url <url>         base URL with /v1 (VOICE_API_BASE_URL; default http://127.0.0.1:4010/v1)
+  --secret-key <key>       secret key of the account under test (VOICE_API_KEY; required without --provision)
+  --publishable-key <key>  a publishable key of the account (VOICE_API_PUBLISHABLE_KEY)
+  --revoked-key <key>      a revoked key (VOICE_API_REVOKED_KEY)
+  --expired-key <key>      a key past its expires_at (VOICE_API_EXPIRED_KEY)
+  --scoped-key <s>=<key>   a key holding the scopes <s> (comma separated; 'read', 'write', 'none' allowed);
+                           repeatable (VOICE_API_SCOPED_KEYS, space separated)
+  --plan <plan>            free, pro or enterprise (VOICE_API_PLAN; default: read from GET /user)
+  --provision mock         create accounts, keys, revocations and clock moves through the mock's control plane
+                           (VOICE_API_PROVISION)
+  --mock-admin-token <t>   the mock's --admin-token (VOICE_API_MOCK_ADMIN_TOKEN)
+  --config <file>          JSON or YAML file with the same settings (camelCase: baseUrl, secretKey, ...)
+  --contract <file>        the contract to check against (default: this package's openapi/v1.yaml)
+
+Run:
+  --destructive            allow writes (POST, PATCH, DELETE) and rate-limit checks (VOICE_API_DESTRUCTIVE=1)
+  --stateless              the target is a stateless mock (prism mock): run the stateless subset only
+                           (default: detected with one request)
+  --area <list>            only these areas: responses, authentication, authorization, resources, bad-input,
+                           rate-limits
+  --budget <n>             most requests to send (VOICE_API_BUDGET; default 80% of the hourly quota left)
+  --max-wait <s>           longest wait to honour Retry-After (VOICE_API_MAX_WAIT; default 60)
+
+Report:
+  --reporter <name>        summary (default), verbose (one line per check), junit; repeatable
+  --output <file>          where junit writes (default contract-results.xml)
+  -h, --help               show this help
+
+Exit code: 0 when no check failed, 1 when one did, 2 for a usage error.`
+
+export interface ContractFlags {
+  target: Partial<TargetConfig>
+  config?: string
+  reporters: ('summary' | 'verbose' | 'junit')[]
+  output: string
+}
+
+/** Parses the command's flags; `'help'` for --help. Throws TargetError for a bad flag. */
+export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
+  let values: Record<string, string | boolean | string[] | undefined>
+  try {
+    values = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'base-url': { type: 'string' },
+        'secret-key': { type: 'string' },
+        'publishable-key': { type: 'string' },
+        'revoked-key': { type: 'string' },
+        'expired-key': { type: 'string' },
+        'scoped-key': { type: 'string', multiple: true },
+        plan: { type: 'string' },
+        provision: { type: 'string' },
+        'mock-admin-token': { type: 'string' },
+        config: { type: 'string' },
+        contract: { type: 'string' },
+        destructive: { type: 'boolean' },
+        stateless: { type: 'boolean' },
+        area: { type: 'string', multiple: true },
+        budget: { type: 'string' },
+        'max-wait': { type: 'string' },
+        reporter: { type: 'string', multiple: true },
+        output: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values as typeof values
+  } catch (error) {
+    throw new TargetError((error as Error).message.split('\n')[0] ?? 'Bad arguments.')
+  }
+  if (values.help) return 'help'
+  const text = (name: string) => values[name] as string | undefined
+  const list = (name: string) => ((values[name] as string[] | undefined) ?? []).flatMap((v) => v.split(','))
+  const whole = (name: string) => {
+    const value = text(name)
+    if (value === undefined) return undefined
+    if (!/^[0-9]+$/.test(value)) throw new TargetError(`--${name} must be a whole number, got '${value}'.`)
+    return Number(value)
+  }
+  const reporters = list('reporter')
+  for (const reporter of reporters)
+    if (!['summary', 'verbose', 'junit'].includes(reporter))
+      throw new TargetError(`--reporter must be summary, verbose or junit, got '${reporter}'.`)
+  const target: Partial<TargetConfig> = {
+    baseUrl: text('base-url'),
+    secretKey: text('secret-key'),
+    publishableKey: text('publishable-key'),
+    revokedKey: text('revoked-key'),
+    expiredKey: text('expired-key'),
+    scopedKeys: (values['scoped-key'] as string[] | undefined)?.map(parseScopedKey),
+    plan: text('plan') as Plan | undefined,
+    provision: text('provision') as TargetConfig['provision'],
+    mockAdminToken: text('mock-admin-token'),
+    contractPath: text('contract'),
+    destructive: values.destructive === true ? true : undefined,
+    stateless: values.stateless === true ? true : undefined,
+    areas: list('area').length > 0 ? list('area') : undefined,
+    budget: whole('budget'),
+    maxWaitSeconds: whole('max-wait'),
+  }
+  return {
+    target,
+    config: text('config'),
+    reporters: (reporters.length > 0 ? reporters : ['summary']) as ContractFlags['reporters'],
+    output: text('output') ?? 'contract-results.xml',
+  }
+}

@@ -1,0 +1,87 @@
+/** An account as the mock's control plane shows it. */
+export interface MockAccount {
+  id: string
+  plan: 'free' | 'pro' | 'enterprise'
+  limits: { hourly: number; burst: number }
+  custom_limits: boolean
+  created_at: string
+}
+
+/** A key record; `value` only in the answer to its creation. */
+export interface MockKey {
+  id: string
+  account_id: string
+  type: 'secret' | 'publishable'
+  permissions: string[]
+  value?: string
+}
+
+export interface MockKeyInput {
+  type: 'secret' | 'publishable'
+  name: string
+  permissions?: string[]
+  restrictions?: { allowed_ips?: string[]; allowed_origins?: string[]; expires_at?: string | null }
+}
+
+export interface MockControlOptions {
+  /** The mock's origin, e.g. `http://127.0.0.1:4010` (the control plane is under `/_mock`). */
+  origin: string
+  adminToken?: string
+  fetch?: typeof fetch
+}
+
+/** The control plane answered something other than the documented success. */
+export class MockControlError extends Error {}
+
+/**
+ * A client for the mock's control plane (`openapi/mock-control.yaml`): the simulated dashboard the suite
+ * uses to create accounts of each plan, keys of each kind, revocations and clock moves.
+ */
+export function createMockControl(options: MockControlOptions) {
+  const root = `${options.origin.replace(/\/+$/, '')}/_mock`
+
+  async function call<T>(method: string, path: string, body?: unknown, expected = 200): Promise<T> {
+    const headers: Record<string, string> = {}
+    if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    const doFetch = options.fetch ?? globalThis.fetch
+    const response = await doFetch(root + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const text = await response.text()
+    if (response.status !== expected)
+      throw new MockControlError(
+        `control plane ${method} /_mock${path} answered ${response.status} (expected ${expected}): ${text.slice(0, 300)}`,
+      )
+    return JSON.parse(text) as T
+  }
+
+  return {
+    origin: options.origin,
+    createAccount: (input: {
+      plan: string
+      name?: string
+      limits?: { hourly: number; burst: number } | null
+    }) => call<MockAccount>('POST', '/accounts', input, 201),
+    listAccounts: async () => (await call<{ data: MockAccount[] }>('GET', '/accounts')).data,
+    getAccount: (id: string) => call<MockAccount>('GET', `/accounts/${id}`),
+    updateAccount: (
+      id: string,
+      patch: { plan?: string; limits?: { hourly: number; burst: number } | null },
+    ) => call<MockAccount>('PATCH', `/accounts/${id}`, patch),
+    createKey: (accountId: string, input: MockKeyInput) =>
+      call<MockKey & { value: string }>('POST', `/accounts/${accountId}/keys`, input, 201),
+    revokeKey: (keyId: string) => call<MockKey>('POST', `/keys/${keyId}/revoke`),
+    clock: () => call<{ now: string; offset_seconds: number }>('GET', '/clock'),
+    advanceClock: (seconds: number) =>
+      call<{ now: string; offset_seconds: number }>('POST', '/clock/advance', { seconds }),
+    rateLimit: (accountId: string) =>
+      call<{
+        windows: { policy: string; limit: number; used: number; remaining: number; reset_seconds: number }[]
+      }>('GET', `/accounts/${accountId}/rate-limit`),
+  }
+}
+
+export type MockControl = ReturnType<typeof createMockControl>

@@ -1,0 +1,53 @@
+import { AREAS } from '../checks/types.ts'
+import type { ReportEntry } from './entries.ts'
+
+const STATUSES = ['passed', 'failed', 'skipped', 'not-applicable'] as const
+const LABEL: Record<(typeof STATUSES)[number], string> = {
+  passed: 'passed',
+  failed: 'failed',
+  skipped: 'skipped',
+  'not-applicable': 'not applicable',
+}
+
+const areaTitle = (area: string) => (AREAS as Record<string, string>)[area] ?? 'Setup'
+
+/**
+ * A readable summary: one line per area with its counts, then every failure in full (expected, actual,
+ * request, response, curl), then every skipped check with its reason.
+ */
+export function formatSummary(entries: readonly ReportEntry[], header: string, durationMs: number): string {
+  const lines = [header, '']
+  const areas = [...Object.keys(AREAS), 'setup'].filter((area) => entries.some((e) => e.area === area))
+  const width = Math.max(...areas.map((a) => areaTitle(a).length))
+  for (const area of areas) {
+    const mine = entries.filter((e) => e.area === area)
+    const counts = STATUSES.map((s) => [s, mine.filter((e) => e.status === s).length] as const)
+      .filter(([, n]) => n > 0)
+      .map(([s, n]) => `${n} ${LABEL[s]}`)
+    const mark = mine.some((e) => e.status === 'failed') ? 'x' : 'ok'
+    lines.push(`  ${mark.padEnd(2)} ${areaTitle(area).padEnd(width)}  ${counts.join(', ')}`)
+  }
+  const total = STATUSES.map((s) => `${entries.filter((e) => e.status === s).length} ${LABEL[s]}`).join(', ')
+  const requests = entries.reduce((sum, e) => sum + e.requests, 0)
+  lines.push('', `Total: ${total} (${requests} requests) in ${(durationMs / 1000).toFixed(1)} s`)
+  const failures = entries.filter((e) => e.status === 'failed')
+  if (failures.length > 0) {
+    lines.push('', 'Failures')
+    failures.forEach((e, i) => {
+      lines.push('', `${i + 1}) ${areaTitle(e.area)} > ${e.group} > ${e.title}`)
+      lines.push(...(e.failure ?? '').split('\n').map((l) => `   ${l}`))
+    })
+  }
+  const skipped = entries.filter((e) => e.status === 'skipped' || e.status === 'not-applicable')
+  if (skipped.length > 0) {
+    lines.push('', 'Skipped')
+    const byReason = new Map<string, ReportEntry[]>()
+    for (const e of skipped) byReason.set(e.reason ?? '', [...(byReason.get(e.reason ?? '') ?? []), e])
+    for (const [reason, list] of byReason) {
+      lines.push(`  - ${reason || '(no reason)'} (${list.length}):`)
+      for (const e of list.slice(0, 8)) lines.push(`      ${areaTitle(e.area)} > ${e.group} > ${e.title}`)
+      if (list.length > 8) lines.push(`      ... and ${list.length - 8} more`)
+    }
+  }
+  return lines.join('\n')
+}

@@ -1,0 +1,53 @@
+import type { ApiClient } from '../http/client.ts'
+import type { Provisioned } from '../provision/provision-mock.ts'
+import type { TeardownReport } from './outcome.ts'
+
+/**
+ * Remembers every object the run created (by its path) and removes them at the end, newest first, whether
+ * the checks passed or not. Only tracked objects are ever deleted: the run never touches anything else.
+ */
+export function createTeardown(client: ApiClient, provisioned: Provisioned | undefined) {
+  const tracked = new Map<string, string>()
+  const deferred: (() => Promise<void>)[] = []
+  let done: TeardownReport | undefined
+
+  return {
+    track(path: string, key: string): void {
+      tracked.set(path, key)
+    },
+    untrack(path: string): void {
+      tracked.delete(path)
+    },
+    defer(undo: () => Promise<void>): void {
+      deferred.push(undo)
+    },
+    async run(): Promise<TeardownReport> {
+      if (done) return done
+      const report: TeardownReport = { removed: 0, problems: [], notes: [] }
+      for (const [path, key] of [...tracked].reverse()) {
+        try {
+          const exchange = await client.send({ method: 'DELETE', path, key, accept429: false })
+          const status = exchange.response.status
+          if (status >= 200 && status < 300) report.removed++
+          else if (status !== 404) report.problems.push(`DELETE ${path} answered ${status}`)
+        } catch (error) {
+          report.problems.push(`DELETE ${path}: ${error instanceof Error ? error.message : String(error)}`)
+        }
+      }
+      tracked.clear()
+      for (const step of [...deferred, ...(provisioned?.undo ?? [])]) {
+        try {
+          await step()
+        } catch (error) {
+          report.problems.push(`undo provisioning: ${error instanceof Error ? error.message : String(error)}`)
+        }
+      }
+      if (provisioned)
+        report.notes.push(
+          `${provisioned.accounts.length} account(s) created on the mock remain (the control plane cannot delete accounts); their keys are revoked`,
+        )
+      done = report
+      return report
+    },
+  }
+}
