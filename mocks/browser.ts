@@ -1,0 +1,26 @@
+/**
+ * `voice-api-kit/mocks/browser`: the stateful mock in the browser, behind MSW's service worker.
+ *
+ * The three-line start for a Vite app (see `examples/vite-app`):
+ *
+ * ```sh
+ * cp node_modules/voice-api-kit/mocks/browser/mockServiceWorker.js public/
+ * ```
+ * ```ts
+ * import { startMockWorker } from 'voice-api-kit/mocks/browser'
+ * const mock = await startMockWorker() // fetch('/v1/agents', { headers: { authorization: `Bearer ${mock.publishableKey}` } })
+ * ```
+ *
+ * The state (accounts, key hashes, resources, clock, journal) survives a reload of the tab through
+ * `sessionStorage`; `mock.reset()` or `POST /_mock/reset` starts over.
+ */
+export { createPersistentPlatform, type PersistentPlatform } from './browser/persistent-platform.ts'
+export {
+  createSessionStore,
+  DEFAULT_STORAGE_KEY,
+  type SavedState,
+  type StateStore,
+} from './browser/session-store.ts'
+export { type MockWorker, type MockWorkerOptions, startMockWorker } from './browser/start-mock-worker.ts'
+export { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './msw/handlers.ts'
+export { createMockPlatform, type MockPlatform, type MockPlatformOptions } from './platform.ts'

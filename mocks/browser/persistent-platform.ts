@@ -1,0 +1,130 @@
+import { createClock } from '../engine/clock.ts'
+import type { EngineRequest, EngineResponse } from '../engine/types.ts'
+import { createMockPlatform, type MockPlatform, type MockPlatformOptions } from '../platform.ts'
+import type { SavedState, StateStore } from './session-store.ts'
+
+export interface PersistentPlatformOptions extends Omit<MockPlatformOptions, 'snapshot' | 'clock'> {
+  /** Where the state is kept between reloads. */
+  store: StateStore
+  /** Quiet time before saving changes that do not alter data (last-used times, the journal). Default 200 ms. */
+  saveDelayMs?: number
+}
+
+/** A mock platform that is restored from a store on creation and saved back after every request. */
+export interface PersistentPlatform {
+  /** The platform currently answering. */
+  readonly platform: MockPlatform
+  /** The demo account's secret key value, also after a reload. */
+  readonly secretKey: string
+  /** The demo account's publishable key value, also after a reload. */
+  readonly publishableKey: string
+  /** Whether the current platform was restored from the store rather than freshly seeded. */
+  readonly restored: boolean
+  /** Answers a request and saves the state: at once when data changed, otherwise after a short delay. */
+  handle(request: EngineRequest): Promise<EngineResponse>
+  /** Writes any pending state now (call it on `pagehide`). */
+  flush(): void
+  /** Forgets the saved state and reseeds: the same data for the same seed, new demo key values. */
+  reset(): Promise<void>
+}
+
+async function knownValue(platform: MockPlatform, value: string | undefined, keyId: string) {
+  if (!value) return undefined
+  return (await platform.keys.find(value))?.record.id === keyId ? value : undefined
+}
+
+/** Restores the platform from `store` (or seeds it when there is nothing usable) and keeps it saved. */
+export async function createPersistentPlatform(
+  options: PersistentPlatformOptions,
+): Promise<PersistentPlatform> {
+  const { store, saveDelayMs = 200, ...platformOptions } = options
+  let platform: MockPlatform
+  let demoKeys: SavedState['demoKeys'] = {}
+  let restored = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let dirty = false
+
+  async function seed() {
+    platform = await createMockPlatform(platformOptions)
+    demoKeys = { secretKey: platform.demo.secretKey, publishableKey: platform.demo.publishableKey }
+    restored = false
+  }
+
+  async function restore(saved: SavedState) {
+    const clock = createClock({ offsetSeconds: saved.snapshot.clock_offset_seconds })
+    platform = await createMockPlatform({ ...platformOptions, snapshot: saved.snapshot, clock })
+    for (const entry of [...saved.journal].reverse()) platform.journal.record(entry)
+    demoKeys = {
+      secretKey: await knownValue(platform, saved.demoKeys.secretKey, platform.demo.secretKeyId),
+      publishableKey: await knownValue(
+        platform,
+        saved.demoKeys.publishableKey,
+        platform.demo.publishableKeyId,
+      ),
+    }
+    restored = true
+  }
+
+  function save() {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+    dirty = false
+    store.save({
+      version: 1,
+      snapshot: platform.snapshot(),
+      journal: platform.journal.list({ limit: 1000 }).data,
+      demoKeys,
+    })
+  }
+
+  function saveSoon() {
+    dirty = true
+    if (timer === undefined) timer = setTimeout(save, saveDelayMs)
+  }
+
+  const saved = store.load()
+  if (saved) {
+    try {
+      await restore(saved)
+    } catch (error) {
+      console.warn(
+        `[voice-api-kit] The saved mock state could not be restored (${String(error)}); reseeding.`,
+      )
+      store.clear()
+      await seed()
+    }
+  } else await seed()
+  save()
+
+  return {
+    get platform() {
+      return platform
+    },
+    get secretKey() {
+      return demoKeys.secretKey ?? ''
+    },
+    get publishableKey() {
+      return demoKeys.publishableKey ?? ''
+    },
+    get restored() {
+      return restored
+    },
+    async handle(request) {
+      const changesBefore = platform.changes()
+      const response = await platform.handle(request)
+      if (platform.changes() !== changesBefore) save()
+      else saveSoon()
+      return response
+    },
+    flush() {
+      if (dirty) save()
+    },
+    async reset() {
+      if (timer !== undefined) clearTimeout(timer)
+      timer = undefined
+      store.clear()
+      await seed()
+      save()
+    },
+  }
+}
