@@ -3,6 +3,7 @@ import type { Server } from 'node:http'
 import { parseArgs } from 'node:util'
 import type { EngineResponse } from '../engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../platform.ts'
+import { dashboardPages } from '../server/dashboard/dashboard-pages.ts'
 import { createHttpServer, listen } from '../server/http-server.ts'
 import { isLoopbackHost } from '../server/loopback-host.ts'
 import { docsPage } from '../server/pages.ts'
@@ -112,7 +113,10 @@ export async function startMock(
 ): Promise<RunningMock> {
   const stateFile = flags.stateFile ? createStateFile(flags.stateFile) : undefined
   const snapshot = stateFile?.load()
-  const pages: Record<string, () => Promise<EngineResponse> | EngineResponse> = { '/docs': docsPage }
+  const pages: Record<string, () => Promise<EngineResponse> | EngineResponse> = {
+    '/docs': docsPage,
+    ...dashboardPages(),
+  }
   const platform = await createMockPlatform({
     seed: flags.seed,
     plan: flags.plan,
