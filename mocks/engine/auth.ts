@@ -50,7 +50,12 @@ export async function authenticate(
   query: URLSearchParams,
   { keys, clock, faults }: AuthOptions,
 ): Promise<AuthResult> {
-  const token = parseAuthorization(header, query)
+  let token = parseAuthorization(header, query)
+  if (faults.has('query-key-accepted') && token instanceof ApiError) token = query.get('api_key') ?? token
+  if (faults.has('any-scheme-accepted') && token instanceof ApiError)
+    token = header?.trim().split(/\s+/)[1] ?? token
+  if (faults.has('bearer-case-sensitive') && !header?.trim().startsWith('Bearer '))
+    token = errors.unauthenticated('The Authorization header must use the Bearer scheme.')
   if (token instanceof ApiError) return { ok: false, error: token }
   const stored = await keys.find(token)
   if (!stored)
@@ -60,7 +65,9 @@ export async function authenticate(
     return {
       ok: false,
       error: errors.unauthenticated(
-        `This API key${describe(token)} has been revoked. Create a new key in the dashboard.`,
+        faults.has('revoked-message-generic')
+          ? `Invalid API key provided${describe(token)}.`
+          : `This API key${describe(token)} has been revoked. Create a new key in the dashboard.`,
       ),
     }
   const expiresAt = record.restrictions.expires_at
