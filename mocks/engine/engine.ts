@@ -12,8 +12,9 @@ import { createKeyStore, type KeyStore, type StoredKey } from './key-store.ts'
 import { missingScope } from './permissions.ts'
 import { newId } from './random.ts'
 import { createRateLimiter, rateLimitHeaders } from './rate-limiter.ts'
-import { parseJsonBody } from './request-body.ts'
+import { MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
 import type { AccountData } from './resources/account-data.ts'
+import { redactDeep, redactSecrets } from './secrets.ts'
 import type { EngineRequest, EngineResponse, Handlers, OperationContext, OperationResult } from './types.ts'
 
 export interface EngineCoreOptions {
@@ -35,6 +36,8 @@ export interface EngineCoreOptions {
 }
 
 const API_PREFIX = '/v1'
+/** Base URL assumed for `Location` when the transport does not say (the mock's default address). */
+const DEFAULT_BASE_URL = 'http://127.0.0.1:4010/v1'
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): EngineResponse {
   return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body }
@@ -61,12 +64,15 @@ export function createEngineCore(options: EngineCoreOptions) {
   ): EngineResponse {
     if (!faults.has('request-id-missing')) response.headers['request-id'] = requestId
     Object.assign(response.headers, corsHeaders(request.headers.origin))
+    // A key sent in the path or as a parameter name is never echoed by an error or kept in the journal.
+    if (response.status >= 400 && response.body && typeof response.body === 'object')
+      response.body = redactDeep(response.body)
     journal.record({
       id: requestId,
       object: 'journal_entry',
       at: clock.iso(),
       method: request.method.toUpperCase(),
-      path: url.pathname,
+      path: redactSecrets(url.pathname),
       operation_id: meta.operation?.operationId ?? null,
       status: response.status,
       account_id: meta.key?.record.account_id ?? null,
@@ -198,6 +204,7 @@ export function createEngineCore(options: EngineCoreOptions) {
           `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long.`,
         )
     }
+    if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
     const body = operation.hasBody
       ? parseJsonBody(
           request.body,
@@ -219,7 +226,19 @@ export function createEngineCore(options: EngineCoreOptions) {
 
     const handler = options.handlers[operation.operationId]
     if (!handler) throw errors.internal(`No behaviour is defined for ${operation.operationId}.`)
-    const ctx: OperationContext = { account, key, data, params, query: query.values, body, clock, faults }
+    const baseUrl =
+      request.baseUrl ?? (/^https?:\/\//.test(request.url) ? `${url.origin}${API_PREFIX}` : DEFAULT_BASE_URL)
+    const ctx: OperationContext = {
+      account,
+      key,
+      data,
+      params,
+      query: query.values,
+      body,
+      clock,
+      faults,
+      baseUrl,
+    }
     const resource = handler.load?.(ctx)
 
     // 422: the body against the contract.

@@ -21,3 +21,18 @@ export function redactKey(value: string): string {
   const prefix = value.match(/^[a-z]{2}-svc-/)?.[0] ?? ''
   return `${prefix}...${value.slice(-4)}`
 }
+
+const KEY_SHAPED = /[sp]k-svc-[A-Za-z0-9]{12,}/g
+
+/** Text with every key-shaped token replaced by its redacted form (error messages, journal paths). */
+export function redactSecrets(text: string): string {
+  return text.replace(KEY_SHAPED, redactKey)
+}
+
+/** A JSON value (an error body) with every string in it passed through `redactSecrets`. */
+export function redactDeep(value: unknown): unknown {
+  if (typeof value === 'string') return redactSecrets(value)
+  if (Array.isArray(value)) return value.map(redactDeep)
+  if (!value || typeof value !== 'object') return value
+  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, redactDeep(child)]))
+}
