@@ -8,6 +8,7 @@ import { createValidators } from './contract/validators.ts'
 import { corsHeaders, preflightHeaders } from './cors.ts'
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './idempotency.ts'
 import { createJournal } from './journal.ts'
+import { assertJsonDepth } from './json-depth.ts'
 import { createKeyStore, type KeyStore, type StoredKey } from './key-store.ts'
 import { missingScope } from './permissions.ts'
 import { newId } from './random.ts'
@@ -213,6 +214,7 @@ export function createEngineCore(options: EngineCoreOptions) {
           faults,
         )
       : undefined
+    if (body !== undefined) assertJsonDepth(request.body)
 
     const data = options.dataFor(account)
     const fingerprint =
@@ -335,7 +337,10 @@ export function createEngineCore(options: EngineCoreOptions) {
         clock,
         faults,
       })
-      if (!auth.ok) return finish(request, url, started, requestId, errorResponse(auth.error, requestId), {})
+      if (!auth.ok)
+        return finish(request, url, started, requestId, errorResponse(auth.error, requestId), {
+          key: auth.key,
+        })
       const { response, operation } = handleAuthenticated(request, url, apiPath, auth.key, requestId)
       return finish(request, url, started, requestId, response, { operation, key: auth.key })
     } catch (error) {

@@ -15,6 +15,16 @@ export interface EngineRequest {
   body: string | null
   /** The client's address, when the transport knows it (undefined in-process). */
   clientIp?: string
+  /**
+   * The public base URL of the API as the client called it (`http://127.0.0.1:4010/v1`), for the
+   * absolute `Location` of created resources. Derived from `url` when it is absolute.
+   */
+  baseUrl?: string
+  /**
+   * The transport refused to read a body over the limit: the engine answers 413 in its place in the
+   * order of checks (after authentication, rate limit, route and permission).
+   */
+  bodyTooLarge?: boolean
 }
 
 /** A response as the engine produces it; `body` is a JSON value, an HTML string, or undefined. */
@@ -42,6 +52,8 @@ export interface OperationContext {
   body: unknown
   clock: Clock
   faults: ReadonlySet<string>
+  /** The API's public base URL, ending in `/v1` (for `Location`). */
+  baseUrl: string
 }
 
 /**

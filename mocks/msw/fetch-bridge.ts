@@ -5,6 +5,7 @@ export async function toEngineRequest(
   request: Request,
   pathname: string,
   search: string,
+  baseUrl?: string,
 ): Promise<EngineRequest> {
   const headers: Record<string, string> = {}
   request.headers.forEach((value, name) => {
@@ -12,7 +13,7 @@ export async function toEngineRequest(
   })
   const method = request.method.toUpperCase()
   const body = method === 'GET' || method === 'HEAD' ? null : await request.text()
-  return { method, url: pathname + search, headers, body: body === '' ? null : body }
+  return { method, url: pathname + search, headers, body: body === '' ? null : body, baseUrl }
 }
 
 /** The engine's response as a Fetch `Response`. */

@@ -32,7 +32,12 @@ export function createHandlers(
     http.all(`${mountPoint}${prefix}/*`, async ({ request }) => {
       const url = new URL(request.url)
       const pathname = url.pathname.slice(mountPath.length)
-      const engineRequest = await toEngineRequest(request, pathname, url.search)
+      const engineRequest = await toEngineRequest(
+        request,
+        pathname,
+        url.search,
+        `${url.origin}${mountPath}/v1`,
+      )
       return toFetchResponse(await platform().handle(engineRequest))
     })
 

@@ -50,8 +50,13 @@ function send(res: ServerResponse, response: EngineResponse, method: string): vo
   res.end(method === 'HEAD' || response.status === 204 ? undefined : payload)
 }
 
-/** Answers 413 and closes the connection once the answer is out, draining (not keeping) what is left. */
-function refuseOversize(req: IncomingMessage, res: ServerResponse, method: string, limit: number): void {
+/** Sends a response to an oversize body and closes the connection once it is out, draining (not keeping) what is left. */
+function refuseOversize(
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  response: EngineResponse,
+): void {
   res.setHeader('connection', 'close')
   res.once('finish', () => {
     req.resume()
@@ -59,7 +64,17 @@ function refuseOversize(req: IncomingMessage, res: ServerResponse, method: strin
     timer.unref()
     req.socket.once('close', () => clearTimeout(timer))
   })
-  send(res, edgeErrorResponse(errors.payloadTooLarge(limit)), method)
+  send(res, response, method)
+}
+
+/** The API's base URL as this client reached it, from a well-formed `Host` header, else the socket's address. */
+function baseUrlOf(req: IncomingMessage): string {
+  const host = req.headers.host
+  if (host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host))
+    return `http://${host}/v1`
+  const { localAddress, localPort } = req.socket
+  const address = localAddress?.includes(':') ? `[${localAddress}]` : (localAddress ?? '127.0.0.1')
+  return `http://${address}:${localPort ?? 80}/v1`
 }
 
 /**
@@ -78,18 +93,27 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
       const method = (req.method ?? 'GET').toUpperCase()
       try {
         const body = await readBody(req, limit)
-        if (!body.ok) {
-          if (body.reason === 'too-large') refuseOversize(req, res, method, limit)
-          return
-        }
+        if (!body.ok && body.reason !== 'too-large') return
         const request: EngineRequest = {
           method,
           url: req.url ?? '/',
           headers: headersOf(req),
-          body: body.body,
+          body: body.ok ? body.body : null,
           clientIp: req.socket.remoteAddress,
+          baseUrl: baseUrlOf(req),
+          // An oversize body is not read: the engine answers 413 in its order of checks.
+          bodyTooLarge: !body.ok,
         }
         const response = await handler().handle(request)
+        if (!body.ok) {
+          refuseOversize(
+            req,
+            res,
+            method,
+            response.status < 400 ? edgeErrorResponse(errors.payloadTooLarge(limit)) : response,
+          )
+          return
+        }
         await options.beforeSend?.(request, response)
         send(res, response, method)
       } catch (error) {

@@ -32,7 +32,7 @@ describe.each(TRANSPORTS)('agents (%s)', (kind) => {
         metadata: {},
       })
       expect(response.body.id).toMatch(/^agt_/)
-      expect(response.headers.get('location')).toBe(`/v1/agents/${response.body.id}`)
+      expect(response.headers.get('location')).toBe(`${mock.origin}/v1/agents/${response.body.id}`)
       const fetched = await call(mock, 'GET', `/v1/agents/${response.body.id}`, { key })
       expect(fetched.body).toEqual(response.body)
     })

@@ -30,7 +30,10 @@ export async function call(
     body = JSON.stringify(options.body)
     headers['content-type'] ??= 'application/json'
   }
-  const response = await fetch(`${transport.origin}${path}`, { method, headers, body })
+  const viaProxy = transport.apiBase !== undefined && path.startsWith('/v1')
+  const url = viaProxy ? `${transport.apiBase}${path.slice(3)}` : `${transport.origin}${path}`
+  const response = await fetch(url, { method, headers, body })
+  if (viaProxy) recordViolations(transport, method, path, response.headers.get('sl-violations'))
   const text = await response.text()
   let parsed: unknown = text
   try {
@@ -70,4 +73,13 @@ export async function provision(
     keyId: created.body.id as string,
     key: created.body.value as string,
   }
+}
+
+/** Keeps the response violations a validating proxy reported (request violations are the test's intent). */
+function recordViolations(transport: Transport, method: string, path: string, header: string | null): void {
+  if (!header) return
+  const found = JSON.parse(header) as { location: string[]; message: string }[]
+  for (const violation of found)
+    if (violation.location[0] === 'response')
+      transport.violations.push(`${method} ${path}: ${violation.location.join('.')} ${violation.message}`)
 }

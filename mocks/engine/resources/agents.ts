@@ -54,7 +54,7 @@ export function agentHandlers(): Handlers {
         return {
           status: 201,
           body: presentAgent(agent, ctx.key, ctx.faults),
-          headers: { location: `/v1/agents/${agent.id}` },
+          headers: { location: `${ctx.baseUrl}/agents/${agent.id}` },
         }
       },
     },

@@ -42,15 +42,18 @@ export function integrationHandlers(): Handlers {
         }
         const now = ctx.clock.iso()
         if (enabled !== undefined) integration.enabled = enabled
-        if (config !== undefined) integration.config = config
-        if (credentials === null) {
+        if (config !== undefined)
+          integration.config = ctx.faults.has('config-merged') ? { ...integration.config, ...config } : config
+        if (credentials === null && !ctx.faults.has('disconnect-ignored')) {
           integration.status = 'not_connected'
           integration.connected_at = null
           integration.credential_hint = null
-        } else if (credentials !== undefined) {
+        } else if (credentials) {
           integration.status = 'connected'
           integration.connected_at = now
           integration.credential_hint = credentialHint(credentials)
+          if (ctx.faults.has('credential-hint-last-key'))
+            integration.credential_hint = credentialHint({ x: Object.values(credentials).at(-1) ?? '' })
         }
         integration.updated_at = now
         const body =

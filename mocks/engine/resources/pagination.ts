@@ -20,6 +20,8 @@ export function listPage<T extends Listable, V = T>(
     },
     options.faults,
   )
+  if (!page.ok && options.faults?.has('invalid-cursor-ignored'))
+    return listPage(collection, { ...query, starting_after: undefined, ending_before: undefined }, options)
   if (!page.ok) throw errors.invalidCursor(page.param, `No object with id '${page.id}' to page from.`)
   const present = options.present ?? ((item: T) => item as unknown as V)
   return { object: 'list' as const, data: page.data.map(present), has_more: page.has_more }

@@ -50,7 +50,11 @@ export function teamMemberHandlers(): Handlers {
           created_at: now,
         }
         teamMembersOf(ctx).insert(member)
-        return { status: 201, body: member, headers: { location: `/v1/team-members/${member.id}` } }
+        return {
+          status: 201,
+          body: member,
+          headers: { location: `${ctx.baseUrl}/team-members/${member.id}` },
+        }
       },
     },
     getTeamMember: { load: findMember, run: (_ctx, member) => ({ status: 200, body: member }) },
