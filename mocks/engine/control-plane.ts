@@ -5,6 +5,7 @@ import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
 import type { Journal } from './journal.ts'
+import { assertJsonDepth } from './json-depth.ts'
 import type { KeyInput, KeyStore } from './key-store.ts'
 import type { RateLimiter } from './rate-limiter.ts'
 import { parseJsonBody } from './request-body.ts'
@@ -182,6 +183,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
           new Set(),
         )
         if (body !== undefined) {
+          assertJsonDepth(request.body)
           const fieldErrors = validators.body(operation.operationId, operation.object, body)
           if (fieldErrors.length > 0) throw errors.validationFailed(fieldErrors)
         }
