@@ -126,7 +126,8 @@ export class Collection<T extends Listable> {
         if (matches(item)) found.push(item)
       }
       const has_more = found.length > limit
-      return { ok: true, data: found.slice(0, limit).reverse(), has_more }
+      const page = found.slice(0, limit)
+      return { ok: true, data: faults?.has('ending-before-oldest-first') ? page : page.reverse(), has_more }
     }
     let start = 0
     if (query.starting_after !== undefined) {

@@ -30,7 +30,8 @@ export function parseJsonBody(
   faults: ReadonlySet<string>,
 ): unknown {
   const empty = body === null || body.trim() === ''
-  if (!empty && exceedsBodyLimit(body)) throw errors.payloadTooLarge(MAX_BODY_BYTES)
+  if (!empty && exceedsBodyLimit(body) && !faults.has('oversize-accepted'))
+    throw errors.payloadTooLarge(MAX_BODY_BYTES)
   if (empty) {
     if (required) throw errors.invalidJson('This request needs a JSON body (Content-Type: application/json).')
     return undefined
