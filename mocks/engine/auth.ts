@@ -3,7 +3,8 @@ import type { Clock } from './clock.ts'
 import type { KeyStore, StoredKey } from './key-store.ts'
 import { redactKey } from './secrets.ts'
 
-export type AuthResult = { ok: true; key: StoredKey } | { ok: false; error: ApiError }
+/** A failure carries the key when it was recognised (revoked, expired), so the journal can name it. */
+export type AuthResult = { ok: true; key: StoredKey } | { ok: false; error: ApiError; key?: StoredKey }
 
 const QUERY_KEY_PARAMS = ['api_key', 'apikey', 'key', 'access_token', 'token']
 
@@ -64,6 +65,7 @@ export async function authenticate(
   if (record.status === 'revoked' && !faults.has('revoked-key-accepted'))
     return {
       ok: false,
+      key: stored,
       error: errors.unauthenticated(
         faults.has('revoked-message-generic')
           ? `Invalid API key provided${describe(token)}.`
@@ -74,6 +76,7 @@ export async function authenticate(
   if (expiresAt && Date.parse(expiresAt) <= clock.now() && !faults.has('expired-key-accepted'))
     return {
       ok: false,
+      key: stored,
       error: errors.unauthenticated(`This API key${describe(token)} expired at ${expiresAt}.`),
     }
   return { ok: true, key: stored }
