@@ -5,12 +5,12 @@ import { dollars } from './call-timing.ts'
 import { callVocabulary } from './call-vocabulary.ts'
 import { phoneNumbers } from './catalog.ts'
 import type { ContractFaker } from './contract-faker.ts'
-import type { Prng } from './prng.ts'
-import { weightedPicker } from './prng.ts'
+import { type Prng, weightedPicker } from './prng.ts'
 import { SECOND } from './time.ts'
 import { timestampOf } from './timestamps.ts'
 import { buildTemplates } from './transcripts.ts'
 
+/** What `seedCallLogs` needs: how many, the seeded agents, the time and the random source. */
 export interface CallLogSeedOptions {
   count: number
   plans: readonly AgentPlan[]

@@ -18,6 +18,7 @@ export interface CallOutcome {
   analysis: CallTemplate['analysis'] | null
 }
 
+/** What every call outcome draws on. */
 export interface OutcomeContext {
   prng: Prng
   now: number
@@ -70,7 +71,8 @@ export function liveCall(
 /**
  * A call that reached a final status at some time in the agent's window, ended before now: completed calls
  * carry a whole conversation (or a voicemail), failed calls what was said before the line dropped, calls that
- * never connected nothing; `canceled` calls sometimes never left the queue (`started_at` null, duration 0).
+ * were never answered nothing. Every final call has started (the contract: `started_at` is null only while
+ * `queued`), so `canceled` ones were canceled while ringing.
  */
 export function finalCall(
   ctx: OutcomeContext,
@@ -86,7 +88,6 @@ export function finalCall(
   let reason: string | null = null
   let transcript = NO_ENTRIES
   let template: CallTemplate | null = null
-  let fromQueue = false
   if (status === S.completed) {
     const maxSeconds = plan.agent.max_call_duration_seconds as number
     template = outbound && set.voicemail && prng.chance(0.15) ? set.voicemail : pickConversation(prng, set)
@@ -109,17 +110,14 @@ export function finalCall(
     connected = duration
   } else if (status === S.noAnswer) duration = prng.int(18, 45)
   else if (status === S.busy) duration = prng.int(1, 4)
-  else {
-    fromQueue = prng.chance(0.3)
-    duration = fromQueue ? 0 : prng.int(2, 20)
-  }
-  const span = (fromQueue ? 40 : duration) * SECOND
+  else duration = prng.int(2, 20)
   let start = sampleStart(prng, plan.persona, plan.callsFrom, plan.callsUntil)
-  if (start + span >= plan.callsUntil) start = plan.callsUntil - span - prng.int(1, 300) * SECOND
-  const ended = fromQueue ? start + prng.int(3, 40) * SECOND : start + duration * SECOND
+  if (start + duration * SECOND >= plan.callsUntil)
+    start = plan.callsUntil - (duration + prng.int(1, 300)) * SECOND
+  const ended = start + duration * SECOND
   return {
-    created: fromQueue || !outbound ? start : start - prng.int(0, 2) * SECOND,
-    started: fromQueue ? null : start,
+    created: outbound ? start - prng.int(0, 2) * SECOND : start,
+    started: start,
     ended,
     duration,
     connected,

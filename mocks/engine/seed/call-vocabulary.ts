@@ -52,4 +52,5 @@ export function callVocabulary(faker: ContractFaker) {
   }
 }
 
+/** The call-log vocabulary of one contract. */
 export type CallVocabulary = ReturnType<typeof callVocabulary>

@@ -61,10 +61,12 @@ export const MODELS: Record<string, readonly string[]> = {
   custom: ['acme-voice-llama-3.1-8b-ft', 'support-mistral-7b-v3'],
 }
 
+/** Model temperatures, speaking rates and reply budgets agents are usually given. */
 export const TEMPERATURES = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.7, 0.8] as const
 export const MAX_TOKENS = [256, 300, 400, 512, 1024] as const
 export const SPEEDS = [0.9, 0.95, 1, 1, 1, 1.05, 1.1] as const
 
+/** Names of callers and team members. */
 export const FIRST_NAMES = [
   'Maria',
   'James',
@@ -126,6 +128,7 @@ export const WEEKDAYS: Record<string, readonly string[]> = {
   en: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'],
   es: ['lunes', 'martes', 'miércoles', 'jueves', 'viernes', 'sábado'],
 }
+/** Appointment times said aloud. */
 export const TIMES = [
   '9:00 am',
   '9:30 am',

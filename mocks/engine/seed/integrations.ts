@@ -4,6 +4,7 @@ import { type ContractFaker, enumValue } from './contract-faker.ts'
 import type { Prng } from './prng.ts'
 import { DAY, HOUR, withinAnHour } from './time.ts'
 
+/** What `seedIntegrations` needs. */
 export interface IntegrationSeedOptions {
   /** The account's Twilio number (an agent's line). */
   phoneNumber: string

@@ -23,6 +23,7 @@ export interface SeedSize {
   teamMembers?: number
 }
 
+/** Options of `seedDemoAccount`; `createEngine` passes its own stores and provisioning. */
 export interface SeedOptions {
   /** The same seed gives the same data (the key values excepted, which come from the CSPRNG). */
   seed: number

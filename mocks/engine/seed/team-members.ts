@@ -6,6 +6,7 @@ import { type ContractFaker, enumValue } from './contract-faker.ts'
 import { type Prng, weightedPicker } from './prng.ts'
 import { DAY, HOUR, withinAnHour } from './time.ts'
 
+/** What `seedTeamMembers` needs. */
 export interface TeamSeedOptions {
   /** Members besides the owner. */
   count: number

@@ -6,6 +6,7 @@ import type { Script } from './persona.ts'
 import { PETS } from './personas.ts'
 import type { Prng } from './prng.ts'
 
+/** The contract's `CallAnalysis`. */
 export type Analysis = NonNullable<CallLog['analysis']>
 
 /** One utterance, as the contract's `TranscriptEntry`. */
