@@ -52,7 +52,10 @@ export function createEngineCore(options: EngineCoreOptions) {
   const validators = createValidators(options.document)
   const accounts: AccountStore = createAccountStore(clock)
   const keys: KeyStore = createKeyStore(clock)
-  const rateLimiter = createRateLimiter({ extraAdmitted: faults.has('rate-limit-off-by-one') ? 1 : 0 })
+  const rateLimiter = createRateLimiter({
+    extraAdmitted: faults.has('rate-limit-off-by-one') ? 1 : 0,
+    countRefused: faults.has('rate-limit-counts-429'),
+  })
   const journal = createJournal()
 
   function finish(
@@ -64,6 +67,8 @@ export function createEngineCore(options: EngineCoreOptions) {
     meta: { operation?: Operation; key?: StoredKey },
   ): EngineResponse {
     if (!faults.has('request-id-missing')) response.headers['request-id'] = requestId
+    if (faults.has('wrong-content-type') && response.body !== undefined)
+      response.headers['content-type'] = 'text/plain; charset=utf-8'
     Object.assign(response.headers, corsHeaders(request.headers.origin))
     // A key sent in the path or as a parameter name is never echoed by an error or kept in the journal.
     if (response.status >= 400 && response.body && typeof response.body === 'object')
@@ -96,6 +101,11 @@ export function createEngineCore(options: EngineCoreOptions) {
       delete body.error.required_permission
     const extra = { ...error.headers }
     if (faults.has('retry-after-missing')) delete extra['retry-after']
+    if (faults.has('www-authenticate-missing')) delete extra['www-authenticate']
+    if (error.status === 401 && faults.has('401-has-ratelimit-headers')) extra.ratelimit = '"hourly";r=0;t=0'
+    if (faults.has('error-request-id-mismatch') && body.error.request_id)
+      body.error.request_id = 'req_0mismatch'
+    if (error.status === 422 && faults.has('422-without-errors')) delete body.error.errors
     return json(status, body, { ...headers, ...extra })
   }
 
@@ -128,14 +138,28 @@ export function createEngineCore(options: EngineCoreOptions) {
     const now = clock.now()
     key.last_used_at = toTimestamp(now)
 
-    const decision = rateLimiter.check(account.id, accounts.windows(account), now)
+    let windows = accounts.windows(account)
+    if (faults.has('burst-limit-ignored'))
+      windows = windows.map((w) => (w.policy === 'burst' ? { ...w, quota: w.quota * 1000 } : w))
+    const decision = rateLimiter.check(account.id, windows, now)
     const limitHeaders = rateLimitHeaders(decision.windows, now)
+    if (faults.has('ratelimit-remaining-off-by-one'))
+      limitHeaders.ratelimit =
+        limitHeaders.ratelimit?.replace(/r=(\d+)/g, (_, r) => `r=${Number(r) + 1}`) ?? ''
+    if (faults.has('x-ratelimit-headers-missing')) delete limitHeaders['x-ratelimit-remaining']
     if (faults.has('malformed-ratelimit-header'))
       limitHeaders.ratelimit = limitHeaders.ratelimit?.replace(/;/g, ',') ?? ''
     if (!decision.admitted)
       return {
         response: errorResponse(
-          errors.rateLimited(decision.policy, decision.retryAfter),
+          errors.rateLimited(
+            faults.has('429-wrong-policy')
+              ? decision.policy === 'burst'
+                ? 'hourly'
+                : 'burst'
+              : decision.policy,
+            faults.has('retry-after-too-short') ? Math.max(1, decision.retryAfter - 1) : decision.retryAfter,
+          ),
           requestId,
           limitHeaders,
         ),
@@ -183,16 +207,38 @@ export function createEngineCore(options: EngineCoreOptions) {
     if (!keys.ipAllowed(key, request.clientIp))
       throw errors.keyRestricted('This API key may not be used from this IP address.')
     const allowedOrigins = key.restrictions.allowed_origins
-    if (allowedOrigins.length > 0 && !allowedOrigins.includes(request.headers.origin ?? ''))
+    if (
+      allowedOrigins.length > 0 &&
+      !allowedOrigins.includes(request.headers.origin ?? '') &&
+      !faults.has('origin-restriction-ignored')
+    )
       throw errors.keyRestricted('This API key may not be used from this origin.')
     const skipPermission = faults.has('publishable-can-write') && key.type === 'publishable'
-    const missing = skipPermission ? undefined : missingScope(key.permissions, operation.permissions)
+    let needed = operation.permissions
+    if (faults.has('remove-member-needs-one-scope')) needed = needed.slice(0, 1)
+    let missing = skipPermission ? undefined : missingScope(key.permissions, needed)
+    if (faults.has('implied-scope-ignored'))
+      missing = needed.find((scope) => !key.permissions.includes(scope))
+    if (missing && faults.has('404-before-403'))
+      options.handlers[operation.operationId]?.load?.({
+        params,
+        data: options.dataFor(account),
+      } as OperationContext)
     if (missing) throw errors.missingPermission(missing)
 
     // 400: query, headers, body syntax.
+    if (faults.has('unknown-query-accepted'))
+      for (const name of [...url.searchParams.keys()])
+        if (!operation.parameters.some((p) => p.name === name)) url.searchParams.delete(name)
+    if (faults.has('limit-unbounded') && Number(url.searchParams.get('limit')) > 100)
+      url.searchParams.set('limit', '100')
     const query = validators.query(operation.operationId, operation.parameters, url.searchParams)
     if (!query.ok) throw errors.invalidParameter(query.param, query.message)
-    if (query.values.starting_after !== undefined && query.values.ending_before !== undefined)
+    if (
+      query.values.starting_after !== undefined &&
+      query.values.ending_before !== undefined &&
+      !faults.has('cursor-conflict-accepted')
+    )
       throw errors.parameterConflict(
         'ending_before',
         'starting_after and ending_before cannot be used together.',
@@ -222,8 +268,13 @@ export function createEngineCore(options: EngineCoreOptions) {
     const now = clock.now()
     if (idempotencyKey !== undefined && operation.method === 'post') {
       const previous = data.idempotency.lookup(idempotencyKey, fingerprint, now)
-      if (previous.kind === 'replay')
-        return { ...previous.result, headers: { ...previous.result.headers, 'idempotent-replayed': 'true' } }
+      if (previous.kind === 'replay' && !faults.has('idempotency-replay-ignored'))
+        return {
+          ...previous.result,
+          headers: faults.has('idempotent-replayed-missing')
+            ? previous.result.headers
+            : { ...previous.result.headers, 'idempotent-replayed': 'true' },
+        }
     }
 
     const handler = options.handlers[operation.operationId]
@@ -248,11 +299,17 @@ export function createEngineCore(options: EngineCoreOptions) {
       let fieldErrors = validators.body(operation.operationId, operation.object, body)
       if (faults.has('unknown-field-accepted'))
         fieldErrors = fieldErrors.filter((e) => e.code !== 'unknown_field')
+      if (faults.has('enum-unchecked')) fieldErrors = fieldErrors.filter((e) => e.code !== 'enum')
+      if (faults.has('range-unchecked'))
+        fieldErrors = fieldErrors.filter((e) => e.code !== 'minimum' && e.code !== 'maximum')
       if (fieldErrors.length > 0) throw errors.validationFailed(fieldErrors)
     }
     // 409: a reused idempotency key with another request.
     if (idempotencyKey !== undefined && operation.method === 'post') {
-      if (data.idempotency.lookup(idempotencyKey, fingerprint, now).kind === 'conflict')
+      if (
+        data.idempotency.lookup(idempotencyKey, fingerprint, now).kind === 'conflict' &&
+        !faults.has('idempotency-conflict-ignored')
+      )
         throw errors.conflict(
           'idempotency_key_reused',
           'This Idempotency-Key was already used with a different request.',

@@ -84,13 +84,15 @@ class SlidingWindow {
 export interface RateLimiterOptions {
   /** Off-by-one fault for the mutation harness: admits one request more than the quota. */
   extraAdmitted?: number
+  /** Fault for the mutation harness: refused requests (429) are counted too. */
+  countRefused?: boolean
 }
 
 /**
  * Per-account rate limiting over two sliding windows (decisions.md section 6).
  * `check` is synchronous, so in a single-threaded runtime exactly `quota` of any burst are admitted.
  */
-export function createRateLimiter({ extraAdmitted = 0 }: RateLimiterOptions = {}) {
+export function createRateLimiter({ extraAdmitted = 0, countRefused = false }: RateLimiterOptions = {}) {
   const accounts = new Map<string, Map<string, SlidingWindow>>()
 
   function windowsOf(accountId: string, limits: readonly WindowLimit[]): SlidingWindow[] {
@@ -142,6 +144,7 @@ export function createRateLimiter({ extraAdmitted = 0 }: RateLimiterOptions = {}
             policy = state.policy
           }
         }
+        if (countRefused) for (const window of windows) window.add(nowSec)
         return { admitted: false, windows: windowStates, policy, retryAfter: Math.max(1, retryAfter) }
       }
       for (const window of windows) window.add(nowSec)
