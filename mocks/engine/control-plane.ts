@@ -8,7 +8,7 @@ import type { Journal } from './journal.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import type { KeyInput, KeyStore } from './key-store.ts'
 import type { RateLimiter } from './rate-limiter.ts'
-import { parseJsonBody } from './request-body.ts'
+import { MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
 import { constantTimeEqual } from './secrets.ts'
 import type { EngineRequest, EngineResponse } from './types.ts'
 
@@ -176,6 +176,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
       if (!query.ok) throw errors.invalidParameter(query.param, query.message)
       let body: unknown
       if (operation.hasBody) {
+        if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
         body = parseJsonBody(
           request.body,
           request.headers['content-type'],

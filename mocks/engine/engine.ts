@@ -251,7 +251,7 @@ export function createEngineCore(options: EngineCoreOptions) {
           `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long.`,
         )
     }
-    if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
+    if (request.bodyTooLarge && operation.hasBody) throw errors.payloadTooLarge(MAX_BODY_BYTES)
     const body = operation.hasBody
       ? parseJsonBody(
           request.body,
