@@ -65,7 +65,7 @@ export function seedAgents(options: {
     const round = Math.floor(i / PERSONAS.length)
     const branch = round === 0 ? '' : BRANCHES[(round - 1) % BRANCHES.length]
     const suffix = round > BRANCHES.length ? ` ${Math.ceil(round / BRANCHES.length)}` : ''
-    const base = faker.fake<Record<string, unknown>>('Agent', prng.seed())
+    const base = faker.fake<Agent>('Agent', prng.seed())
     const voice = base.voice as Voice
     const llm = base.llm as Llm
     const createdMs =
@@ -80,7 +80,8 @@ export function seedAgents(options: {
     let line = prng.pick(numbers)
     for (let tries = 0; lines.has(line) && tries < 20; tries++) line = prng.pick(numbers)
     lines.add(line)
-    const agent: Agent = {
+    // `as`: providers and webhook events are the contract's enum values, picked at run time by the faker.
+    const agent = {
       ...base,
       id: prng.id('agt'),
       object: 'agent',
@@ -95,24 +96,24 @@ export function seedAgents(options: {
         ...voice,
         voice_id: voiceFor(prng, voice, persona.language),
         speed: prng.pick(SPEEDS),
-      },
+      } as Agent['voice'], // providers come from the contract's enum through json-schema-faker
       llm: {
         ...llm,
         model: MODELS[llm.provider] ? prng.pick(MODELS[llm.provider] as string[]) : llm.model,
         temperature: prng.pick(TEMPERATURES),
         max_tokens: prng.pick(MAX_TOKENS),
-      },
+      } as Agent['llm'],
       max_call_duration_seconds: clampTo(maxDuration, persona.maxCallSeconds),
       webhook_url: hasWebhook ? `https://hooks.${persona.domain}/voice/${persona.key}` : null,
-      webhook_events: hasWebhook
+      webhook_events: (hasWebhook
         ? events.length > 0
           ? events.slice(0, prng.int(1, events.length))
           : [callEnded]
-        : [],
+        : []) as Agent['webhook_events'],
       metadata: branch ? { ...persona.metadata, branch } : { ...persona.metadata },
       created_at: toTimestamp(createdMs),
       updated_at: toTimestamp(updatedMs),
-    }
+    } as Agent
     plans.push({
       agent,
       persona,

@@ -79,7 +79,7 @@ export function seedCallLogs(options: CallLogSeedOptions): CallLog[] {
     const id = prng.id('call')
     const meta = metadata[k] as (typeof metadata)[number]
     const createdAt = timestampOf(call.created)
-    // `as`: resources/types.ts types `started_at` as a string; the contract makes it nullable (queued calls).
+    // `as`: statuses, channels and reasons are the contract's enum values, checked at run time (callVocabulary).
     const log = {
       id,
       object: 'call_log',
