@@ -38,7 +38,7 @@ export function createAccountData(): AccountData {
 export function provisionAccountData(
   account: Account,
   clock: Clock,
-  integrations: readonly { id: string; name: string }[],
+  integrations: readonly { id: IntegrationRecord['id']; name: string }[],
 ): AccountData {
   const data = createAccountData()
   const now = clock.iso()
@@ -69,20 +69,24 @@ export function provisionAccountData(
   return data
 }
 
+/**
+ * A copy of the data that later requests cannot change. Call logs are never modified in place (only
+ * deleted), so they are shared rather than copied: a snapshot of 100,000 logs stays cheap.
+ */
 export function snapshotAccountData(data: AccountData): AccountDataSnapshot {
   return {
-    agents: [...data.agents.values()],
+    agents: structuredClone([...data.agents.values()]),
     callLogs: [...data.callLogs.values()],
-    integrations: [...data.integrations.values()],
-    teamMembers: [...data.teamMembers.values()],
-    idempotency: data.idempotency.dump(),
+    integrations: structuredClone([...data.integrations.values()]),
+    teamMembers: structuredClone([...data.teamMembers.values()]),
+    idempotency: structuredClone(data.idempotency.dump()),
   }
 }
 
 export function restoreAccountData(snapshot: AccountDataSnapshot): AccountData {
   const data = createAccountData()
   data.agents.load(structuredClone(snapshot.agents))
-  data.callLogs.load(structuredClone(snapshot.callLogs))
+  data.callLogs.load(snapshot.callLogs)
   for (const integration of structuredClone(snapshot.integrations))
     data.integrations.set(integration.id, integration)
   data.teamMembers.load(structuredClone(snapshot.teamMembers))

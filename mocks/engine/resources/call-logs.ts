@@ -23,19 +23,21 @@ export function callLogFilter(
   if (typeof status === 'string' && !faults.has('status-filter-ignored'))
     checks.push((log) => log.status === status)
   if (typeof direction === 'string') checks.push((log) => log.direction === direction)
+  // A call not started or not ended (`started_at` / `duration_seconds` null) matches no filter on them.
+  const startedAt = (log: CallLog) => (log.started_at === null ? Number.NaN : Date.parse(log.started_at))
   if (typeof started_after === 'string') {
     const after = Date.parse(started_after)
-    if (faults.has('started-after-inclusive')) checks.push((log) => Date.parse(log.started_at) >= after)
-    else checks.push((log) => Date.parse(log.started_at) > after)
+    if (faults.has('started-after-inclusive')) checks.push((log) => startedAt(log) >= after)
+    else checks.push((log) => startedAt(log) > after)
   }
   if (typeof started_before === 'string') {
     const before = Date.parse(started_before)
-    checks.push((log) => Date.parse(log.started_at) < before)
+    checks.push((log) => startedAt(log) < before)
   }
   if (typeof min_duration_seconds === 'number')
-    checks.push((log) => (log.duration_seconds ?? 0) >= min_duration_seconds)
+    checks.push((log) => log.duration_seconds !== null && log.duration_seconds >= min_duration_seconds)
   if (typeof max_duration_seconds === 'number')
-    checks.push((log) => (log.duration_seconds ?? 0) <= max_duration_seconds)
+    checks.push((log) => log.duration_seconds !== null && log.duration_seconds <= max_duration_seconds)
   if (checks.length === 0) return undefined
   return (log) => checks.every((check) => check(log))
 }

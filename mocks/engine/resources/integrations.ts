@@ -75,8 +75,12 @@ const DISPLAY_NAMES: Record<string, string> = {
 }
 
 /** The integrations every account has, in the contract's order (`IntegrationSlug`'s enum). */
-export function integrationCatalog(document: OpenApiDocument): { id: string; name: string }[] {
-  const slugs = resolveRef<{ enum?: string[] }>(document, { $ref: '#/components/schemas/IntegrationSlug' })
+export function integrationCatalog(
+  document: OpenApiDocument,
+): { id: IntegrationRecord['id']; name: string }[] {
+  const slugs = resolveRef<{ enum?: IntegrationRecord['id'][] }>(document, {
+    $ref: '#/components/schemas/IntegrationSlug',
+  })
   return (slugs.enum ?? []).map((id) => ({
     id,
     name: DISPLAY_NAMES[id] ?? id.replace(/_/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase()),

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMockPlatform } from '../../mocks/platform.ts'
+import { call, provision } from '../support/client.ts'
+import { startTransport, type Transport } from '../support/transports.ts'
+
+describe('the control plane (/_mock)', () => {
+  let mock: Transport
+  let key: string
+  beforeAll(async () => {
+    mock = await startTransport('http')
+    key = mock.platform.demo.secretKey ?? ''
+  })
+  afterAll(() => mock.close())
+
+  it('resets to the seeded state: changes are undone and the demo keys still work', async () => {
+    const agents = await call(mock, 'GET', '/v1/agents?limit=1', { key })
+    const agent = agents.body.data[0]
+    await call(mock, 'PATCH', `/v1/agents/${agent.id}`, { key, body: { name: 'Renamed' } })
+    await call(
+      mock,
+      'DELETE',
+      `/v1/call-logs/${(await call(mock, 'GET', '/v1/call-logs?limit=1', { key })).body.data[0].id}`,
+      { key },
+    )
+    const created = await provision(mock)
+    expect((await call(mock, 'POST', '/_mock/reset')).status).toBe(200)
+    const after = await call(mock, 'GET', `/v1/agents/${agent.id}`, { key })
+    expect(after.status).toBe(200)
+    expect(after.body.name).toBe(agent.name)
+    expect((await call(mock, 'GET', '/v1/user', { key: created.key })).status).toBe(401)
+    const logs = await call(mock, 'GET', '/v1/call-logs?limit=1', { key })
+    expect(logs.body.data).toHaveLength(1)
+  })
+
+  it('lists keys with their redacted value and never the value itself', async () => {
+    const { accountId, key: value } = await provision(mock)
+    const keys = await call(mock, 'GET', `/_mock/accounts/${accountId}/keys`)
+    expect(keys.status).toBe(200)
+    expect(keys.body.data[0].redacted_value).toBe(`sk-svc-...${value.slice(-4)}`)
+    expect(JSON.stringify(keys.body)).not.toContain(value)
+    expect(keys.body.data[0].rotation_due_at > keys.body.data[0].created_at).toBe(true)
+  })
+
+  it('records failed requests in the journal with the key id, for watching a rotation', async () => {
+    const { keyId, key: value } = await provision(mock)
+    await call(mock, 'GET', '/v1/user', { key: value })
+    await call(mock, 'POST', `/_mock/keys/${keyId}/revoke`)
+    await call(mock, 'GET', '/v1/agents', { key: value })
+    const journal = await call(mock, 'GET', '/_mock/journal?status=4xx&limit=50')
+    expect(journal.status).toBe(200)
+    expect(
+      journal.body.data.some(
+        (e: { status: number; path: string }) => e.status === 401 && e.path === '/v1/agents',
+      ),
+    ).toBe(true)
+    const byKey = await call(mock, 'GET', `/_mock/journal?key_id=${keyId}`)
+    // Newest first: the revoked key's failure is attributed to it, so a rotation can be watched per key.
+    expect(byKey.body.data.map((e: { status: number }) => e.status)).toEqual([401, 200])
+    expect(JSON.stringify(journal.body)).not.toContain(value)
+  })
+
+  it('moves the clock forward and reports it', async () => {
+    const before = await call(mock, 'GET', '/_mock/clock')
+    const after = await call(mock, 'POST', '/_mock/clock/advance', { body: { seconds: 3600 } })
+    expect(after.body.offset_seconds - before.body.offset_seconds).toBe(3600)
+    expect(Date.parse(after.body.now) - Date.parse(before.body.now)).toBeGreaterThanOrEqual(3600_000)
+    const refused = await call(mock, 'POST', '/_mock/clock/advance', { body: { seconds: -5 } })
+    expect(refused.status).toBe(422)
+  })
+
+  it('switches plans and reports usage per window', async () => {
+    const { accountId, key: value } = await provision(mock, { plan: 'free' })
+    await call(mock, 'GET', '/v1/user', { key: value })
+    const switched = await call(mock, 'PATCH', `/_mock/accounts/${accountId}`, { body: { plan: 'pro' } })
+    expect(switched.body).toMatchObject({
+      plan: 'pro',
+      limits: { hourly: 1000, burst: 50 },
+      custom_limits: false,
+    })
+    const usage = await call(mock, 'GET', `/_mock/accounts/${accountId}/rate-limit`)
+    expect(usage.body.windows).toContainEqual(
+      expect.objectContaining({ policy: 'burst', limit: 50, used: 1, remaining: 49 }),
+    )
+  })
+
+  it('answers 404 for an unknown account and 422 for a bad body', async () => {
+    expect((await call(mock, 'GET', '/_mock/accounts/usr_nobody')).status).toBe(404)
+    expect((await call(mock, 'POST', '/_mock/accounts', { body: { plan: 'gold' } })).status).toBe(422)
+  })
+})
+
+describe('who may use the control plane', () => {
+  const request = (clientIp: string | undefined, authorization?: string) => ({
+    method: 'GET',
+    url: '/_mock/clock',
+    headers: authorization ? { authorization } : {},
+    body: null,
+    clientIp,
+  })
+
+  it.each(['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', undefined])(
+    'admits the loopback client %s',
+    async (ip) => {
+      const platform = await createMockPlatform()
+      expect((await platform.handle(request(ip))).status).toBe(200)
+    },
+  )
+
+  it('refuses a client that is not on loopback with 403', async () => {
+    const platform = await createMockPlatform()
+    const response = await platform.handle(request('192.0.2.7'))
+    expect(response.status).toBe(403)
+  })
+
+  it('requires the admin token when one is set, from any address', async () => {
+    const platform = await createMockPlatform({ adminToken: 'a-very-long-admin-token' })
+    expect((await platform.handle(request('127.0.0.1'))).status).toBe(401)
+    expect((await platform.handle(request('192.0.2.7', 'Bearer wrong-token-of-some-length'))).status).toBe(
+      401,
+    )
+    expect((await platform.handle(request('192.0.2.7', 'Bearer a-very-long-admin-token'))).status).toBe(200)
+  })
+})
