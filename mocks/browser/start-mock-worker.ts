@@ -1,6 +1,6 @@
 import { http } from 'msw'
 import { type SetupWorker, setupWorker } from 'msw/browser'
-import { toEngineRequest, toFetchResponse } from '../msw/fetch-bridge.ts'
+import { toFetchResponse } from '../msw/fetch-bridge.ts'
 import { createHandlers } from '../msw/handlers.ts'
 import type { MockPlatform, MockPlatformOptions } from '../platform.ts'
 import { createPersistentPlatform } from './persistent-platform.ts'
@@ -62,10 +62,20 @@ export async function startMockWorker(options: MockWorkerOptions = {}): Promise<
   const persistent = await createPersistentPlatform({ checkResponses: true, ...platformOptions, store })
   const mountPoint = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')
 
+  // The engine's own reset goes back to the state this page load started from; in the browser a reset
+  // means the seeded state, so the control plane checks the request and the platform is then reseeded.
   const resetHandler = http.post(`${mountPoint}/_mock/reset`, async ({ request }) => {
-    const url = new URL(request.url)
-    const engineRequest = await toEngineRequest(request, '/_mock/reset', url.search)
-    const answer = await persistent.platform.handle(engineRequest)
+    const headers: Record<string, string> = {}
+    request.headers.forEach((value, name) => {
+      headers[name] = value
+    })
+    const body = await request.text()
+    const answer = await persistent.platform.handle({
+      method: 'POST',
+      url: `/_mock/reset${new URL(request.url).search}`,
+      headers,
+      body: body === '' ? null : body,
+    })
     if (answer.status === 200) await persistent.reset()
     return toFetchResponse(answer)
   })

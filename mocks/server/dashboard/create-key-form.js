@@ -56,9 +56,9 @@ export function createKeyForm(ctx, reveal) {
   })
   const type = h(
     'select',
-    { id: 'vak-key-type', name: 'type' },
-    h('option', { value: 'secret' }, 'Secret (sk-svc-…): server-side, read and write'),
-    h('option', { value: 'publishable' }, 'Publishable (pk-svc-…): client-side, read-only'),
+    { id: 'vak-key-type', name: 'type', 'aria-describedby': 'vak-key-type-hint' },
+    h('option', { value: 'secret' }, 'Secret (sk-svc-…)'),
+    h('option', { value: 'publishable' }, 'Publishable (pk-svc-…)'),
   )
   const name = h('input', {
     id: 'vak-key-name',
@@ -262,7 +262,17 @@ export function createKeyForm(ctx, reveal) {
     h(
       'div',
       { class: 'vak-field-row' },
-      h('div', { class: 'vak-field' }, h('label', { for: type.id }, 'Type'), type),
+      h(
+        'div',
+        { class: 'vak-field' },
+        h('label', { for: type.id }, 'Type'),
+        type,
+        h(
+          'p',
+          { class: 'vak-hint', id: 'vak-key-type-hint' },
+          'Secret: full access, server-side only. Publishable: read-only, safe in client-side code.',
+        ),
+      ),
       h('div', { class: 'vak-field' }, h('label', { for: name.id }, 'Name'), name),
     ),
     h(

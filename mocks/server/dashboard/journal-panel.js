@@ -38,7 +38,8 @@ export function createJournalPanel(ctx) {
         {
           type: 'button',
           class: 'vak-button vak-small',
-          onclick: () => ctx.refresh('journal', 'keys', 'usage'),
+          onclick: () =>
+            ctx.refresh('clock', 'keys', 'usage', 'journal').then(() => ctx.announce('Refreshed.')),
         },
         'Refresh',
       ),

@@ -65,7 +65,12 @@ export function createKeysTable(ctx) {
       h('h2', { id: 'vak-keys-title', tabindex: '-1' }, 'Keys ', count),
       h(
         'button',
-        { type: 'button', class: 'vak-button vak-small', onclick: () => ctx.refresh('keys', 'journal') },
+        {
+          type: 'button',
+          class: 'vak-button vak-small',
+          onclick: () =>
+            ctx.refresh('clock', 'keys', 'usage', 'journal').then(() => ctx.announce('Refreshed.')),
+        },
         'Refresh',
       ),
     ),

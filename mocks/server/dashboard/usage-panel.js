@@ -56,7 +56,12 @@ export function createUsagePanel(ctx) {
       h('h2', { id: 'vak-usage-title' }, 'Rate limits'),
       h(
         'button',
-        { type: 'button', class: 'vak-button vak-small', onclick: () => ctx.refresh('usage') },
+        {
+          type: 'button',
+          class: 'vak-button vak-small',
+          onclick: () =>
+            ctx.refresh('clock', 'keys', 'usage', 'journal').then(() => ctx.announce('Refreshed.')),
+        },
         'Refresh',
       ),
     ),
@@ -85,7 +90,7 @@ export function createUsagePanel(ctx) {
             h(
               'span',
               { id, class: 'vak-window-name' },
-              w.policy === 'hourly' ? 'Hourly window' : 'Burst window (1 minute)',
+              w.policy === 'hourly' ? 'Per hour' : 'Burst, per minute',
             ),
             h(
               'span',

@@ -1,0 +1,42 @@
+import { startMockWorker } from 'voice-api-kit/mocks/browser'
+
+/** Where the app's API calls go, and with which keys. */
+export interface ApiTarget {
+  baseUrl: string
+  publishableKey(): string
+  secretKey(): string
+  /** Where the keys of this target are managed. */
+  dashboardUrl: string
+  /** One line for the page header. */
+  description: string
+  /** Starts the mock over (only the in-browser mock can). */
+  reset?: () => Promise<void>
+}
+
+/**
+ * The in-browser mock (MSW worker) by default. With `VITE_API_BASE_URL` set (e.g. to the standalone mock,
+ * `http://127.0.0.1:4010/v1`), the app calls that API instead, with `VITE_PUBLISHABLE_KEY` and
+ * `VITE_SECRET_KEY` from `.env.local`: the worker is not started.
+ */
+export async function connect(): Promise<ApiTarget> {
+  const env = import.meta.env
+  if (env.VITE_API_BASE_URL) {
+    const origin = new URL(env.VITE_API_BASE_URL).origin
+    return {
+      baseUrl: env.VITE_API_BASE_URL,
+      publishableKey: () => env.VITE_PUBLISHABLE_KEY ?? '',
+      secretKey: () => env.VITE_SECRET_KEY ?? '',
+      dashboardUrl: `${origin}/_mock/dashboard`,
+      description: `API at ${env.VITE_API_BASE_URL}`,
+    }
+  }
+  const mock = await startMockWorker({ quiet: true })
+  return {
+    baseUrl: mock.baseUrl,
+    publishableKey: () => mock.publishableKey,
+    secretKey: () => mock.secretKey,
+    dashboardUrl: '/dashboard.html',
+    description: `In-browser mock (MSW service worker)${mock.restored ? ', state restored from this tab' : ''}`,
+    reset: () => mock.reset(),
+  }
+}

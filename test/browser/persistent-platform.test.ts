@@ -1,0 +1,100 @@
+import { describe, expect, it, vi } from 'vitest'
+import { createPersistentPlatform } from '../../mocks/browser/persistent-platform.ts'
+import { createSessionStore } from '../../mocks/browser/session-store.ts'
+
+/** An in-memory Web Storage area. */
+function memoryStorage(quota = Number.POSITIVE_INFINITY) {
+  const items = new Map<string, string>()
+  return {
+    items,
+    getItem: (key: string) => items.get(key) ?? null,
+    setItem(key: string, value: string) {
+      if (value.length > quota) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
+      items.set(key, value)
+    },
+    removeItem: (key: string) => void items.delete(key),
+  }
+}
+
+const get = (path: string, key?: string) => ({
+  method: 'GET',
+  url: path,
+  headers: key ? { authorization: `Bearer ${key}` } : {},
+  body: null,
+})
+const post = (path: string, body?: unknown) => ({
+  method: 'POST',
+  url: path,
+  headers: { 'content-type': 'application/json' },
+  body: body === undefined ? null : JSON.stringify(body),
+})
+
+describe('createPersistentPlatform', () => {
+  it('continues a saved state: accounts, keys, revocations, clock and journal, with the demo keys', async () => {
+    const storage = memoryStorage()
+    const first = await createPersistentPlatform({ store: createSessionStore(storage) })
+    const { account } = first.platform.demo
+    await first.handle(post('/_mock/clock/advance', { seconds: 120 }))
+    const created = await first.handle(
+      post(`/_mock/accounts/${account.id}/keys`, { type: 'secret', name: 'ci' }),
+    )
+    const { id, value } = created.body as { id: string; value: string }
+    await first.handle(post(`/_mock/keys/${id}/revoke`))
+    expect((await first.handle(get('/v1/user', value))).status).toBe(401)
+    first.flush()
+
+    const second = await createPersistentPlatform({ store: createSessionStore(storage) })
+    expect(second.restored).toBe(true)
+    expect(second.publishableKey).toBe(first.publishableKey)
+    expect((await second.handle(get('/v1/agents', second.publishableKey))).status).toBe(200)
+    expect((await second.handle(get('/v1/user', value))).status).toBe(401)
+    expect(second.platform.clock.offsetSeconds()).toBe(120)
+    const failures = await second.handle(get(`/_mock/journal?status=401&key_id=${id}`))
+    expect((failures.body as { data: unknown[] }).data).toHaveLength(2)
+  })
+
+  it('saves a state change before answering, and never a key value', async () => {
+    const storage = memoryStorage()
+    const persistent = await createPersistentPlatform({
+      store: createSessionStore(storage),
+      saveDelayMs: 60_000,
+    })
+    const { account } = persistent.platform.demo
+    const created = await persistent.handle(
+      post(`/_mock/accounts/${account.id}/keys`, { type: 'secret', name: 'n' }),
+    )
+    const { value } = created.body as { value: string }
+    const saved = [...storage.items.values()].join('')
+    expect(saved).toContain('"name":"n"')
+    expect(saved).not.toContain(value)
+  })
+
+  it('starts over on reset: the seeded data again, new demo key values, nothing saved from before', async () => {
+    const storage = memoryStorage()
+    const persistent = await createPersistentPlatform({ store: createSessionStore(storage) })
+    const before = { account: persistent.platform.demo.account.id, key: persistent.secretKey }
+    await persistent.handle(post('/_mock/clock/advance', { seconds: 60 }))
+    await persistent.reset()
+    expect(persistent.platform.demo.account.id).toBe(before.account)
+    expect(persistent.secretKey).not.toBe(before.key)
+    expect(persistent.platform.clock.offsetSeconds()).toBe(0)
+    expect((await persistent.handle(get('/v1/user', persistent.secretKey))).status).toBe(200)
+  })
+
+  it('reseeds when the saved state is unusable', async () => {
+    const storage = memoryStorage()
+    storage.setItem('voice-api-kit:mock-state', '{"version":1,"snapshot":')
+    const persistent = await createPersistentPlatform({ store: createSessionStore(storage) })
+    expect(persistent.restored).toBe(false)
+    expect((await persistent.handle(get('/v1/user', persistent.secretKey))).status).toBe(200)
+  })
+
+  it('keeps working, and says so once, when the storage is full', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const persistent = await createPersistentPlatform({ store: createSessionStore(memoryStorage(10)) })
+    await persistent.handle(post('/_mock/clock/advance', { seconds: 1 }))
+    expect((await persistent.handle(get('/v1/user', persistent.secretKey))).status).toBe(200)
+    expect(warn).toHaveBeenCalledTimes(1)
+    warn.mockRestore()
+  })
+})
