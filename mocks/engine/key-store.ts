@@ -2,7 +2,8 @@ import { type Cidr, cidrContains, parseCidr, parseIp } from './cidr.ts'
 import { type Clock, toTimestamp } from './clock.ts'
 import { expandPermissions, PUBLISHABLE_SCOPES, SCOPES, type Scope } from './permissions.ts'
 import { newId, randomBase62 } from './random.ts'
-import { constantTimeEqual, hashSecret, redactKey } from './secrets.ts'
+import { constantTimeEqual, redactKey } from './secrets.ts'
+import { sha256Hex } from './sha256.ts'
 
 export type KeyType = 'secret' | 'publishable'
 
@@ -98,7 +99,7 @@ export function createKeyStore(clock: Clock) {
       const checked = validate(input)
       if (!checked.ok || !('scopes' in checked)) return checked as KeyCreateResult
       const value = PREFIX[input.type] + randomBase62(KEY_RANDOM_LENGTH)
-      const hash = await hashSecret(value)
+      const hash = sha256Hex(value)
       const now = clock.now()
       const record: ApiKey = {
         id: newId('key'),
@@ -123,9 +124,12 @@ export function createKeyStore(clock: Clock) {
       return { ok: true, key: record, value }
     },
 
-    /** Finds the key whose value hashes to the token's hash, comparing hashes in constant time. */
+    /**
+     * Finds the key whose value hashes to the token's hash, comparing hashes in constant time.
+     * Hashes synchronously: no worker-thread round trip on every request.
+     */
     async find(token: string): Promise<StoredKey | undefined> {
-      const hash = await hashSecret(token)
+      const hash = sha256Hex(token)
       const stored = byHash.get(hash)
       return stored && constantTimeEqual(stored.hash, hash) ? stored : undefined
     },
