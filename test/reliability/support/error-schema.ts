@@ -1,0 +1,46 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+import { mockControlDocument } from '../../../openapi/generated/mock-control.document.ts'
+import { v1Document } from '../../../openapi/generated/v1.document.ts'
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020
+
+/** The `Error` schema of a contract document, compiled on its own (not with the engine's validators). */
+function compileError(id: string, document: unknown): ValidateFunction {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
+  addFormats(ajv)
+  ajv.addSchema({ ...(document as object), $id: id })
+  return ajv.compile({ $ref: `${id}#/components/schemas/Error` })
+}
+
+const v1Error = compileError('urn:test:v1', v1Document)
+const controlError = compileError('urn:test:control', mockControlDocument)
+
+function header(headers: Headers | Record<string, string | string[] | undefined>, name: string) {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined
+  const value = headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/**
+ * What is wrong with an error response, against the contract: the body must match the `Error` schema
+ * of the v1 contract (or of the control plane's for `/_mock/` paths, which adds its own codes), a 401
+ * has no `request_id`, and any other error repeats the `Request-Id` header as `error.request_id`.
+ */
+export function errorProblems(
+  path: string,
+  status: number,
+  headers: Headers | Record<string, string | string[] | undefined>,
+  body: unknown,
+): string[] {
+  const validate = path === '/_mock' || path.startsWith('/_mock/') ? controlError : v1Error
+  if (!validate(body))
+    return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`)
+  const error = (body as { error: { request_id?: string } }).error
+  if (status === 401) return error.request_id === undefined ? [] : ['a 401 body carries request_id']
+  const requestId = header(headers, 'request-id')
+  if (error.request_id !== requestId)
+    return [`error.request_id ${String(error.request_id)} differs from Request-Id ${String(requestId)}`]
+  return []
+}

@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+/** The mock CLI running in a child process. */
+export interface SpawnedMock {
+  child: ChildProcess
+  pid: number
+  /** e.g. `http://127.0.0.1:41234` */
+  origin: string
+  port: number
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string
+  /** Resolves with the exit code or signal once the process is gone. */
+  exited: Promise<string>
+  kill(signal: NodeJS.Signals): Promise<string>
+}
+
+/** Starts `voice-api-kit mock --port 0 <args>` and resolves once its first line names the URL. */
+export function spawnMock(args: string[], timeoutMs = 20_000): Promise<SpawnedMock> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'mocks/cli/main.ts', 'mock', '--port', '0', ...args],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let output = ''
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? String(code))),
+  )
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`the mock did not start in ${timeoutMs} ms:\n${output}`))
+    }, timeoutMs)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+      const match = /listening on (http:\/\/127\.0\.0\.1:(\d+))\/v1/.exec(output)
+      if (!match?.[1] || !match[2]) return
+      clearTimeout(timer)
+      child.stdout?.off('data', onData)
+      child.stdout?.on('data', (more: Buffer) => {
+        output += more.toString('utf8')
+      })
+      resolve({
+        child,
+        pid: child.pid ?? -1,
+        origin: match[1],
+        port: Number(match[2]),
+        output: () => output,
+        exited,
+        kill: (signal) => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+          return exited
+        },
+      })
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+    })
+    exited.then((how) => {
+      clearTimeout(timer)
+      reject(new Error(`the mock exited (${how}) before listening:\n${output}`))
+    })
+  })
+}

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import type { Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createMockPlatform } from '../../../mocks/platform.ts'
+import { createHttpServer, listen } from '../../../mocks/server/http-server.ts'
+import { spawnMock } from './spawn-mock.ts'
+
+/** A running mock over real HTTP: in this process, or the CLI with `--state-file` in a child. */
+export interface Target {
+  name: string
+  origin: string
+  close(): Promise<void>
+}
+
+/** The engine behind `createHttpServer` in this process, on a free loopback port. */
+export async function inProcessTarget(): Promise<Target> {
+  const platform = await createMockPlatform({ checkResponses: true })
+  const server: Server = createHttpServer(() => platform)
+  const { port } = await listen(server, 0, '127.0.0.1')
+  return {
+    name: 'in-process server',
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}
+
+/** `voice-api-kit mock --state-file` in a child process (every write is made durable before it answers). */
+export async function stateFileTarget(): Promise<Target> {
+  const folder = mkdtempSync(join(tmpdir(), 'vak-target-'))
+  const mock = await spawnMock(['--quiet', '--state-file', join(folder, 'state.json')])
+  return {
+    name: 'CLI with --state-file',
+    origin: mock.origin,
+    async close() {
+      await mock.kill('SIGTERM')
+      rmSync(folder, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A body `createAgent` accepts. */
+export function agentBody(name: string) {
+  return {
+    name,
+    voice: { provider: 'elevenlabs', voice_id: 'rachel' },
+    llm: { provider: 'openai', model: 'gpt-4o-mini' },
+  }
+}
