@@ -82,53 +82,82 @@ function schemaCheck(operation: ContractOperation, target: BodyTarget): Contract
   }
 }
 
-function malformedCheck(operation: ContractOperation, target: BodyTarget): ContractCheck {
-  return {
-    id: `bad-input/${operation.operationId}/malformed`,
+/** The malformed bodies of one kind, and the error each must get. */
+const MALFORMED: {
+  id: string
+  title: string
+  cases: (valid: string, base: Record<string, unknown>) => [string, string, string][]
+  status: number
+  code: string
+}[] = [
+  {
+    id: 'invalid-json',
+    title: 'answers 400 invalid_json to a body that is not valid JSON',
+    status: 400,
+    code: 'invalid_json',
+    cases: (valid) => [
+      [valid.slice(0, -3), 'application/json', 'truncated JSON'],
+      ['{"name": "x",}', 'application/json', 'JSON with a trailing comma'],
+    ],
+  },
+  {
+    id: 'not-an-object',
+    title: 'answers 400 invalid_json to JSON that is not an object',
+    status: 400,
+    code: 'invalid_json',
+    cases: () => [
+      ['[]', 'application/json', 'a JSON array'],
+      ['"text"', 'application/json', 'a JSON string'],
+    ],
+  },
+  {
+    id: 'media-type',
+    title: 'answers 415 unsupported_media_type to a body that is not application/json',
+    status: 415,
+    code: 'unsupported_media_type',
+    cases: (valid) => [
+      [valid, 'text/plain', 'Content-Type text/plain'],
+      [valid, 'application/x-www-form-urlencoded', 'a form-encoded Content-Type'],
+    ],
+  },
+  {
+    id: 'oversize',
+    title: 'answers 413 payload_too_large to a body over 1 MiB',
+    status: 413,
+    code: 'payload_too_large',
+    cases: (_valid, base) => [
+      [
+        JSON.stringify({ ...base, name: 'x'.repeat(1024 * 1024 + 16) }),
+        'application/json',
+        'a body over 1 MiB',
+      ],
+    ],
+  },
+]
+
+function malformedChecks(operation: ContractOperation, target: BodyTarget): ContractCheck[] {
+  return MALFORMED.map((kind) => ({
+    id: `bad-input/${operation.operationId}/${kind.id}`,
     area: 'bad-input',
     group: operation.operationId,
-    title: 'answers 400 to malformed or non-object JSON, 415 to other media types, 413 to bodies over 1 MiB',
+    title: kind.title,
     needs: target.needs,
     async run(ctx) {
       const { path, base } = await target.prepare(ctx)
       const method = operation.method.toUpperCase()
-      const send = (body: string, contentType: string) =>
-        ctx.call({
+      const valid = JSON.stringify({ ...base, ...(Object.keys(base).length === 0 ? { name: 'x' } : {}) })
+      for (const [body, contentType, what] of kind.cases(valid, base)) {
+        const exchange = await ctx.call({
           method,
           path,
           body,
           headers: { 'content-type': contentType },
           operationId: operation.operationId,
         })
-      const valid = JSON.stringify({ ...base, ...(Object.keys(base).length === 0 ? { name: 'x' } : {}) })
-      for (const [body, what] of [
-        [valid.slice(0, -3), 'truncated JSON'],
-        ['{"name": "x",}', 'JSON with a trailing comma'],
-        ['[]', 'a JSON array'],
-        ['"text"', 'a JSON string'],
-      ] as const)
-        expectError(
-          await send(body, 'application/json'),
-          400,
-          { type: 'invalid_request_error', code: 'invalid_json' },
-          `for ${what}`,
-        )
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded'])
-        expectError(
-          await send(valid, type),
-          415,
-          { type: 'invalid_request_error', code: 'unsupported_media_type' },
-          `for Content-Type ${type}`,
-        )
-      const big = JSON.stringify({ ...base, name: 'x'.repeat(1024 * 1024 + 16) })
-      expectError(
-        await send(big, 'application/json'),
-        413,
-        { type: 'invalid_request_error', code: 'payload_too_large' },
-        'for a body over 1 MiB',
-      )
+        expectError(exchange, kind.status, { type: 'invalid_request_error', code: kind.code }, `for ${what}`)
+      }
     },
-  }
+  }))
 }
 
 /** Reads served from the account with call logs (its key may only read). */
@@ -188,7 +217,7 @@ export function badInputChecks(operations: readonly ContractOperation[]): Contra
     checks.push(queryCheck(operation))
     const target = BODY_TARGETS[operation.operationId]
     if (operation.requestBody && target)
-      checks.push(schemaCheck(operation, target), malformedCheck(operation, target))
+      checks.push(schemaCheck(operation, target), ...malformedChecks(operation, target))
   }
   return checks
 }

@@ -7,6 +7,8 @@ type Log = Record<string, unknown>
 
 /** A filter of `GET /call-logs` and the rule it stands for (the contract's description of each). */
 interface Filter {
+  /** Which family of filters it belongs to (one check per family). */
+  family: string
   query: string
   matches: (log: Log) => boolean
 }
@@ -19,11 +21,15 @@ function filtersFor(logs: readonly Log[]): Filter[] {
   const filters: Filter[] = []
   const pick = <T>(values: T[]) => [...new Set(values)].slice(0, 3)
   for (const status of pick(logs.map((l) => String(l.status))))
-    filters.push({ query: `status=${status}`, matches: (l) => l.status === status })
+    filters.push({ family: 'status', query: `status=${status}`, matches: (l) => l.status === status })
   for (const direction of pick(logs.map((l) => String(l.direction))))
-    filters.push({ query: `direction=${direction}`, matches: (l) => l.direction === direction })
+    filters.push({
+      family: 'direction',
+      query: `direction=${direction}`,
+      matches: (l) => l.direction === direction,
+    })
   for (const agent of pick(logs.map((l) => String(l.agent_id))))
-    filters.push({ query: `agent_id=${agent}`, matches: (l) => l.agent_id === agent })
+    filters.push({ family: 'agent_id', query: `agent_id=${agent}`, matches: (l) => l.agent_id === agent })
   const started = logs
     .map((l) => l.started_at)
     .filter((v): v is string => typeof v === 'string')
@@ -31,8 +37,16 @@ function filtersFor(logs: readonly Log[]): Filter[] {
   const middle = started[Math.floor(started.length / 2)]
   if (middle) {
     const at = Date.parse(middle)
-    filters.push({ query: `started_after=${middle}`, matches: (l) => time(l.started_at) > at })
-    filters.push({ query: `started_before=${middle}`, matches: (l) => time(l.started_at) < at })
+    filters.push({
+      family: 'started',
+      query: `started_after=${middle}`,
+      matches: (l) => time(l.started_at) > at,
+    })
+    filters.push({
+      family: 'started',
+      query: `started_before=${middle}`,
+      matches: (l) => time(l.started_at) < at,
+    })
   }
   const durations = logs
     .map(duration)
@@ -40,18 +54,28 @@ function filtersFor(logs: readonly Log[]): Filter[] {
     .sort((a, b) => a - b)
   const median = durations[Math.floor(durations.length / 2)]
   if (median !== undefined) {
-    filters.push({ query: `min_duration_seconds=${median}`, matches: (l) => (duration(l) ?? -1) >= median })
     filters.push({
+      family: 'duration',
+      query: `min_duration_seconds=${median}`,
+      matches: (l) => (duration(l) ?? -1) >= median,
+    })
+    filters.push({
+      family: 'duration',
       query: `max_duration_seconds=${median}`,
       matches: (l) => {
         const d = duration(l)
         return d !== null && d <= median
       },
     })
-    filters.push({ query: 'min_duration_seconds=0', matches: (l) => duration(l) !== null })
     filters.push({
-      query: `status=completed&min_duration_seconds=${median}`,
-      matches: (l) => l.status === 'completed' && (duration(l) ?? -1) >= median,
+      family: 'duration',
+      query: 'min_duration_seconds=0',
+      matches: (l) => duration(l) !== null,
+    })
+    filters.push({
+      family: 'combined',
+      query: `status=completed&direction=inbound&min_duration_seconds=${median}`,
+      matches: (l) => l.status === 'completed' && l.direction === 'inbound' && (duration(l) ?? -1) >= median,
     })
   }
   return filters
@@ -71,16 +95,26 @@ async function allLogs(ctx: CheckContext) {
 
 const group = 'Call logs'
 
-export const callLogChecks: ContractCheck[] = [
-  {
-    id: 'resources/call-logs/filters',
+const FAMILIES: [string, string][] = [
+  ['status', 'filters by status'],
+  ['direction', 'filters by direction'],
+  ['agent_id', 'filters by agent_id'],
+  ['started', 'filters by started_after and started_before, both exclusive'],
+  ['duration', 'filters by min and max duration, both inclusive, never matching calls without a duration'],
+  ['combined', 'combines filters with AND'],
+]
+
+/** One family of filters: each returns exactly the call logs it selects among the whole listing. */
+function filterCheck([family, title]: [string, string]): ContractCheck {
+  return {
+    id: `resources/call-logs/filter-${family}`,
     area: 'resources',
     group,
-    title: 'returns exactly the call logs each filter selects (exclusive time bounds, inclusive durations)',
+    title,
     needs: ['call-logs'],
     async run(ctx) {
       const logs = await allLogs(ctx)
-      for (const filter of filtersFor(logs)) {
+      for (const filter of filtersFor(logs).filter((f) => f.family === family)) {
         const got = await listAll(ctx, '/call-logs', {
           key: ctx.keys.callLogs,
           query: filter.query,
@@ -91,15 +125,20 @@ export const callLogChecks: ContractCheck[] = [
         const ids = got.items.map((l) => String(l.id))
         const extra = ids.filter((id) => !want.includes(id))
         const missing = want.filter((id) => !ids.includes(id))
+        const sample = [...extra, ...missing].slice(0, 3).join(', ')
         ensure(
           extra.length === 0 && missing.length === 0,
           `?${filter.query} to select the ${want.length} matching call logs`,
-          `${ids.length} call logs (${extra.length} not matching, ${missing.length} missing: ${[...extra, ...missing].slice(0, 3).join(', ')})`,
+          `${ids.length} call logs (${extra.length} not matching, ${missing.length} missing: ${sample})`,
           got.pages[0],
         )
       }
     },
-  },
+  }
+}
+
+export const callLogChecks: ContractCheck[] = [
+  ...FAMILIES.map(filterCheck),
   {
     id: 'resources/call-logs/bad-filters',
     area: 'resources',

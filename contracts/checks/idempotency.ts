@@ -1,57 +1,86 @@
+import type { Exchange } from '../http/exchange.ts'
 import { ensure, expectError, expectStatus, jsonObject, listData } from './failure.ts'
 import { agentBody } from './fixtures.ts'
-import type { ContractCheck } from './types.ts'
+import type { CheckContext, ContractCheck } from './types.ts'
+
+/** Creates an agent with a fresh Idempotency-Key; returns the key, the body and the first answer. */
+async function first(ctx: CheckContext) {
+  const key = `contract-${ctx.runId}-${crypto.randomUUID()}`
+  const body = agentBody(ctx)
+  const headers = { 'idempotency-key': key }
+  const exchange = await ctx.call({
+    method: 'POST',
+    path: '/agents',
+    json: body,
+    headers,
+    operationId: 'createAgent',
+  })
+  expectStatus(exchange, 201)
+  const replayed = exchange.response.headers['idempotent-replayed']
+  ensure(replayed === undefined, 'no Idempotent-Replayed on the first request', String(replayed), exchange)
+  return { key, body, headers, exchange }
+}
+
+function expectReplay(replay: Exchange, original: Exchange): void {
+  expectStatus(replay, 201, 'for a replay')
+  const header = replay.response.headers['idempotent-replayed']
+  ensure(header === 'true', 'Idempotent-Replayed: true', String(header ?? '(absent)'), replay)
+  const same = JSON.stringify(jsonObject(replay)) === JSON.stringify(jsonObject(original))
+  ensure(same, 'the stored response replayed (the same agent)', String(jsonObject(replay).id), replay)
+}
+
+const group = 'Idempotency'
 
 export const idempotencyChecks: ContractCheck[] = [
   {
     id: 'resources/idempotency/replay',
     area: 'resources',
-    group: 'Idempotency',
-    title:
-      'replays a POST with the same Idempotency-Key (same object, Idempotent-Replayed), 409 for another body',
+    group,
+    title: 'replays a POST sent again with the same Idempotency-Key and body, creating nothing new',
     needs: ['write'],
     async run(ctx) {
-      const key = `contract-${ctx.runId}-${crypto.randomUUID()}`
-      const body = agentBody(ctx)
-      const headers = { 'idempotency-key': key }
-      const first = await ctx.call({
+      const { body, headers, exchange } = await first(ctx)
+      const replay = await ctx.call({
         method: 'POST',
         path: '/agents',
         json: body,
         headers,
         operationId: 'createAgent',
       })
-      expectStatus(first, 201)
-      ensure(
-        first.response.headers['idempotent-replayed'] === undefined,
-        'no Idempotent-Replayed on the first request',
-        String(first.response.headers['idempotent-replayed']),
-        first,
-      )
-      const reordered = Object.fromEntries(Object.entries(body).reverse())
-      const replay = await ctx.call({
-        method: 'POST',
-        path: '/agents',
-        json: reordered,
-        headers,
-        operationId: 'createAgent',
-      })
-      expectStatus(replay, 201, 'for a replay')
-      ensure(
-        replay.response.headers['idempotent-replayed'] === 'true',
-        'Idempotent-Replayed: true',
-        String(replay.response.headers['idempotent-replayed'] ?? '(absent)'),
-        replay,
-      )
-      ensure(
-        JSON.stringify(jsonObject(replay)) === JSON.stringify(jsonObject(first)),
-        'the stored response replayed (same agent)',
-        String(jsonObject(replay).id),
-        replay,
-      )
+      expectReplay(replay, exchange)
       const list = await ctx.call({ method: 'GET', path: '/agents?limit=100', operationId: 'listAgents' })
       const copies = listData(list).filter((a) => a.name === body.name).length
       ensure(copies === 1, 'one agent created by the two requests', `${copies}`, list)
+    },
+  },
+  {
+    id: 'resources/idempotency/json-equality',
+    area: 'resources',
+    group,
+    title: 'compares replayed bodies as JSON values (key order and whitespace do not matter)',
+    needs: ['write'],
+    async run(ctx) {
+      const { body, headers, exchange } = await first(ctx)
+      const reordered = JSON.stringify(Object.fromEntries(Object.entries(body).reverse()), null, 2)
+      const replay = await ctx.call({
+        method: 'POST',
+        path: '/agents',
+        body: reordered,
+        headers: { ...headers, 'content-type': 'application/json' },
+        operationId: 'createAgent',
+      })
+      expectReplay(replay, exchange)
+    },
+  },
+  {
+    id: 'resources/idempotency/conflict',
+    area: 'resources',
+    group,
+    title:
+      'answers 409 idempotency_key_reused for the same key with another body, 400 for a key over 255 characters',
+    needs: ['write'],
+    async run(ctx) {
+      const { body, headers } = await first(ctx)
       const other = await ctx.call({
         method: 'POST',
         path: '/agents',

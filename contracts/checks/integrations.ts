@@ -102,10 +102,17 @@ export const integrationChecks: ContractCheck[] = [
         operationId: 'updateIntegration',
       })
       expectStatus(disconnected, 200)
+      const after = jsonObject(disconnected)
       expectFields(
-        jsonObject(disconnected),
-        { status: 'not_connected', credential_hint: null, connected_at: null, enabled: true, config: {} },
+        after,
+        { status: 'not_connected', credential_hint: null, connected_at: null, enabled: true },
         'integration',
+        disconnected,
+      )
+      ensure(
+        JSON.stringify(after.config) === '{}',
+        'config {} replacing the stored config as a whole',
+        JSON.stringify(after.config),
         disconnected,
       )
     },

@@ -1,4 +1,5 @@
 import type { Exchange, ReceivedResponse, SentRequest } from './exchange.ts'
+import type { Transport } from './transport.ts'
 
 /** What a check asks the client to send. */
 export interface CallInput {
@@ -29,8 +30,8 @@ export class RetryTooLong extends Error {}
 export interface ClientOptions {
   /** Base URL including the version segment, e.g. `http://127.0.0.1:4010/v1`. */
   baseUrl: string
-  /** The fetch to use; default the global one, looked up at call time (so MSW's interception applies). */
-  fetch?: typeof fetch
+  /** How requests are sent (`nodeTransport()`, or `fetchTransport(fetch)`). */
+  transport: Transport
   /** Most requests this client may send; Infinity for none. */
   budget: number
   /** Longest wait (seconds) the client accepts to honour `Retry-After` or an exhausted window. */
@@ -69,13 +70,9 @@ export function createClient(options: ClientOptions) {
     const request: SentRequest = { method: input.method.toUpperCase(), url: base + input.path, headers }
     if (body !== undefined) request.body = body
     const started = performance.now()
-    const doFetch = options.fetch ?? globalThis.fetch
-    const res = await doFetch(request.url, { method: request.method, headers, body })
-    const text = await res.text()
-    const responseHeaders: Record<string, string> = {}
-    res.headers.forEach((value, name) => {
-      responseHeaders[name.toLowerCase()] = value
-    })
+    const res = await options.transport(request)
+    const text = res.text
+    const responseHeaders = res.headers
     let json: unknown
     try {
       json = text === '' ? undefined : JSON.parse(text)

@@ -23,11 +23,13 @@ export interface MockKeyInput {
   restrictions?: { allowed_ips?: string[]; allowed_origins?: string[]; expires_at?: string | null }
 }
 
+import type { Transport } from '../http/transport.ts'
+
 export interface MockControlOptions {
   /** The mock's origin, e.g. `http://127.0.0.1:4010` (the control plane is under `/_mock`). */
   origin: string
   adminToken?: string
-  fetch?: typeof fetch
+  transport: Transport
 }
 
 /** The control plane answered something other than the documented success. */
@@ -44,13 +46,13 @@ export function createMockControl(options: MockControlOptions) {
     const headers: Record<string, string> = {}
     if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const doFetch = options.fetch ?? globalThis.fetch
-    const response = await doFetch(root + path, {
+    const response = await options.transport({
       method,
+      url: root + path,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     })
-    const text = await response.text()
+    const text = response.text
     if (response.status !== expected)
       throw new MockControlError(
         `control plane ${method} /_mock${path} answered ${response.status} (expected ${expected}): ${text.slice(0, 300)}`,

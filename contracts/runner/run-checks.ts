@@ -9,6 +9,8 @@ export interface RunOptions {
   bail?: boolean
   /** Run these checks instead of the whole suite. */
   checks?: ContractCheck[]
+  /** Only the checks this keeps. */
+  filter?: (check: ContractCheck) => boolean
   /** Called after each check. */
   onOutcome?: (outcome: CheckOutcome) => void
 }
@@ -26,7 +28,9 @@ export interface RunResult {
 export async function runChecks(target: TargetConfig, options: RunOptions = {}): Promise<RunResult> {
   const started = performance.now()
   const session = await openSession(target)
-  const checks = options.checks ?? selectChecks(allChecks(session.contract), target.areas)
+  const checks = (options.checks ?? selectChecks(allChecks(session.contract), target.areas)).filter(
+    options.filter ?? (() => true),
+  )
   const outcomes: CheckOutcome[] = []
   try {
     for (const check of checks) {
@@ -35,8 +39,9 @@ export async function runChecks(target: TargetConfig, options: RunOptions = {}):
       options.onOutcome?.(outcome)
       if (options.bail && outcome.status === 'failed') break
     }
-  } finally {
-    // teardown runs whatever happened above
+  } catch (error) {
+    await session.close()
+    throw error
   }
   const teardown = await session.close()
   return { outcomes, teardown, durationMs: performance.now() - started }

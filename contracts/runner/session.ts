@@ -5,6 +5,7 @@ import { type Contract, createContract } from '../contract/contract.ts'
 import { BudgetExhausted, createClient, RetryTooLong } from '../http/client.ts'
 import { describeExchange, type Exchange, toCurl } from '../http/exchange.ts'
 import { readRateLimitHeaders } from '../http/rate-limit-headers.ts'
+import { fetchTransport, nodeTransport } from '../http/transport.ts'
 import { type Keyring, keyringFromTarget } from '../provision/keyring.ts'
 import { createMockControl, type MockControl } from '../provision/mock-control.ts'
 import { type Provisioned, provisionMock } from '../provision/provision-mock.ts'
@@ -42,6 +43,7 @@ export async function openSession(config: TargetConfig): Promise<Session> {
   const contract = createContract(config.contractPath)
   const runId = randomId()
   const baseUrl = config.baseUrl.replace(/\/+$/, '')
+  const transport = config.fetch ? fetchTransport(config.fetch) : nodeTransport()
   let provisioned: Provisioned | undefined
   let mock: MockControl | undefined
   let keys: Keyring
@@ -49,7 +51,7 @@ export async function openSession(config: TargetConfig): Promise<Session> {
     mock = createMockControl({
       origin: baseUrl.replace(/\/v1$/, ''),
       adminToken: config.mockAdminToken,
-      fetch: config.fetch,
+      transport,
     })
     provisioned = await provisionMock(mock, contract.scopes, runId)
     keys = provisioned.keyring
@@ -62,7 +64,7 @@ export async function openSession(config: TargetConfig): Promise<Session> {
   const exchanges: Exchange[] = []
   const client = createClient({
     baseUrl,
-    fetch: config.fetch,
+    transport,
     budget: Number.POSITIVE_INFINITY,
     maxWaitSeconds,
     pace: !provisioned,
@@ -70,7 +72,7 @@ export async function openSession(config: TargetConfig): Promise<Session> {
   })
   const limitClient = createClient({
     baseUrl,
-    fetch: config.fetch,
+    transport,
     budget: Number.POSITIVE_INFINITY,
     maxWaitSeconds,
     pace: false,
@@ -95,7 +97,7 @@ export async function openSession(config: TargetConfig): Promise<Session> {
   const budget = config.budget ?? defaultBudget(provisioned !== undefined, plan, probe)
   const budgeted = createClient({
     baseUrl,
-    fetch: config.fetch,
+    transport,
     budget,
     maxWaitSeconds,
     pace: !provisioned,

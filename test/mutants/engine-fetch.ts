@@ -1,0 +1,28 @@
+import type { EngineRequest } from '../../mocks/engine/types.ts'
+import { toFetchResponse } from '../../mocks/msw/fetch-bridge.ts'
+import type { MockPlatform } from '../../mocks/platform.ts'
+
+/**
+ * A `fetch` that hands each request straight to the platform's engine, in-process: the cheapest way to
+ * the mock (no port, no request matching), for the mutation harness, which runs the suite dozens of times.
+ * The suite's own tests reach the mock through MSW and through HTTP as well.
+ */
+export function engineFetch(platform: () => MockPlatform, baseUrl: string): typeof fetch {
+  const root = new URL(baseUrl)
+  const mount = root.pathname.replace(/\/v1\/?$/, '')
+  return async (input, init = {}) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
+    const headers: Record<string, string> = {}
+    new Headers(init.headers).forEach((value, name) => {
+      headers[name] = value
+    })
+    const request: EngineRequest = {
+      method: (init.method ?? 'GET').toUpperCase(),
+      url: url.pathname.slice(mount.length) + url.search,
+      headers,
+      body: typeof init.body === 'string' && init.body !== '' ? init.body : null,
+      baseUrl: `${url.origin}${mount}/v1`,
+    }
+    return toFetchResponse(await platform().handle(request))
+  }
+}
