@@ -1,16 +1,28 @@
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
+/** CSPRNG bytes are drawn 4 KiB at a time: one Web Crypto call per ~150 request ids, not one per id. */
+const POOL_SIZE = 4096
+const pool = new Uint8Array(POOL_SIZE)
+let next = POOL_SIZE
+
+/** One byte from the CSPRNG (Web Crypto); each byte is handed out once and wiped from the pool. */
+function randomByte(): number {
+  if (next === POOL_SIZE) {
+    crypto.getRandomValues(pool)
+    next = 0
+  }
+  const byte = pool[next] as number
+  pool[next++] = 0
+  return byte
+}
+
 /** `length` base62 characters from the CSPRNG (Web Crypto), without modulo bias. */
 export function randomBase62(length: number): string {
   let out = ''
-  const buffer = new Uint8Array(Math.max(16, length * 2))
   while (out.length < length) {
-    crypto.getRandomValues(buffer)
-    for (const byte of buffer) {
-      // 248 = 62 * 4: bytes above it would favour the first characters.
-      if (byte < 248) out += BASE62[byte % 62]
-      if (out.length === length) break
-    }
+    const byte = randomByte()
+    // 248 = 62 * 4: bytes above it would favour the first characters.
+    if (byte < 248) out += BASE62[byte % 62]
   }
   return out
 }
