@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { parseArgs } from 'node:util'
+import { createClock } from '../engine/clock.ts'
 import type { EngineResponse } from '../engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../platform.ts'
 import { dashboardPages } from '../server/dashboard/dashboard-pages.ts'
@@ -123,6 +124,8 @@ export async function startMock(
     adminToken: flags.adminToken,
     snapshot,
     pages,
+    // The saved clock offset comes back too, so expiry and timestamps carry on where they were.
+    clock: snapshot ? createClock({ offsetSeconds: snapshot.clock_offset_seconds }) : undefined,
   })
   if (stateFile && !snapshot) await stateFile.save(platform.snapshot)
 
