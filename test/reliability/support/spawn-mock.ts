@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href
+const MAIN = join(ROOT, 'mocks/cli/main.ts')
 
 /** The mock CLI running in a child process. */
 export interface SpawnedMock {
@@ -17,13 +20,19 @@ export interface SpawnedMock {
   kill(signal: NodeJS.Signals): Promise<string>
 }
 
-/** Starts `voice-api-kit mock --port 0 <args>` and resolves once its first line names the URL. */
-export function spawnMock(args: string[], timeoutMs = 20_000): Promise<SpawnedMock> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'mocks/cli/main.ts', 'mock', '--port', '0', ...args],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  )
+/**
+ * Starts `voice-api-kit mock --port 0 <args>` (in `cwd`, the repository by default) and resolves once
+ * its first line names the URL.
+ */
+export function spawnMock(
+  args: string[],
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<SpawnedMock> {
+  const timeoutMs = options.timeoutMs ?? 20_000
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'mock', '--port', '0', ...args], {
+    cwd: options.cwd ?? ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   const exited = new Promise<string>((resolve) =>
     child.once('exit', (code, signal) => resolve(signal ?? String(code))),
