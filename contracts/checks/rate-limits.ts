@@ -5,8 +5,8 @@ import { ensure, expectError, expectStatus, fail, jsonObject } from './failure.t
 import { type LimitAccount, limitAccount } from './rate-limit-account.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
-/** Paths that use up quota: a success, a 404 for an unknown ID and a 404 for an unknown route (all count). */
-const PATHS = ['/user', '/agents/agt_0ContractSuiteNone0', '/no-such-resource']
+/** Paths that use up quota: a success and 404s for unknown IDs (every admitted request counts). */
+const PATHS = ['/user', '/agents/agt_0ContractSuiteNone0', '/team-members/mem_0ContractSuiteNone0']
 
 function view(exchange: Exchange): RateLimitView {
   const parsed = readRateLimitHeaders(exchange.response.headers)

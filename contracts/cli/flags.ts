@@ -18,6 +18,8 @@ Target:
   --plan <plan>            free, pro or enterprise (VOICE_API_PLAN; default: read from GET /user)
   --provision mock         create accounts, keys, revocations and clock moves through the mock's control plane
                            (VOICE_API_PROVISION)
+  --mock-control-url <u>   the mock's control plane (VOICE_API_MOCK_CONTROL_URL; default <base-url
+                           without /v1>/_mock), e.g. when the suite goes through prism proxy
   --mock-admin-token <t>   the mock's --admin-token (VOICE_API_MOCK_ADMIN_TOKEN)
   --config <file>          JSON or YAML file with the same settings (camelCase: baseUrl, secretKey, ...)
   --contract <file>        the contract to check against (default: this package's openapi/v1.yaml)
@@ -63,6 +65,7 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
         plan: { type: 'string' },
         provision: { type: 'string' },
         'mock-admin-token': { type: 'string' },
+        'mock-control-url': { type: 'string' },
         config: { type: 'string' },
         contract: { type: 'string' },
         destructive: { type: 'boolean' },
@@ -101,6 +104,7 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
     plan: text('plan') as Plan | undefined,
     provision: text('provision') as TargetConfig['provision'],
     mockAdminToken: text('mock-admin-token'),
+    mockControlUrl: text('mock-control-url'),
     contractPath: text('contract'),
     destructive: values.destructive === true ? true : undefined,
     stateless: values.stateless === true ? true : undefined,

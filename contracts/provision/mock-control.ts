@@ -26,8 +26,8 @@ export interface MockKeyInput {
 import type { Transport } from '../http/transport.ts'
 
 export interface MockControlOptions {
-  /** The mock's origin, e.g. `http://127.0.0.1:4010` (the control plane is under `/_mock`). */
-  origin: string
+  /** The control plane's URL, e.g. `http://127.0.0.1:4010/_mock`. */
+  root: string
   adminToken?: string
   transport: Transport
 }
@@ -40,7 +40,7 @@ export class MockControlError extends Error {}
  * uses to create accounts of each plan, keys of each kind, revocations and clock moves.
  */
 export function createMockControl(options: MockControlOptions) {
-  const root = `${options.origin.replace(/\/+$/, '')}/_mock`
+  const root = options.root.replace(/\/+$/, '')
 
   async function call<T>(method: string, path: string, body?: unknown, expected = 200): Promise<T> {
     const headers: Record<string, string> = {}
@@ -61,7 +61,7 @@ export function createMockControl(options: MockControlOptions) {
   }
 
   return {
-    origin: options.origin,
+    root,
     createAccount: (input: {
       plan: string
       name?: string

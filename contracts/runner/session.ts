@@ -12,6 +12,7 @@ import { type Provisioned, provisionMock } from '../provision/provision-mock.ts'
 import { PLAN_HOURLY_QUOTA, type Plan, type TargetConfig } from '../target/target.ts'
 import { unmetNeed } from './needs.ts'
 import type { CheckOutcome, FailureReport, TeardownReport } from './outcome.ts'
+import { prismProblems } from './prism.ts'
 import { createTeardown } from './teardown.ts'
 
 /** A run against one target: the contract, the keys, the clients, and what to clean up. */
@@ -49,7 +50,7 @@ export async function openSession(config: TargetConfig): Promise<Session> {
   let keys: Keyring
   if (config.provision === 'mock') {
     mock = createMockControl({
-      origin: baseUrl.replace(/\/v1$/, ''),
+      root: config.mockControlUrl ?? `${baseUrl.replace(/\/v1$/, '')}/_mock`,
       adminToken: config.mockAdminToken,
       transport,
     })
@@ -172,11 +173,13 @@ export async function openSession(config: TargetConfig): Promise<Session> {
           const body = exchange.response.json as { id?: unknown } | undefined
           if (method === 'POST' && status >= 200 && status < 300 && typeof body?.id === 'string')
             teardown.track(`${input.path.split('?')[0]}/${body.id}`, keys.secret)
+          const fromPrism = prismProblems(exchange)
           if (input.conformance === false) return exchange
           const problems = conformanceProblems(contract, exchange, input.path, [
             ...keys.secrets(),
             ...sentSecrets,
           ])
+          problems.push(...fromPrism)
           const requestId = exchange.response.headers['request-id']
           if (requestId && !stateless) {
             if (requestIds.has(requestId))

@@ -54,6 +54,7 @@ export function targetFromEnv(env: Record<string, string | undefined>): Partial<
     plan: plan(env.VOICE_API_PLAN),
     provision: env.VOICE_API_PROVISION as TargetConfig['provision'],
     mockAdminToken: env.VOICE_API_MOCK_ADMIN_TOKEN,
+    mockControlUrl: env.VOICE_API_MOCK_CONTROL_URL,
     budget: integer('VOICE_API_BUDGET', env.VOICE_API_BUDGET),
     maxWaitSeconds: integer('VOICE_API_MAX_WAIT', env.VOICE_API_MAX_WAIT),
   }

@@ -29,6 +29,8 @@ export interface TargetConfig {
   plan?: Plan
   /** `mock`: create accounts, keys, revocations and clock moves through the mock's control plane. */
   provision?: 'none' | 'mock'
+  /** The mock's control plane (default: the base URL with `/v1` replaced by `/_mock`). */
+  mockControlUrl?: string
   /** Bearer token of the mock's control plane, when it was started with `--admin-token`. */
   mockAdminToken?: string
   /** Allow writes (POST, PATCH, DELETE) and rate-limit checks; without it the run is read-only. */
