@@ -33,7 +33,16 @@ export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOpti
   }
 }
 
+let lastSecond = Number.NaN
+let lastTimestamp = ''
+
 /** ISO 8601 UTC in whole seconds with `Z`, e.g. `2026-03-09T14:02:11Z`. */
 export function toTimestamp(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+  const second = Math.floor(ms / 1000)
+  // Every request stamps "now" two or three times; within one second the text is the same.
+  if (second !== lastSecond) {
+    lastTimestamp = new Date(second * 1000).toISOString().replace('.000Z', 'Z')
+    lastSecond = second
+  }
+  return lastTimestamp
 }
