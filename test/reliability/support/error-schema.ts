@@ -25,8 +25,8 @@ function header(headers: Headers | Record<string, string | string[] | undefined>
 
 /**
  * What is wrong with an error response, against the contract: the body must match the `Error` schema
- * of the v1 contract (or of the control plane's for `/_mock/` paths, which adds its own codes), a 401
- * has no `request_id`, and any other error repeats the `Request-Id` header as `error.request_id`.
+ * of the v1 contract (or of the control plane's for `/_mock/` paths, which adds its own codes), a v1 401
+ * has no `request_id`, and any other `request_id` repeats the `Request-Id` header.
  */
 export function errorProblems(
   path: string,
@@ -34,11 +34,14 @@ export function errorProblems(
   headers: Headers | Record<string, string | string[] | undefined>,
   body: unknown,
 ): string[] {
-  const validate = path === '/_mock' || path.startsWith('/_mock/') ? controlError : v1Error
+  const isControl = path === '/_mock' || path.startsWith('/_mock/')
+  const validate = isControl ? controlError : v1Error
   if (!validate(body))
     return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`)
   const error = (body as { error: { request_id?: string } }).error
-  if (status === 401) return error.request_id === undefined ? [] : ['a 401 body carries request_id']
+  if (status === 401 && !isControl)
+    return error.request_id === undefined ? [] : ['a 401 body carries request_id']
+  if (status === 401 && error.request_id === undefined) return []
   const requestId = header(headers, 'request-id')
   if (error.request_id !== requestId)
     return [`error.request_id ${String(error.request_id)} differs from Request-Id ${String(requestId)}`]
