@@ -141,22 +141,25 @@ export function createKeysTable(ctx) {
       h(
         'td',
         {},
-        revoked
-          ? h('span', { class: 'vak-badge' }, 'Revoked ', timeElement(key.revoked_at, now))
-          : [
-              h('span', { class: 'vak-badge vak-badge-ok' }, 'Active'),
-              ' ',
-              h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'vak-button vak-small vak-danger-button',
-                  'aria-label': `Revoke key ${key.name}`,
-                  onclick: () => revoke(key),
-                },
-                'Revoke',
-              ),
-            ],
+        h(
+          'div',
+          { class: 'vak-status-cell' },
+          revoked
+            ? h('span', { class: 'vak-badge' }, 'Revoked ', timeElement(key.revoked_at, now))
+            : [
+                h('span', { class: 'vak-badge vak-badge-ok' }, 'Active'),
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'vak-button vak-small vak-danger-button',
+                    'aria-label': `Revoke key ${key.name}`,
+                    onclick: () => revoke(key),
+                  },
+                  'Revoke',
+                ),
+              ],
+        ),
       ),
     )
   }
