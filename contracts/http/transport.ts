@@ -1,5 +1,5 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import http from 'node:http'
+import https from 'node:https'
 import type { SentRequest } from './exchange.ts'
 
 /** What a transport returns: the status, lower-case headers and the body text. */
@@ -39,8 +39,8 @@ export function fetchTransport(fetchImpl?: typeof fetch): Transport {
  */
 export function nodeTransport(): Transport {
   const agents = {
-    'http:': new HttpAgent({ keepAlive: true }),
-    'https:': new HttpsAgent({ keepAlive: true }),
+    'http:': new http.Agent({ keepAlive: true }),
+    'https:': new https.Agent({ keepAlive: true }),
   }
   return (request) =>
     new Promise((resolve, reject) => {
@@ -48,7 +48,8 @@ export function nodeTransport(): Transport {
       const isHttps = url.protocol === 'https:'
       const headers: Record<string, string | number> = { ...request.headers }
       if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body)
-      const send = isHttps ? httpsRequest : httpRequest
+      // Looked up at call time on the module object, so that MSW's interception (which patches it) applies.
+      const send = isHttps ? https.request : http.request
       const req = send(
         url,
         { method: request.method, headers, agent: isHttps ? agents['https:'] : agents['http:'] },
