@@ -8,6 +8,8 @@ export interface Clock {
   advance(seconds: number): void
   /** Seconds the clock runs ahead of real time. */
   offsetSeconds(): number
+  /** Back to real time (the control plane's reset). */
+  reset(): void
 }
 
 export interface ClockOptions {
@@ -30,6 +32,9 @@ export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOpti
       offsetMs += seconds * 1000
     },
     offsetSeconds: () => offsetMs / 1000,
+    reset() {
+      offsetMs = 0
+    },
   }
 }
 

@@ -69,7 +69,7 @@ export interface DemoAccount {
  */
 export async function createEngine(options: EngineOptions) {
   const seed = options.seed ?? 1
-  const clock = options.clock ?? createClock()
+  const clock = options.clock ?? createClock({ offsetSeconds: options.snapshot?.clock_offset_seconds ?? 0 })
   const { v1, control } = options.documents
   const catalog = integrationCatalog(v1)
   let data = new Map<string, AccountData>()
@@ -125,34 +125,34 @@ export async function createEngine(options: EngineOptions) {
     core.rateLimiter.reset()
   }
 
-  let demo: DemoAccount
-  let seeded: EngineSnapshot
-  if (options.snapshot) {
-    restore(options.snapshot)
-    const account = core.accounts.get(options.snapshot.demo.account_id)
+  // The seeded state is what a reset returns to; it is rebuilt from the seed even when starting from a
+  // saved state, because seeding is deterministic (key values aside).
+  const saved = options.snapshot
+  let demo: DemoAccount = await seedDemoAccount({
+    seed: saved?.seed ?? seed,
+    plan: options.plan ?? 'pro',
+    size: options.seedSize,
+    clock,
+    document: v1,
+    accounts: core.accounts,
+    keys: core.keys,
+    dataFor: (account) => {
+      const fresh = provisionAccountData(account, clock, catalog)
+      data.set(account.id, fresh)
+      return fresh
+    },
+  })
+  let seeded = snapshot()
+  if (saved) {
+    const account = saved.accounts.find((a) => a.id === saved.demo.account_id)
     if (!account) throw new Error('The state file names a demo account it does not contain.')
+    seeded = withDemoKeysOf(seeded, saved, [demo.secretKeyId, demo.publishableKeyId])
+    restore(saved)
     demo = {
-      account,
-      secretKeyId: options.snapshot.demo.secret_key_id,
-      publishableKeyId: options.snapshot.demo.publishable_key_id,
+      account: core.accounts.get(account.id) ?? account,
+      secretKeyId: saved.demo.secret_key_id,
+      publishableKeyId: saved.demo.publishable_key_id,
     }
-    seeded = options.snapshot
-  } else {
-    demo = await seedDemoAccount({
-      seed,
-      plan: options.plan ?? 'pro',
-      size: options.seedSize,
-      clock,
-      document: v1,
-      accounts: core.accounts,
-      keys: core.keys,
-      dataFor: (account) => {
-        const fresh = provisionAccountData(account, clock, catalog)
-        data.set(account.id, fresh)
-        return fresh
-      },
-    })
-    seeded = snapshot()
   }
 
   const controlPlane = createControlPlane({
@@ -168,6 +168,7 @@ export async function createEngine(options: EngineOptions) {
     reset() {
       restore(seeded)
       core.journal.clear()
+      clock.reset()
     },
   })
 
@@ -202,3 +203,31 @@ export async function createEngine(options: EngineOptions) {
 }
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>
+
+/**
+ * The seeded state with the demo keys of a saved state in place of the freshly seeded ones, so that
+ * the keys a user was given keep working after a reset (their values are unknown: only hashes are kept).
+ */
+function withDemoKeysOf(
+  seeded: EngineSnapshot,
+  saved: EngineSnapshot,
+  seededKeyIds: string[],
+): EngineSnapshot {
+  const savedIds = [saved.demo.secret_key_id, saved.demo.publishable_key_id]
+  const savedKeys = saved.keys
+    .filter((stored) => savedIds.includes(stored.record.id))
+    .map((stored) => ({
+      hash: stored.hash,
+      record: {
+        ...structuredClone(stored.record),
+        status: 'active' as const,
+        revoked_at: null,
+        last_used_at: null,
+      },
+    }))
+  return {
+    ...seeded,
+    demo: saved.demo,
+    keys: [...seeded.keys.filter((stored) => !seededKeyIds.includes(stored.record.id)), ...savedKeys],
+  }
+}

@@ -318,7 +318,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     }
     const result = handler.run(ctx, resource)
     if (idempotencyKey !== undefined && operation.method === 'post' && result.status < 300)
-      data.idempotency.save(idempotencyKey, fingerprint, result, now)
+      data.idempotency.save(idempotencyKey, fingerprint, structuredClone(result), now)
     return result
   }
 

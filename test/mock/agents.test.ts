@@ -47,6 +47,14 @@ describe.each(TRANSPORTS)('agents (%s)', (kind) => {
       expect(first.headers.get('idempotent-replayed')).toBeNull()
     })
 
+    it('replays the stored response, not the agent as it is now', async () => {
+      const headers = { 'idempotency-key': 'replay-after-change' }
+      const first = await call(mock, 'POST', '/v1/agents', { key, body: NEW_AGENT, headers })
+      await call(mock, 'PATCH', `/v1/agents/${first.body.id}`, { key, body: { name: 'Changed since' } })
+      const replay = await call(mock, 'POST', '/v1/agents', { key, body: NEW_AGENT, headers })
+      expect(replay.body).toEqual(first.body)
+    })
+
     it('creates exactly one agent from concurrent requests with one Idempotency-Key', async () => {
       const headers = { 'idempotency-key': 'concurrent-create' }
       const responses = await Promise.all(

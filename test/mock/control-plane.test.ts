@@ -121,3 +121,41 @@ describe('who may use the control plane', () => {
     expect((await platform.handle(request('192.0.2.7', 'Bearer a-very-long-admin-token'))).status).toBe(200)
   })
 })
+
+describe('a platform restored from a saved state', () => {
+  const get = (path: string, key?: string) => ({
+    method: 'GET',
+    url: path,
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+    body: null,
+  })
+
+  it('keeps the saved data and demo keys, and resets to the seeded data with those keys still valid', async () => {
+    const first = await createMockPlatform({ seed: 3 })
+    const key = first.demo.secretKey ?? ''
+    const agents = (await first.handle(get('/v1/agents?limit=1', key))).body as {
+      data: { id: string; name: string }[]
+    }
+    const agent = agents.data[0]
+    if (!agent) throw new Error('no seeded agent')
+    await first.handle({
+      method: 'PATCH',
+      url: `/v1/agents/${agent.id}`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Renamed before the restart' }),
+    })
+    first.clock.advance(600)
+    const saved = JSON.parse(JSON.stringify(first.snapshot()))
+
+    const second = await createMockPlatform({ seed: 3, snapshot: saved })
+    expect(second.clock.offsetSeconds()).toBe(600)
+    const restored = await second.handle(get(`/v1/agents/${agent.id}`, key))
+    expect((restored.body as { name: string }).name).toBe('Renamed before the restart')
+
+    expect((await second.handle({ ...get('/_mock/reset'), method: 'POST' })).status).toBe(200)
+    const reset = await second.handle(get(`/v1/agents/${agent.id}`, key))
+    expect(reset.status).toBe(200)
+    expect((reset.body as { name: string }).name).toBe(agent.name)
+    expect(second.clock.offsetSeconds()).toBe(0)
+  })
+})

@@ -54,8 +54,8 @@ describe.each(TRANSPORTS)('seeded resources of the demo account (%s)', (kind) =>
     it.each([
       ['status=completed', (l: Log) => l.status === 'completed'],
       ['direction=outbound', (l: Log) => l.direction === 'outbound'],
-      ['min_duration_seconds=120', (l: Log) => (l.duration_seconds ?? 0) >= 120],
-      ['max_duration_seconds=60', (l: Log) => (l.duration_seconds ?? 0) <= 60],
+      ['min_duration_seconds=120', (l: Log) => l.duration_seconds !== null && l.duration_seconds >= 120],
+      ['max_duration_seconds=60', (l: Log) => l.duration_seconds !== null && l.duration_seconds <= 60],
     ])('filters by %s exactly', async (query, predicate) => {
       const everything = await allCallLogs()
       const filtered = await allCallLogs(`&${query}`)

@@ -11,8 +11,9 @@ export const agentsOf = (ctx: OperationContext) => ctx.data.agents as Collection
 
 /** An agent as a key may see it: publishable keys never see the sensitive fields. */
 export function presentAgent(agent: Agent, key: ApiKey, faults: ReadonlySet<string>): Partial<Agent> {
-  if (key.type !== 'publishable' || faults.has('sensitive-field-to-publishable')) return agent
+  // A copy: later changes to the stored agent never reach a response already handed out.
   const visible: Partial<Agent> = { ...agent }
+  if (key.type !== 'publishable' || faults.has('sensitive-field-to-publishable')) return visible
   for (const field of SENSITIVE_AGENT_FIELDS) delete visible[field]
   return visible
 }

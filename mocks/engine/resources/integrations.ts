@@ -25,12 +25,16 @@ export function integrationHandlers(): Handlers {
     listIntegrations: {
       run: (ctx) => ({
         status: 200,
-        body: { object: 'list', data: [...integrationsOf(ctx).values()], has_more: false },
+        body: {
+          object: 'list',
+          data: [...integrationsOf(ctx).values()].map((i) => ({ ...i })),
+          has_more: false,
+        },
       }),
     },
     getIntegration: {
       load: findIntegration,
-      run: (_ctx, integration) => ({ status: 200, body: integration }),
+      run: (_ctx, integration) => ({ status: 200, body: { ...integration } }),
     },
     updateIntegration: {
       load: findIntegration,
@@ -57,7 +61,9 @@ export function integrationHandlers(): Handlers {
         }
         integration.updated_at = now
         const body =
-          ctx.faults.has('credentials-echoed') && credentials ? { ...integration, credentials } : integration
+          ctx.faults.has('credentials-echoed') && credentials
+            ? { ...integration, credentials }
+            : { ...integration }
         return { status: 200, body }
       },
     },

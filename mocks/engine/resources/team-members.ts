@@ -17,7 +17,13 @@ function findMember(ctx: OperationContext): TeamMember {
 export function teamMemberHandlers(): Handlers {
   return {
     listTeamMembers: {
-      run: (ctx) => ({ status: 200, body: listPage(teamMembersOf(ctx), ctx.query, { faults: ctx.faults }) }),
+      run: (ctx) => ({
+        status: 200,
+        body: listPage(teamMembersOf(ctx), ctx.query, {
+          faults: ctx.faults,
+          present: (member) => ({ ...member }),
+        }),
+      }),
     },
     inviteTeamMember: {
       run(ctx) {
@@ -52,19 +58,19 @@ export function teamMemberHandlers(): Handlers {
         teamMembersOf(ctx).insert(member)
         return {
           status: 201,
-          body: member,
+          body: { ...member },
           headers: { location: `${ctx.baseUrl}/team-members/${member.id}` },
         }
       },
     },
-    getTeamMember: { load: findMember, run: (_ctx, member) => ({ status: 200, body: member }) },
+    getTeamMember: { load: findMember, run: (_ctx, member) => ({ status: 200, body: { ...member } }) },
     updateTeamMember: {
       load: findMember,
       run(ctx, member: TeamMember) {
         if (member.role === 'owner' && !ctx.faults.has('owner-mutable'))
           throw errors.conflict('owner_role_immutable', "The owner's role cannot be changed.", 'role')
         member.role = (ctx.body as { role: TeamMember['role'] }).role
-        return { status: 200, body: member }
+        return { status: 200, body: { ...member } }
       },
     },
     removeTeamMember: {
