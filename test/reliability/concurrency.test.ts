@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { burstOnFreeAccount, idempotentCreates, revocationUnderLoad } from './support/concurrency-cases.ts'
 import { errorProblems } from './support/error-schema.ts'
 import { addKey, httpJson, provisionAccount } from './support/http-json.ts'
 import { agentBody, inProcessTarget, stateFileTarget, type Target } from './support/targets.ts'
@@ -17,13 +18,10 @@ describe.each([
 
   describe('rate limits', () => {
     it('admits exactly 10 of 200 concurrent requests on a free account with an empty burst window', async () => {
-      const { key } = await provisionAccount(target.origin, { plan: 'free' })
-      const responses = await Promise.all(
-        Array.from({ length: 200 }, () => httpJson(target.origin, 'GET', '/v1/user', { key })),
-      )
-      expect(responses.filter((r) => r.status === 200)).toHaveLength(10)
-      const refused = responses.filter((r) => r.status === 429)
+      const { admitted, refused, others } = await burstOnFreeAccount(target.origin)
+      expect(admitted).toBe(10)
       expect(refused).toHaveLength(190)
+      expect(others).toEqual([])
       for (const r of refused) {
         expect(errorProblems('/v1/user', r.status, r.headers, r.body)).toEqual([])
         expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1)
@@ -59,39 +57,18 @@ describe.each([
     })
 
     it('keeps the budgets of five free accounts apart under 1,000 concurrent requests', async () => {
-      const accounts = await Promise.all(
-        Array.from({ length: 5 }, () => provisionAccount(target.origin, { plan: 'free' })),
-      )
-      const responses = await Promise.all(
-        Array.from({ length: 1000 }, (_, i) =>
-          httpJson(target.origin, 'GET', '/v1/user', { key: accounts[i % 5]?.key }).then((r) => ({
-            i,
-            status: r.status,
-          })),
-        ),
-      )
-      for (let a = 0; a < 5; a++)
-        expect(responses.filter((r) => r.i % 5 === a && r.status === 200)).toHaveLength(10)
+      const results = await Promise.all(Array.from({ length: 5 }, () => burstOnFreeAccount(target.origin)))
+      expect(results.map((r) => r.admitted)).toEqual([10, 10, 10, 10, 10])
     })
   })
 
   describe('POST with one Idempotency-Key', () => {
     it('creates exactly one agent from 100 concurrent identical creates, and replays it to the others', async () => {
-      const { key } = await provisionAccount(target.origin, { plan: 'enterprise', limits: UNLIMITED })
-      const responses = await Promise.all(
-        Array.from({ length: 100 }, () =>
-          httpJson(target.origin, 'POST', '/v1/agents', {
-            key,
-            headers: { 'idempotency-key': 'one-agent' },
-            body: agentBody('only once'),
-          }),
-        ),
-      )
+      const { responses, stored } = await idempotentCreates(target.origin)
       expect(responses.map((r) => r.status)).toEqual(Array(100).fill(201))
       expect(new Set(responses.map((r) => r.body.id)).size).toBe(1)
       expect(responses.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(99)
-      const list = await httpJson(target.origin, 'GET', '/v1/agents?limit=100', { key })
-      expect(list.body.data).toHaveLength(1)
+      expect(stored).toBe(1)
     })
 
     it('invites exactly one member from 100 concurrent identical invites', async () => {
@@ -141,28 +118,13 @@ describe.each([
   describe('revocation under load', () => {
     it('admits no request sent after the revocation returned (5 rounds, 16 clients each)', async () => {
       for (let round = 0; round < 5; round++) {
-        const { accountId } = await provisionAccount(target.origin, { plan: 'enterprise', limits: UNLIMITED })
-        const { keyId, key } = await addKey(target.origin, accountId)
-        let revokedAt = Number.POSITIVE_INFINITY
-        const seen: { sentAt: number; status: number }[] = []
-        // Each client keeps going until it has sent three requests after the revocation returned.
-        const client = async () => {
-          let afterRevocation = 0
-          while (afterRevocation < 3) {
-            const sentAt = performance.now()
-            if (sentAt > revokedAt) afterRevocation++
-            const { status } = await httpJson(target.origin, 'GET', '/v1/user', { key })
-            seen.push({ sentAt, status })
-          }
-        }
-        const clients = Array.from({ length: 16 }, client)
-        await new Promise((resolve) => setTimeout(resolve, 60 + round * 20))
-        const revoked = await httpJson(target.origin, 'POST', `/_mock/keys/${keyId}/revoke`)
-        revokedAt = performance.now()
-        await Promise.all(clients)
-        expect(revoked.status).toBe(200)
-        const after = seen.filter((s) => s.sentAt > revokedAt)
-        expect(seen.filter((s) => s.sentAt < revokedAt && s.status === 200).length).toBeGreaterThan(0)
+        const { revokeStatus, admittedBefore, after } = await revocationUnderLoad(
+          target.origin,
+          16,
+          60 + round * 20,
+        )
+        expect(revokeStatus).toBe(200)
+        expect(admittedBefore).toBeGreaterThan(0)
         expect(after.length).toBeGreaterThanOrEqual(48)
         expect(after.filter((s) => s.status !== 401)).toEqual([])
       }

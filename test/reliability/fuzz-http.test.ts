@@ -31,7 +31,7 @@ describe('fuzzing the HTTP server (raw sockets)', () => {
   const drift: string[] = []
 
   beforeAll(async () => {
-    fixtures = await createFixtures((message) => drift.push(message))
+    fixtures = await createFixtures({ onContractViolation: (message) => drift.push(message) })
     server = createHttpServer(() => fixtures.platform, { headersTimeoutMs: 2_000, requestTimeoutMs: 4_000 })
     port = (await listen(server, 0, '127.0.0.1')).port
   })

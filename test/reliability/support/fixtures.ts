@@ -45,7 +45,7 @@ async function list(platform: MockPlatform, key: string, path: string): Promise<
  * snapshot, so that `/_mock/reset` returns to it.
  */
 export async function createFixtures(
-  onContractViolation: (message: string) => void = () => {},
+  options: { onContractViolation?: (message: string) => void; faults?: string[] } = {},
 ): Promise<Fixtures> {
   const base = await createMockPlatform()
   const demo = base.demo.account.id
@@ -86,7 +86,8 @@ export async function createFixtures(
   const platform = await createMockPlatform({
     snapshot: base.snapshot(),
     checkResponses: true,
-    onContractViolation,
+    onContractViolation: options.onContractViolation,
+    faults: options.faults,
   })
   const handle = (request: EngineRequest) => platform.handle(request)
   return {

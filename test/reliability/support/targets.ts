@@ -14,8 +14,8 @@ export interface Target {
 }
 
 /** The engine behind `createHttpServer` in this process, on a free loopback port. */
-export async function inProcessTarget(): Promise<Target> {
-  const platform = await createMockPlatform({ checkResponses: true })
+export async function inProcessTarget(options: { faults?: string[] } = {}): Promise<Target> {
+  const platform = await createMockPlatform({ checkResponses: true, faults: options.faults })
   const server: Server = createHttpServer(() => platform)
   const { port } = await listen(server, 0, '127.0.0.1')
   return {
