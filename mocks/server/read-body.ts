@@ -3,12 +3,18 @@ import { MAX_BODY_BYTES } from '../engine/request-body.ts'
 
 export type BodyResult = { ok: true; body: string | null } | { ok: false; reason: 'too-large' | 'aborted' }
 
+const NO_BODY: BodyResult = { ok: true, body: null }
+
 /**
  * Reads a request body as UTF-8, refusing it as soon as it passes the limit (by `Content-Length`
  * before reading anything, or while streaming), so an oversize body is never held whole.
  */
 export function readBody(request: IncomingMessage, limit = MAX_BODY_BYTES): Promise<BodyResult> {
-  const declared = Number(request.headers['content-length'])
+  const length = request.headers['content-length']
+  // Neither Content-Length nor Transfer-Encoding: the request has no body (RFC 9112 section 6.3).
+  if (length === undefined && request.headers['transfer-encoding'] === undefined)
+    return Promise.resolve(NO_BODY)
+  const declared = Number(length)
   if (Number.isFinite(declared) && declared > limit)
     return Promise.resolve({ ok: false, reason: 'too-large' })
   return new Promise((resolve) => {
