@@ -131,7 +131,29 @@ export function createControlPlane(options: ControlPlaneOptions) {
     return { object: 'clock', now: clock.iso(), offset_seconds: clock.offsetSeconds() }
   }
 
-  function authorize(request: EngineRequest): ApiError | undefined {
+  /**
+   * A page of another site changing the mock through the user's browser (CSRF). Reads stay open: a
+   * navigation to the dashboard is welcome, and without CORS headers no other site can read a response.
+   */
+  function crossSite(request: EngineRequest, url: URL): string | undefined {
+    if (['GET', 'HEAD', 'OPTIONS'].includes(request.method.toUpperCase())) return undefined
+    const site = request.headers['sec-fetch-site']
+    if (site === 'cross-site' || site === 'same-site') return site
+    const origin = request.headers.origin
+    if (origin === undefined) return undefined
+    const own = request.baseUrl ? new URL(request.baseUrl).origin : url.origin
+    return origin === own ? undefined : origin
+  }
+
+  function authorize(request: EngineRequest, url: URL): ApiError | undefined {
+    const foreign = crossSite(request, url)
+    if (foreign !== undefined)
+      return new ApiError(
+        403,
+        'permission_error',
+        'cross_site_request',
+        `The control plane refuses requests from other sites' pages (${foreign}).`,
+      )
     if (options.adminToken) {
       const header = request.headers.authorization ?? ''
       const token = /^bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? ''
@@ -162,7 +184,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
     requestId: string,
   ): Promise<EngineResponse> {
     try {
-      const denied = authorize(request)
+      const denied = authorize(request, url)
       if (denied) throw denied
       const path = url.pathname.slice('/_mock'.length) || '/'
       const page = options.pages?.[path]

@@ -69,7 +69,9 @@ export function createEngineCore(options: EngineCoreOptions) {
     if (!faults.has('request-id-missing')) response.headers['request-id'] = requestId
     if (faults.has('wrong-content-type') && response.body !== undefined)
       response.headers['content-type'] = 'text/plain; charset=utf-8'
-    Object.assign(response.headers, corsHeaders(request.headers.origin))
+    // CORS for the API only: the control plane is never meant to be driven by another site's page.
+    if (url.pathname.startsWith(API_PREFIX))
+      Object.assign(response.headers, corsHeaders(request.headers.origin))
     // A key sent in the path or as a parameter name is never echoed by an error or kept in the journal.
     if (response.status >= 400 && response.body && typeof response.body === 'object')
       response.body = redactDeep(response.body)

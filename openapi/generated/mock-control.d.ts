@@ -258,7 +258,7 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "validation_error" | "api_error";
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "loopback_only" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error";
+                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error";
                 /** @description Human-readable; never contains a key value or the admin token. */
                 message: string;
                 /** @description The parameter or dotted body path at fault. */
@@ -522,7 +522,10 @@ export interface components {
                 };
             };
         };
-        /** @description 403 - no admin token is configured and the client is not on a loopback address. */
+        /**
+         * @description 403 - no admin token is configured and the client is not on a loopback address (`loopback_only`), or the
+         *     request comes from another site's page (`cross_site_request`).
+         */
         Forbidden: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -533,8 +536,8 @@ export interface components {
                     error?: {
                         /** @constant */
                         type?: "permission_error";
-                        /** @constant */
-                        code?: "loopback_only";
+                        /** @enum {unknown} */
+                        code?: "loopback_only" | "cross_site_request";
                         message?: string;
                         request_id: string;
                     };

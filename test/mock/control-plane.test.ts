@@ -159,3 +159,36 @@ describe('a platform restored from a saved state', () => {
     expect(second.clock.offsetSeconds()).toBe(0)
   })
 })
+
+describe('cross-site requests to the control plane', () => {
+  let mock: Transport
+  beforeAll(async () => {
+    mock = await startTransport('http')
+  })
+  afterAll(() => mock.close())
+
+  it.each([
+    ['another origin', { origin: 'https://ads.example.net' }],
+    ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
+    ['a null origin', { origin: 'null' }],
+  ])('refuses a reset sent with %s, and sends no CORS headers', async (_name, headers) => {
+    const response = await call(mock, 'POST', '/_mock/reset', { headers })
+    expect(response.status).toBe(403)
+    expect(response.body.error.code).toBe('cross_site_request')
+    expect(response.headers.get('access-control-allow-origin')).toBeNull()
+  })
+
+  it('lets another site link to the dashboard page (reads stay open)', async () => {
+    const response = await call(mock, 'GET', '/_mock/clock', { headers: { 'sec-fetch-site': 'same-site' } })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('access-control-allow-origin')).toBeNull()
+  })
+
+  it('admits the dashboard of its own origin', async () => {
+    const response = await call(mock, 'POST', '/_mock/clock/advance', {
+      body: { seconds: 1 },
+      headers: { origin: mock.origin, 'sec-fetch-site': 'same-origin' },
+    })
+    expect(response.status).toBe(200)
+  })
+})
