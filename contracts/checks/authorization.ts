@@ -172,7 +172,7 @@ const originRestricted: ContractCheck = {
   group: 'Key restrictions',
   title:
     'refuses a key restricted to an origin without that Origin (403 key_restricted) and accepts it with it',
-  needs: ['own-account'],
+  needs: ['origin-key'],
   async run(ctx) {
     const restricted = ctx.keys.originRestricted
     if (!restricted) return ctx.skip('needs a key restricted to an origin')

@@ -29,6 +29,7 @@ export type Need =
   | 'revoked-key'
   | 'expired-key'
   | 'scoped-keys'
+  | 'origin-key'
   | 'own-account'
   | 'clock'
   | 'call-logs'

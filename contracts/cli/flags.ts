@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { parseScopedKey, TargetError } from '../target/resolve-target.ts'
+import { parseOriginKey, parseScopedKey, TargetError } from '../target/resolve-target.ts'
 import type { Plan, TargetConfig } from '../target/target.ts'
 
 export const CONTRACT_HELP = `Usage: voice-api-kit contract --base-url <url> [options]
@@ -15,6 +15,7 @@ Target:
   --expired-key <key>      a key past its expires_at (VOICE_API_EXPIRED_KEY)
   --scoped-key <s>=<key>   a key holding the scopes <s> (comma separated; 'read', 'write', 'none' allowed);
                            repeatable (VOICE_API_SCOPED_KEYS, space separated)
+  --origin-key <o>=<key>   a key restricted to the origin <o> (VOICE_API_ORIGIN_KEY)
   --plan <plan>            free, pro or enterprise (VOICE_API_PLAN; default: read from GET /user)
   --provision mock         create accounts, keys, revocations and clock moves through the mock's control plane
                            (VOICE_API_PROVISION)
@@ -62,6 +63,7 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
         'revoked-key': { type: 'string' },
         'expired-key': { type: 'string' },
         'scoped-key': { type: 'string', multiple: true },
+        'origin-key': { type: 'string' },
         plan: { type: 'string' },
         provision: { type: 'string' },
         'mock-admin-token': { type: 'string' },
@@ -101,6 +103,7 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
     revokedKey: text('revoked-key'),
     expiredKey: text('expired-key'),
     scopedKeys: (values['scoped-key'] as string[] | undefined)?.map(parseScopedKey),
+    originKey: text('origin-key') === undefined ? undefined : parseOriginKey(text('origin-key') as string),
     plan: text('plan') as Plan | undefined,
     provision: text('provision') as TargetConfig['provision'],
     mockAdminToken: text('mock-admin-token'),

@@ -28,6 +28,7 @@ export function keyringFromTarget(input: {
   revokedKey?: string
   expiredKey?: string
   scopedKeys?: ScopedKey[]
+  originKey?: { origin: string; key: string }
 }): Keyring {
   const names = new Map<string, string>([[input.secretKey, 'VOICE_API_KEY']])
   if (input.publishableKey) names.set(input.publishableKey, 'VOICE_API_PUBLISHABLE_KEY')
@@ -39,6 +40,7 @@ export function keyringFromTarget(input: {
     revoked: input.revokedKey,
     expired: input.expiredKey,
     scoped: input.scopedKeys ?? [],
+    originRestricted: input.originKey,
     callLogs: input.secretKey,
     ownAccount: false,
     names,

@@ -21,6 +21,8 @@ const REASONS: Record<Need, (state: NeedState) => string | undefined> = {
     keys.expired ? undefined : 'needs an expired key (--expired-key or VOICE_API_EXPIRED_KEY)',
   'scoped-keys': ({ keys }) =>
     keys.scoped.length > 0 ? undefined : 'needs keys with restricted scopes (--scoped-key <scopes>=<key>)',
+  'origin-key': ({ keys }) =>
+    keys.originRestricted ? undefined : 'needs a key restricted to an origin (--origin-key <origin>=<key>)',
   'own-account': ({ keys }) =>
     keys.ownAccount
       ? undefined

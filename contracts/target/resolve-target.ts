@@ -24,6 +24,14 @@ export function parseScopedKey(text: string): ScopedKey {
   return { scopes: [...new Set(scopes)], key: text.slice(at + 1).trim() }
 }
 
+/** `https://app.example.com=pk-svc-...` as a key restricted to that origin. */
+export function parseOriginKey(text: string): { origin: string; key: string } {
+  const at = text.lastIndexOf('=')
+  if (at < 0 || !/^https?:\/\/[^/\s]+$/.test(text.slice(0, at)))
+    throw new TargetError("An origin key is '<origin>=<key>' (e.g. 'https://app.example.com=sk-svc-...').")
+  return { origin: text.slice(0, at), key: text.slice(at + 1).trim() }
+}
+
 const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise']
 
 function plan(value: string | undefined): Plan | undefined {
@@ -59,6 +67,7 @@ export function targetFromEnv(env: Record<string, string | undefined>): Partial<
     maxWaitSeconds: integer('VOICE_API_MAX_WAIT', env.VOICE_API_MAX_WAIT),
   }
   if (env.VOICE_API_DESTRUCTIVE !== undefined) out.destructive = truthy(env.VOICE_API_DESTRUCTIVE)
+  if (env.VOICE_API_ORIGIN_KEY) out.originKey = parseOriginKey(env.VOICE_API_ORIGIN_KEY)
   if (env.VOICE_API_SCOPED_KEYS)
     out.scopedKeys = env.VOICE_API_SCOPED_KEYS.split(/\s+/).filter(Boolean).map(parseScopedKey)
   return out
@@ -81,6 +90,7 @@ export function targetFromFile(path: string): Partial<TargetConfig> {
     config.scopedKeys = config.scopedKeys.map((k) =>
       typeof k === 'string' ? parseScopedKey(k) : (k as ScopedKey),
     )
+  if (typeof config.originKey === 'string') config.originKey = parseOriginKey(config.originKey)
   if (config.plan !== undefined) plan(config.plan)
   return config
 }

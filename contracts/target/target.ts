@@ -23,6 +23,8 @@ export interface TargetConfig {
   revokedKey?: string
   /** A key past its `expires_at` restriction. */
   expiredKey?: string
+  /** A key whose `allowed_origins` restriction lists `origin` (and only that). */
+  originKey?: { origin: string; key: string }
   /** Keys with restricted scopes, each with the scopes it holds. */
   scopedKeys?: ScopedKey[]
   /** The account's plan; read from `GET /user` when not given. */
