@@ -52,7 +52,9 @@ function integer(name: string, value: string | number | undefined): number | und
 const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes|on)$/i.test(value)
 
 /** The target from environment variables (`VOICE_API_*`). */
-export function targetFromEnv(env: Record<string, string | undefined>): Partial<TargetConfig> {
+export function targetFromEnv(raw: Record<string, string | undefined>): Partial<TargetConfig> {
+  // An empty variable counts as unset.
+  const env = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== ''))
   const out: Partial<TargetConfig> = {
     baseUrl: env.VOICE_API_BASE_URL,
     secretKey: env.VOICE_API_KEY,
