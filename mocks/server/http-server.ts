@@ -3,10 +3,13 @@ import { errors } from '../engine/api-error.ts'
 import { MAX_BODY_BYTES } from '../engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
 import { edgeErrorResponse, onClientError } from './edge-errors.ts'
+import { createJsonEncoder, encodeJson } from './json-encoder.ts'
 import { readBody } from './read-body.ts'
 
 export interface RequestHandler {
   handle(request: EngineRequest): Promise<EngineResponse>
+  /** Count of state changes so far, from any adapter (the platform's); encoded list items are dropped when it moves. */
+  changes?(): number
 }
 
 export interface HttpServerOptions {
@@ -37,18 +40,21 @@ function headersOf(request: IncomingMessage): Record<string, string> {
   return headers
 }
 
-function send(res: ServerResponse, response: EngineResponse, method: string): void {
-  const payload =
-    response.body === undefined
-      ? ''
-      : typeof response.body === 'string'
-        ? response.body
-        : JSON.stringify(response.body)
+function send(
+  res: ServerResponse,
+  response: EngineResponse,
+  method: string,
+  payload: Buffer = encodeJson(response.body),
+): void {
   const headers: Record<string, string | number> = { ...response.headers }
-  if (response.status !== 204) headers['content-length'] = Buffer.byteLength(payload)
+  if (response.status !== 204) headers['content-length'] = payload.length
   res.writeHead(response.status, headers)
   res.end(method === 'HEAD' || response.status === 204 ? undefined : payload)
 }
+
+/** Methods that never change the state. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+const API_URL = /^\/v1(?:[/?]|$)/
 
 /** Sends a response to an oversize body and closes the connection once it is out, draining (not keeping) what is left. */
 function refuseOversize(
@@ -80,17 +86,26 @@ function baseUrlOf(req: IncomingMessage): string {
 /**
  * A node:http server in front of the engine; the only Node-specific layer of the mock. It refuses
  * oversize bodies early, answers unparseable requests with the API's error envelope, and closes
- * slow or idle connections (header, request, keep-alive and socket timeouts).
+ * slow or idle connections (header, request, keep-alive and socket timeouts). Between changes it
+ * sends the items of `/v1` lists from bytes encoded once (see `createJsonEncoder`): changes must come
+ * as requests with an unsafe method, to this server or counted by the handler's `changes()`.
  */
 export function createHttpServer(handler: () => RequestHandler, options: HttpServerOptions = {}): Server {
   const headersTimeout = options.headersTimeoutMs ?? 10_000
   const requestTimeout = options.requestTimeoutMs ?? 30_000
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES
+  // Listed items are reused as encoded bytes between changes. Every change comes through a request
+  // with an unsafe method: none is in flight when bytes are reused, and each one ends by forgetting them.
+  const encoder = createJsonEncoder()
+  let writesInFlight = 0
+  let seenChanges: number | undefined
   const server = createServer(
     // Node checks the header and request timeouts on this interval (30 s by default, far too coarse).
     { connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(headersTimeout / 4))) },
     async (req, res) => {
       const method = (req.method ?? 'GET').toUpperCase()
+      const write = !SAFE_METHODS.has(method)
+      if (write) writesInFlight++
       try {
         const body = await readBody(req, limit)
         if (!body.ok && body.reason !== 'too-large') return
@@ -115,12 +130,23 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
           return
         }
         await options.beforeSend?.(request, response)
-        send(res, response, method)
+        const reuse = !write && writesInFlight === 0 && API_URL.test(request.url)
+        if (reuse) {
+          const changes = handler().changes?.()
+          if (changes !== seenChanges) encoder.invalidate()
+          seenChanges = changes
+        }
+        send(res, response, method, encoder.encode(response.body, reuse))
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error)
         if (!res.headersSent)
           send(res, edgeErrorResponse(errors.internal(`Internal error: ${message}`)), method)
         else res.destroy()
+      } finally {
+        if (write) {
+          writesInFlight--
+          encoder.invalidate()
+        }
       }
     },
   )

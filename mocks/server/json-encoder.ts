@@ -1,0 +1,107 @@
+const NO_BYTES = Buffer.alloc(0)
+const COMMA = Buffer.from(',')
+/** Most items kept encoded (and first ids remembered); past it everything is forgotten at once. */
+const MAX_ENTRIES = 2_000
+
+/** A body's bytes: a string as is (HTML), undefined as none, anything else as JSON. */
+export function encodeJson(body: unknown): Buffer {
+  if (body === undefined) return NO_BYTES
+  return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body))
+}
+
+type Item = Record<string, unknown> & { id: string }
+type ListEnvelope = Record<string, unknown> & { object: 'list'; data: Item[] }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype
+
+/** A `{ object: 'list', data: [...] }` body whose items are plain objects with a string `id`. */
+function isListEnvelope(body: unknown): body is ListEnvelope {
+  if (!isPlainObject(body) || body.object !== 'list' || !Array.isArray(body.data) || body.data.length === 0)
+    return false
+  if (typeof body.toJSON === 'function') return false
+  return body.data.every((item) => isPlainObject(item) && typeof item.id === 'string' && !('toJSON' in item))
+}
+
+/** An item's encoded bytes and the fields they were encoded from (nested objects by identity). */
+interface Entry {
+  keys: string[]
+  values: unknown[]
+  bytes: Buffer
+}
+
+function sameFields(entry: Entry, item: Item, keys: string[]): boolean {
+  if (keys.length !== entry.keys.length) return false
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string
+    if (key !== entry.keys[i] || item[key] !== entry.values[i]) return false
+  }
+  return true
+}
+
+/**
+ * Encodes response bodies as UTF-8 JSON, byte for byte what `JSON.stringify` gives. Items of a list
+ * envelope that was listed before are reused as encoded bytes, so a list of stored objects (agents,
+ * team members) costs a copy of bytes instead of serializing and encoding every item again.
+ *
+ * An item is reused only under its `id` with the same fields holding the same values (`===`; nested
+ * objects by identity), so copies of a stored object hit and a publishable view of it does not. A
+ * nested object changed in place is not seen: the owner must call `invalidate()` after anything that
+ * may change the state, and pass `reuse: false` while a change may be under way.
+ */
+export function createJsonEncoder() {
+  let entries = new Map<string, Entry>()
+  let listed = new Set<string>()
+
+  function itemBytes(item: Item): Buffer {
+    const keys = Object.keys(item)
+    const entry = entries.get(item.id)
+    if (entry && sameFields(entry, item, keys)) return entry.bytes
+    const bytes = Buffer.from(JSON.stringify(item))
+    if (entries.size >= MAX_ENTRIES) entries = new Map()
+    entries.set(item.id, { keys, values: keys.map((key) => item[key]), bytes })
+    return bytes
+  }
+
+  function encodeList(body: ListEnvelope): Buffer {
+    const before: string[] = []
+    const after: string[] = []
+    let fields = before
+    for (const key of Object.keys(body)) {
+      if (key === 'data') {
+        fields = after
+        continue
+      }
+      const json = JSON.stringify(body[key])
+      if (json !== undefined) fields.push(`${JSON.stringify(key)}:${json}`)
+    }
+    const parts: Buffer[] = [Buffer.from(`{${before.map((field) => `${field},`).join('')}"data":[`)]
+    body.data.forEach((item, i) => {
+      if (i > 0) parts.push(COMMA)
+      parts.push(itemBytes(item))
+    })
+    parts.push(Buffer.from(`]${after.map((field) => `,${field}`).join('')}}`))
+    return Buffer.concat(parts)
+  }
+
+  return {
+    /** The body's bytes, as `encodeJson`; `reuse` allows encoded list items. */
+    encode(body: unknown, reuse: boolean): Buffer {
+      if (!reuse || !isListEnvelope(body)) return encodeJson(body)
+      const first = (body.data[0] as Item).id
+      // Kept from the second listing on: a page listed once (a deep cursor) is not worth keeping.
+      if (entries.has(first) || listed.has(first)) return encodeList(body)
+      if (listed.size >= MAX_ENTRIES) listed = new Set()
+      listed.add(first)
+      return encodeJson(body)
+    },
+
+    /** Forgets every encoded item (call after any change to the state). */
+    invalidate(): void {
+      entries = new Map()
+      listed = new Set()
+    },
+  }
+}
+
+export type JsonEncoder = ReturnType<typeof createJsonEncoder>
