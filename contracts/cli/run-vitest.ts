@@ -1,10 +1,13 @@
+import { basename, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startVitest } from 'vitest/node'
 import type { TargetConfig } from '../target/target.ts'
 import { ContractReporter, type ContractReporterOptions } from './contract-reporter.ts'
 
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const ENTRY = 'contracts/vitest/cli-entry.ts'
+/** The test file the command runs, next to this module in the source (`.ts`) or the build (`.js`). */
+const ENTRY = fileURLToPath(
+  new URL(`../vitest/cli-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url),
+)
 
 /** Runs the suite in Vitest against the target; resolves with the reporter (entries, failed()). */
 export async function runInVitest(
@@ -14,8 +17,8 @@ export async function runInVitest(
   const reporter = new ContractReporter(reporting)
   const vitest = await startVitest('test', [], {
     config: false,
-    root: PACKAGE_ROOT,
-    include: [ENTRY],
+    root: dirname(ENTRY),
+    include: [basename(ENTRY)],
     exclude: [],
     watch: false,
     reporters: [reporter],

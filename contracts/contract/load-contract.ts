@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
 
@@ -10,8 +10,10 @@ export interface OpenApiDocument {
   [key: string]: unknown
 }
 
-/** Where the v1 contract lives in this package: `openapi/v1.yaml`. */
-export const DEFAULT_CONTRACT_PATH = fileURLToPath(new URL('../../openapi/v1.yaml', import.meta.url))
+/** Where the v1 contract lives in this package: `openapi/v1.yaml` (found from the source or the build). */
+export const DEFAULT_CONTRACT_PATH = ['../../openapi/v1.yaml', '../../../openapi/v1.yaml']
+  .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+  .find((path) => existsSync(path)) as string
 
 const cache = new Map<string, OpenApiDocument>()
 
