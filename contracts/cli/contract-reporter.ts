@@ -52,7 +52,7 @@ export class ContractReporter implements Reporter {
     if (this.options.summary) {
       if (!this.options.verbose) this.write('')
       this.write(formatSummary(this.entries, this.options.header, duration))
-      for (const line of this.logs) this.write(line)
+      if (this.logs.length > 0) this.write(['', ...this.logs].join('\n'))
     }
     if (this.options.junit) {
       writeFileSync(this.options.junit, toJUnit(this.entries, 'voice-api-kit contract suite', duration))

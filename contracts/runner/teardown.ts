@@ -44,7 +44,7 @@ export function createTeardown(client: ApiClient, provisioned: Provisioned | und
       }
       if (provisioned)
         report.notes.push(
-          `${provisioned.accounts.length} account(s) created on the mock remain (the control plane cannot delete accounts); their keys are revoked`,
+          'The accounts created on the mock remain (its control plane cannot delete accounts); every key the run created is revoked.',
         )
       done = report
       return report

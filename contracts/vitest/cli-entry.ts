@@ -13,4 +13,10 @@ declare module 'vitest' {
 }
 
 const target = inject('contractTarget')
-defineContractSuite(target)
+defineContractSuite(target, {
+  onTeardown(report) {
+    const lines = [`Teardown: removed ${report.removed} object(s) the run created.`, ...report.notes]
+    for (const problem of report.problems) lines.push(`Teardown problem: ${problem}`)
+    console.log(lines.join('\n'))
+  },
+})
