@@ -23,20 +23,44 @@ export interface ContractFaker {
   enumOf(pointer: string): string[]
 }
 
+/** Longest generated string: free text is replaced by curated text anyway. */
+const MAX_LENGTH = 48
+
+/**
+ * A copy of a schema whose `maxLength`s are at most `MAX_LENGTH` (or the `minLength`). json-schema-faker
+ * 0.6 applies its `maxLength` option only after drawing a string as long as the schema allows: up to
+ * 20,000 characters for an agent's `system_prompt`, most of a generated agent's time.
+ */
+function withShortStrings(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withShortStrings)
+  if (!value || typeof value !== 'object') return value
+  const copy: Record<string, unknown> = {}
+  for (const [key, child] of Object.entries(value)) copy[key] = withShortStrings(child)
+  if (typeof copy.maxLength === 'number' && copy.maxLength > MAX_LENGTH)
+    copy.maxLength = Math.max(MAX_LENGTH, typeof copy.minLength === 'number' ? copy.minLength : 0)
+  return copy
+}
+
 /** Creates the faker for one contract document (a parsed OpenAPI 3.1 object). */
 export function createContractFaker(document: OpenApiDocument): ContractFaker {
-  const refResolver = (ref: string) => resolveRef<JsonSchema>(document, { $ref: ref })
   const node = (pointer: string) => resolveRef<SchemaNode>(document, { $ref: pointer })
+  const generated = new Map<string, JsonSchema>()
+  const refResolver = (ref: string): JsonSchema => {
+    let schema = generated.get(ref)
+    if (!schema) {
+      schema = withShortStrings(resolveRef<JsonSchema>(document, { $ref: ref })) as JsonSchema
+      generated.set(ref, schema)
+    }
+    return schema
+  }
   return {
     fake<T>(name: string, seed: number): T {
-      const schema = node(`#/components/schemas/${name}`) as JsonSchema
-      return generateSync(schema, {
+      return generateSync(refResolver(`#/components/schemas/${name}`), {
         seed,
         refResolver,
         alwaysFakeOptionals: true,
         maxDefaultItems: 3,
-        // Free text is replaced by curated text anyway; short strings keep generation fast.
-        maxLength: 48,
+        maxLength: MAX_LENGTH,
       }) as T
     },
     node,
