@@ -60,9 +60,13 @@ export async function limitAccount(
   const headers = readRateLimitHeaders(first.response.headers)
   ensure(headers.ok, 'readable rate-limit headers', headers.ok ? '' : headers.error, first)
   if (!headers.ok) throw new Error('unreachable')
-  const quota = (name: string) => headers.value.policies.find((p) => p.name === name)?.quota ?? 0
+  const policy = (name: string) => headers.value.policies.find((p) => p.name === name)
   const quotas =
-    plan === 'enterprise' ? { hourly: quota('hourly'), burst: quota('burst') } : PLAN_LIMITS[plan]
-  await pass(headers.value.reset('burst') ?? 60)
+    plan === 'enterprise'
+      ? { hourly: policy('hourly')?.quota ?? 0, burst: policy('burst')?.quota ?? 0 }
+      : PLAN_LIMITS[plan]
+  // Start from an empty burst window: unless this request was alone in it, wait a whole window.
+  const burst = policy('burst')
+  if (headers.value.remaining('burst') !== (burst?.quota ?? 0) - 1) await pass(burst?.window ?? 60)
   return { key: ctx.keys.secret, revoked: ctx.keys.revoked, quotas, simulated: false, pass }
 }

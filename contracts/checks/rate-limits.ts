@@ -134,12 +134,14 @@ async function hourlyScenario(ctx: CheckContext, account: LimitAccount): Promise
 }
 
 function planChecks(plan: Plan, custom?: { hourly: number; burst: number }): ContractCheck[] {
-  const label = custom ? `${plan} (custom ${custom.hourly}/h, ${custom.burst}/min)` : plan
+  const label = custom
+    ? `${plan} plan (custom limits; on the mock ${custom.hourly}/h, ${custom.burst}/min)`
+    : `${plan} plan`
   return [
     {
       id: `rate-limits/${plan}/burst`,
       area: 'rate-limits',
-      group: `${label} plan`,
+      group: label,
       title:
         'admits exactly the burst limit, answers 429 with Retry-After, counts neither 401s nor 429s, recovers after Retry-After',
       needs: ['rate-limits'],
@@ -148,7 +150,7 @@ function planChecks(plan: Plan, custom?: { hourly: number; burst: number }): Con
     {
       id: `rate-limits/${plan}/hourly`,
       area: 'rate-limits',
-      group: `${label} plan`,
+      group: label,
       title:
         'admits exactly the hourly limit, then answers 429 naming the hourly window, recovers after Retry-After',
       needs: ['rate-limits', 'clock'],

@@ -62,15 +62,7 @@ export async function openSession(config: TargetConfig): Promise<Session> {
     keys = keyringFromTarget({ ...config, secretKey: config.secretKey })
   }
   const maxWaitSeconds = config.maxWaitSeconds ?? 60
-  const exchanges: Exchange[] = []
-  const client = createClient({
-    baseUrl,
-    transport,
-    budget: Number.POSITIVE_INFINITY,
-    maxWaitSeconds,
-    pace: !provisioned,
-    onExchange: (exchange) => exchanges.push(exchange),
-  })
+  // Outside the budget and never paced: the session's probes, the rate-limit checks, teardown.
   const limitClient = createClient({
     baseUrl,
     transport,
@@ -79,7 +71,12 @@ export async function openSession(config: TargetConfig): Promise<Session> {
     pace: false,
   })
 
-  const probe = await client.send({ method: 'GET', path: '/user', key: keys.secret, operationId: 'getUser' })
+  const probe = await limitClient.send({
+    method: 'GET',
+    path: '/user',
+    key: keys.secret,
+    operationId: 'getUser',
+  })
   if (probe.response.status === 401)
     throw new ConfigError(
       `The secret key is not accepted by ${baseUrl}/user (401): check --secret-key / VOICE_API_KEY.`,
@@ -87,13 +84,14 @@ export async function openSession(config: TargetConfig): Promise<Session> {
   const user = probe.response.json as { plan?: Plan } | undefined
   const plan = config.plan ?? user?.plan
   let stateless = config.stateless === true
-  if (config.stateless === undefined || config.stateless === 'auto') {
-    const unknown = await client.send({
+  if (!provisioned && (config.stateless === undefined || config.stateless === 'auto')) {
+    // A stateful implementation answers 404 for an agent that cannot exist; a mock answering from examples, 200.
+    const unknown = await limitClient.send({
       method: 'GET',
       path: '/agents/agt_0ContractSuiteProbe0',
       key: keys.secret,
     })
-    stateless = !provisioned && unknown.response.status >= 200 && unknown.response.status < 300
+    stateless = unknown.response.status >= 200 && unknown.response.status < 300
   }
   const budget = config.budget ?? defaultBudget(provisioned !== undefined, plan, probe)
   const budgeted = createClient({
@@ -102,7 +100,6 @@ export async function openSession(config: TargetConfig): Promise<Session> {
     budget,
     maxWaitSeconds,
     pace: !provisioned,
-    onExchange: (exchange) => exchanges.push(exchange),
   })
   const teardown = createTeardown(limitClient, provisioned)
   const requestIds = new Set<string>()

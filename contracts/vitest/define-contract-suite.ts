@@ -10,7 +10,7 @@ import type { TargetConfig } from '../target/target.ts'
 export interface ContractSuiteOptions {
   /** Only these areas (`responses`, `authentication`, `authorization`, `resources`, `bad-input`, `rate-limits`). */
   areas?: string[]
-  /** Timeout of one check in ms (default 120 s; rate limits may wait for `Retry-After`). */
+  /** Timeout of one check in ms (default: room for three waits of `maxWaitSeconds`, at least 120 s). */
   timeoutMs?: number
   /** Called with every outcome (reporters). */
   onOutcome?: (outcome: CheckOutcome) => void
@@ -59,6 +59,9 @@ export function defineContractSuite(
   const contractPath = typeof target === 'function' ? undefined : target.contractPath
   const areas = options.areas ?? (typeof target === 'function' ? undefined : target.areas)
   const checks = selectChecks(allChecks(createContract(contractPath)), areas)
+  // A rate-limit check against a real target may wait for a whole window, then for Retry-After.
+  const maxWait = typeof target === 'function' ? 60 : (target.maxWaitSeconds ?? 60)
+  const timeoutMs = options.timeoutMs ?? Math.max(120_000, (3 * maxWait + 60) * 1000)
   let session: Session | undefined
   let openError: unknown
 
@@ -107,7 +110,7 @@ export function defineContractSuite(
         if (outcome.status === 'skipped' || outcome.status === 'not-applicable') ctx.skip(outcome.reason)
         if (outcome.failure) throw new ContractViolation(formatFailure(outcome.failure))
       },
-      options.timeoutMs ?? 120_000,
+      timeoutMs,
     )
   }
 }
