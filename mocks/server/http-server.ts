@@ -155,6 +155,9 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000
   server.timeout = options.socketIdleTimeoutMs ?? 60_000
   server.on('clientError', onClientError)
+  // A client may shut its sending side once its request is complete (half-close). By default Node then
+  // drops the response still being prepared (a durable state write takes milliseconds): answer, then close.
+  Object.assign(server, { httpAllowHalfOpen: true })
   return server
 }
 

@@ -5,7 +5,7 @@ import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
 import { createHttpServer, listen } from '../../mocks/server/http-server.ts'
 import { errorProblems } from './support/error-schema.ts'
 import { httpJson } from './support/http-json.ts'
-import { parseResponse } from './support/raw-http.ts'
+import { parseResponse, rawExchange } from './support/raw-http.ts'
 
 const HEADERS_MS = 400
 const REQUEST_MS = 800
@@ -148,5 +148,38 @@ describe('slow and idle clients', () => {
     expect(defaults.requestTimeout).toBe(30_000)
     expect(defaults.keepAliveTimeout).toBe(5_000)
     expect(defaults.timeout).toBe(60_000)
+  })
+})
+
+describe('clients that half-close', () => {
+  it('get the answer to a complete request even when the handler takes a while', async () => {
+    const server = createHttpServer(() => ({
+      handle: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        return { status: 200, headers: { 'request-id': 'req_halfclose' }, body: { ok: true } }
+      },
+    }))
+    const { port } = await listen(server, 0, '127.0.0.1')
+    try {
+      const requests = [
+        'GET /v1/user HTTP/1.1\r\nHost: x\r\n\r\n',
+        'GET /v1/user HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        'POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      ]
+      const exchanges = await Promise.all(requests.map((bytes) => rawExchange(port, bytes, { end: true })))
+      expect(exchanges.map((e) => e.response?.status)).toEqual([200, 200, 200])
+      // An incomplete request from a half-closed client is answered 400 and closed.
+      const cut = await rawExchange(
+        port,
+        'POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{"a"',
+        {
+          end: true,
+        },
+      )
+      expect(cut.response?.status).toBe(400)
+    } finally {
+      server.close()
+      server.closeAllConnections()
+    }
   })
 })
