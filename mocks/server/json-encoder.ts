@@ -15,6 +15,9 @@ type ListEnvelope = Record<string, unknown> & { object: 'list'; data: Item[] }
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype
 
+const sameItems = (a: readonly Buffer[], b: readonly Buffer[]) =>
+  a.length === b.length && a.every((bytes, i) => bytes === b[i])
+
 /** A `{ object: 'list', data: [...] }` body whose items are plain objects with a string `id`. */
 function isListEnvelope(body: unknown): body is ListEnvelope {
   if (!isPlainObject(body) || body.object !== 'list' || !Array.isArray(body.data) || body.data.length === 0)
@@ -30,13 +33,14 @@ interface Entry {
   bytes: Buffer
 }
 
-function sameFields(entry: Entry, item: Item, keys: string[]): boolean {
-  if (keys.length !== entry.keys.length) return false
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string
+/** Whether `item` has exactly the entry's fields, in its order, holding the same values. */
+function sameFields(entry: Entry, item: Item): boolean {
+  let i = 0
+  for (const key in item) {
     if (key !== entry.keys[i] || item[key] !== entry.values[i]) return false
+    i++
   }
-  return true
+  return i === entry.keys.length
 }
 
 /**
@@ -52,11 +56,13 @@ function sameFields(entry: Entry, item: Item, keys: string[]): boolean {
 export function createJsonEncoder() {
   let entries = new Map<string, Entry>()
   let listed = new Set<string>()
+  /** The last encoded list starting with each id. */
+  let lastLists = new Map<string, { head: string; tail: string; items: Buffer[]; bytes: Buffer }>()
 
   function itemBytes(item: Item): Buffer {
-    const keys = Object.keys(item)
     const entry = entries.get(item.id)
-    if (entry && sameFields(entry, item, keys)) return entry.bytes
+    if (entry && sameFields(entry, item)) return entry.bytes
+    const keys = Object.keys(item)
     const bytes = Buffer.from(JSON.stringify(item))
     if (entries.size >= MAX_ENTRIES) entries = new Map()
     entries.set(item.id, { keys, values: keys.map((key) => item[key]), bytes })
@@ -75,13 +81,22 @@ export function createJsonEncoder() {
       const json = JSON.stringify(body[key])
       if (json !== undefined) fields.push(`${JSON.stringify(key)}:${json}`)
     }
-    const parts: Buffer[] = [Buffer.from(`{${before.map((field) => `${field},`).join('')}"data":[`)]
-    body.data.forEach((item, i) => {
+    const head = `{${before.map((field) => `${field},`).join('')}"data":[`
+    const tail = `]${after.map((field) => `,${field}`).join('')}}`
+    const items = body.data.map(itemBytes)
+    // The same list as last time (same envelope, same encoded items): the same bytes.
+    const last = lastLists.get(body.data[0]?.id ?? '')
+    if (last && last.head === head && last.tail === tail && sameItems(last.items, items)) return last.bytes
+    const parts: Buffer[] = [Buffer.from(head)]
+    items.forEach((bytes, i) => {
       if (i > 0) parts.push(COMMA)
-      parts.push(itemBytes(item))
+      parts.push(bytes)
     })
-    parts.push(Buffer.from(`]${after.map((field) => `,${field}`).join('')}}`))
-    return Buffer.concat(parts)
+    parts.push(Buffer.from(tail))
+    const bytes = Buffer.concat(parts)
+    if (lastLists.size >= MAX_ENTRIES) lastLists = new Map()
+    lastLists.set(body.data[0]?.id ?? '', { head, tail, items, bytes })
+    return bytes
   }
 
   return {
@@ -100,6 +115,7 @@ export function createJsonEncoder() {
     invalidate(): void {
       entries = new Map()
       listed = new Set()
+      lastLists = new Map()
     },
   }
 }
