@@ -31,6 +31,7 @@ export function expectFields(
 
 const group = 'Agents'
 
+/** Agents: create (defaults, Location), read, partial update, delete and 404 after it. */
 export const agentChecks: ContractCheck[] = [
   {
     id: 'resources/agents/create-read',

@@ -74,6 +74,7 @@ function rangeOf(logs: readonly Log[]) {
 
 const group = 'Analytics'
 
+/** Analytics: totals equal to the listed call logs, series and groups adding up, bad ranges. */
 export const analyticsChecks: ContractCheck[] = [
   {
     id: 'resources/analytics/totals',

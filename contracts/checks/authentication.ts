@@ -189,6 +189,7 @@ const everyOperation: ContractCheck = {
   },
 }
 
+/** Authentication: every way a key can be missing, malformed, wrong or dead, and the exact 401. */
 export const authenticationChecks: ContractCheck[] = [
   ...cases.map(
     (c): ContractCheck => ({

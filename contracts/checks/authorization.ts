@@ -207,6 +207,7 @@ const originRestricted: ContractCheck = {
   },
 }
 
+/** Authorization: the operations x scopes matrix, publishable keys, 403 before 404, key restrictions. */
 export function authorizationChecks(operations: readonly ContractOperation[]): ContractCheck[] {
   return [
     ...operations.map(matrixCheck),

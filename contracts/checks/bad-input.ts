@@ -211,6 +211,7 @@ function queryCheck(operation: ContractOperation): ContractCheck {
   }
 }
 
+/** Bad input for every operation: query parameters, bodies broken one field at a time, malformed bodies. */
 export function badInputChecks(operations: readonly ContractOperation[]): ContractCheck[] {
   const checks: ContractCheck[] = []
   for (const operation of operations) {

@@ -137,6 +137,7 @@ function filterCheck([family, title]: [string, string]): ContractCheck {
   }
 }
 
+/** Call logs: each filter family against the whole listing, bad filter values, the full object. */
 export const callLogChecks: ContractCheck[] = [
   ...FAMILIES.map(filterCheck),
   {

@@ -31,6 +31,7 @@ function expectReplay(replay: Exchange, original: Exchange): void {
 
 const group = 'Idempotency'
 
+/** Idempotency-Key: replays, JSON-value comparison, 409 for another body. */
 export const idempotencyChecks: ContractCheck[] = [
   {
     id: 'resources/idempotency/replay',

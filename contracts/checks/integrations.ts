@@ -4,6 +4,7 @@ import type { ContractCheck } from './types.ts'
 
 const group = 'Integrations'
 
+/** Integrations: the catalog, and credentials that are stored but never returned. */
 export const integrationChecks: ContractCheck[] = [
   {
     id: 'resources/integrations/catalog',

@@ -2,6 +2,7 @@ import type { Exchange } from '../http/exchange.ts'
 import { ensure, expectStatus, jsonObject, listData } from './failure.ts'
 import type { CheckContext } from './types.ts'
 
+/** Every item of a list walked page by page. */
 export interface ListAllResult {
   items: Record<string, unknown>[]
   /** False when `maxPages` stopped the walk before `has_more` turned false. */

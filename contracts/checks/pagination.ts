@@ -166,6 +166,7 @@ async function bounds(ctx: CheckContext, c: Collection): Promise<void> {
   }
 }
 
+/** Pagination of every paginated collection: cursors both ways, has_more, order, bounds. */
 export const paginationChecks: ContractCheck[] = COLLECTIONS.flatMap((c): ContractCheck[] => [
   {
     id: `resources/pagination/${c.operationId}/walk`,

@@ -159,6 +159,7 @@ function planChecks(plan: Plan, custom?: { hourly: number; burst: number }): Con
   ]
 }
 
+/** Rate limits per plan (opt-in): exact burst and hourly quotas, 429s, Retry-After, recovery. */
 export const rateLimitChecks: ContractCheck[] = [
   ...planChecks('free'),
   ...planChecks('pro'),

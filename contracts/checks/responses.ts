@@ -65,6 +65,7 @@ function readChecks(): ContractCheck[] {
   }))
 }
 
+/** Responses: every read operation as documented, routing errors, Request-Id. */
 export const responseChecks: ContractCheck[] = [
   ...readChecks(),
   {

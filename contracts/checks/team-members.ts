@@ -13,6 +13,7 @@ async function owner(ctx: CheckContext) {
   return { owner: owners[0] as Record<string, unknown>, all }
 }
 
+/** Team members: the owner rules, invitations, role changes and removal. */
 export const teamMemberChecks: ContractCheck[] = [
   {
     id: 'resources/team-members/owner-listed',

@@ -15,6 +15,7 @@ export const AREAS = {
   'rate-limits': 'Rate limits',
 } as const
 
+/** An area of the summary (`responses`, `authentication`, ...). */
 export type Area = keyof typeof AREAS
 
 /**

@@ -10,6 +10,7 @@ import { formatSummary } from '../report/summary.ts'
 
 const AREA_BY_TITLE = new Map(Object.entries(AREAS).map(([id, title]) => [title as string, id]))
 
+/** What the command's reporter prints and writes. */
 export interface ContractReporterOptions {
   /** First line of the summary: what ran against what. */
   header: string

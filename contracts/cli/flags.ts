@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { parseOriginKey, parseScopedKey, TargetError } from '../target/resolve-target.ts'
 import type { Plan, TargetConfig } from '../target/target.ts'
 
+/** `voice-api-kit contract --help`. */
 export const CONTRACT_HELP = `Usage: voice-api-kit contract --base-url <url> [options]
 
 Runs the contract (conformance) suite against an implementation of the v1 API and reports per area.

@@ -4,6 +4,7 @@ import type { MockAccount, MockControl } from './mock-control.ts'
 /** Limits of the run's main account: far out of the way, so only the rate-limit checks meet a 429. */
 const ROOMY_LIMITS = { hourly: 10_000_000, burst: 1_000_000 }
 
+/** The origin the provisioned origin-restricted key is bound to. */
 export const RESTRICTED_ORIGIN = 'https://contract-suite.example'
 
 /** What provisioning created, and how to undo what can be undone. */

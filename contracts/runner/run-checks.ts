@@ -4,6 +4,7 @@ import type { TargetConfig } from '../target/target.ts'
 import type { CheckOutcome, TeardownReport } from './outcome.ts'
 import { openSession } from './session.ts'
 
+/** Options of a plain (non-Vitest) run. */
 export interface RunOptions {
   /** Stop at the first failing check (the mutation harness: a mutant is killed by one failure). */
   bail?: boolean
