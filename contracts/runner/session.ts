@@ -85,13 +85,12 @@ export async function openSession(config: TargetConfig): Promise<Session> {
   const plan = config.plan ?? user?.plan
   let stateless = config.stateless === true
   if (!provisioned && (config.stateless === undefined || config.stateless === 'auto')) {
-    // A stateful implementation answers 404 for an agent that cannot exist; a mock answering from examples, 200.
-    const unknown = await limitClient.send({
-      method: 'GET',
-      path: '/agents/agt_0ContractSuiteProbe0',
-      key: keys.secret,
-    })
-    stateless = unknown.response.status >= 200 && unknown.response.status < 300
+    // A stateful implementation answers 404 for an agent that cannot exist; a mock answering from examples
+    // answers 200 with an example agent (whose id is not the one asked for).
+    const probeId = 'agt_0ContractSuiteProbe0'
+    const unknown = await limitClient.send({ method: 'GET', path: `/agents/${probeId}`, key: keys.secret })
+    const answered = unknown.response.json as { id?: unknown } | undefined
+    stateless = unknown.response.status === 200 && answered?.id !== probeId
   }
   const budget = config.budget ?? defaultBudget(provisioned !== undefined, plan, probe)
   const budgeted = createClient({

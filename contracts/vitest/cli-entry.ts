@@ -14,6 +14,12 @@ declare module 'vitest' {
 
 const target = inject('contractTarget')
 defineContractSuite(target, {
+  onOpen(session) {
+    if (session.stateless && target.stateless !== true)
+      console.log(
+        'The target looks stateless (GET /agents/<unknown id> answered 200 with another agent): only the stateless subset runs. Pass --stateless to confirm, or check the implementation.',
+      )
+  },
   onTeardown(report) {
     const lines = [`Teardown: removed ${report.removed} object(s) the run created.`, ...report.notes]
     for (const problem of report.problems) lines.push(`Teardown problem: ${problem}`)

@@ -14,6 +14,8 @@ export interface ContractSuiteOptions {
   timeoutMs?: number
   /** Called with every outcome (reporters). */
   onOutcome?: (outcome: CheckOutcome) => void
+  /** Called once the session is open (keys ready, plan known, statelessness detected). */
+  onOpen?: (session: Session) => void
   /** Called with what teardown did. */
   onTeardown?: (report: TeardownReport) => void
 }
@@ -68,6 +70,7 @@ export function defineContractSuite(
   beforeAll(async () => {
     try {
       session = await openSession(typeof target === 'function' ? await target() : target)
+      options.onOpen?.(session)
     } catch (error) {
       openError = error
     }
