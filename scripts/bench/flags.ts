@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util'
+
+export const PHASES = ['load', 'startup', 'list', 'msw', 'contract'] as const
+export type Phase = (typeof PHASES)[number]
+
+/** Options of `npm run bench`. */
+export interface BenchFlags {
+  quick: boolean
+  /** Write the figures here (and `bench-results/latest.{json,md}`). */
+  json?: string
+  connections: number
+  durationSec: number
+  warmupSec: number
+  /** Cold starts per startup measurement. */
+  startupRuns: number
+  /** Call logs seeded for the list bench. */
+  callLogs: number
+  /** Timed pages per kind in the list bench. */
+  listIterations: number
+  mswSec: number
+  phases: ReadonlySet<Phase>
+}
+
+export const BENCH_HELP = `Usage: npm run bench -- [options]
+
+Benchmarks the mock against prism mock and a bare node:http server (the ceiling), side by side.
+
+Options:
+  --quick              shorter runs (2 s per case, 1 cold start each, 500 pages per kind)
+  --json <file>        write the figures as JSON, and bench-results/latest.json and latest.md
+  --connections <n>    autocannon connections (default 10)
+  --duration <s>       measured seconds per case and server (default 5; warm-up 1 s before each)
+  --only <phases>      comma-separated subset of: ${PHASES.join(', ')}
+  -h, --help           show this help`
+
+function positive(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback
+  const value = Number(text)
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`--${name} must be a positive number, got '${text}'.`)
+  return value
+}
+
+/** Parses the bench's flags; 'help' for -h. */
+export function parseBenchFlags(argv: string[]): BenchFlags | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      quick: { type: 'boolean' },
+      json: { type: 'string' },
+      connections: { type: 'string' },
+      duration: { type: 'string' },
+      only: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help) return 'help'
+  const quick = values.quick === true
+  const only = values.only?.split(',').map((phase) => phase.trim())
+  for (const phase of only ?? [])
+    if (!(PHASES as readonly string[]).includes(phase))
+      throw new Error(`Unknown phase '${phase}' in --only (phases: ${PHASES.join(', ')}).`)
+  return {
+    quick,
+    json: values.json,
+    connections: Math.round(positive('connections', values.connections, 10)),
+    durationSec: positive('duration', values.duration, quick ? 2 : 5),
+    warmupSec: quick ? 0.5 : 1,
+    startupRuns: quick ? 1 : 3,
+    callLogs: 100_000,
+    listIterations: quick ? 500 : 2_000,
+    mswSec: quick ? 2 : 5,
+    phases: new Set((only ?? PHASES) as Phase[]),
+  }
+}

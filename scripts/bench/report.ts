@@ -1,0 +1,136 @@
+import type { BenchResults, ServerName } from './results.ts'
+
+const SERVER_LABEL: Record<ServerName, string> = {
+  mock: 'mock',
+  prism: 'prism mock',
+  bare: 'bare node:http',
+}
+
+const num = (value: number | undefined, digits = 0) =>
+  value === undefined || !Number.isFinite(value)
+    ? 'n/a'
+    : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n')
+}
+
+/** The figures as Markdown: the tables the README shows. */
+export function formatMarkdown(results: BenchResults): string {
+  const { settings, machine } = results
+  const out: string[] = []
+  out.push(
+    `Command: \`${results.command}\` (${results.date}; Node ${machine.node}, ${machine.cpus} CPUs ${machine.cpuModel}; ` +
+      `autocannon ${settings.connections} connections, ${settings.durationSec} s per case after ${settings.warmupSec} s warm-up; ` +
+      `mock entry: ${settings.mockEntry})`,
+  )
+  out.push(
+    `Load average of the machine (1 min) at start and end: ${machine.loadAverage.map((l) => l.toFixed(2)).join(' and ')} ` +
+      '(other jobs share it; every ratio below comes from servers measured in the same run).',
+  )
+  if (results.load.length > 0)
+    out.push('', '### Throughput and latency (authenticated, rate limits lifted)', '')
+  const rows: string[][] = []
+  for (const row of results.load) {
+    for (const name of ['mock', 'prism', 'bare'] as const) {
+      const figures = row.servers[name]
+      if (!figures) continue
+      const failed = figures.non2xx + figures.errors
+      rows.push([
+        row.label,
+        SERVER_LABEL[name],
+        num(figures.requestsPerSec),
+        num(figures.p50Ms, 2),
+        num(figures.p99Ms, 2),
+        num(figures.rssMb),
+        failed > 0 ? `${failed} non-2xx/errors` : '',
+      ])
+    }
+    rows.push([
+      '',
+      '**mock / Prism, mock / bare**',
+      `**${num(row.ratios.mockOverPrism, 2)}x, ${num(row.ratios.mockOverBare, 2)}x**`,
+      '',
+      '',
+      '',
+      row.note ?? '',
+    ])
+  }
+  if (rows.length > 0)
+    out.push(table(['request', 'server', 'req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'note'], rows))
+
+  if (results.startup.length > 0) {
+    out.push('', '### Process start to first 200 (authenticated GET /agents)', '')
+    out.push(
+      table(
+        ['server', 'median ms', 'min ms', 'runs', 'note'],
+        results.startup.map((s) => [
+          s.label,
+          num(s.medianMs),
+          num(s.minMs),
+          String(s.runsMs.length),
+          s.note ?? '',
+        ]),
+      ),
+    )
+  }
+  if (results.list) {
+    const { list } = results
+    out.push(
+      '',
+      `### ${num(list.callLogs)} seeded call logs: list pages (limit ${list.pageLimits.join(' and ')}) at random cursors`,
+      '',
+      `Seeded in ${num(list.seedMs)} ms; RSS ${num(list.rssMb)} MB after a GC (heap ${num(list.heapUsedMb)} MB; ` +
+        `${num(list.rssAfterRequestsMb)} MB after the requests). ${list.agents} agents.`,
+      '',
+    )
+    out.push(
+      table(
+        [
+          'page',
+          'in-process p50 ms',
+          'in-process p99 ms',
+          'HTTP p50 ms',
+          'HTTP p99 ms',
+          'HTTP server-side p50 ms',
+          'HTTP server-side p99 ms',
+        ],
+        list.kinds.map((k) => [
+          k.kind,
+          num(k.inProcess.p50, 3),
+          num(k.inProcess.p99, 3),
+          num(k.http.p50, 3),
+          num(k.http.p99, 3),
+          num(k.httpServerSide.p50, 3),
+          num(k.httpServerSide.p99, 3),
+        ]),
+      ),
+    )
+  }
+  if (results.msw || results.contract) {
+    out.push('', '### Other figures', '')
+    const rows: string[][] = []
+    if (results.msw)
+      rows.push([
+        'MSW setupServer (createMockApi defaults, responses checked), sequential fetch GET /v1/agents',
+        `${num(results.msw.requestsPerSec)} req/s (p50 ${num(results.msw.p50Ms, 2)} ms, p99 ${num(results.msw.p99Ms, 2)} ms)`,
+      ])
+    if (results.contract)
+      rows.push([
+        'contract suite, full run against the local mock',
+        results.contract.status === 'ran'
+          ? `${num((results.contract.wallMs ?? 0) / 1000, 1)} s wall (${results.contract.note})`
+          : `skipped: ${results.contract.note}`,
+      ])
+    out.push(table(['measurement', 'result'], rows))
+  }
+  out.push('', '### Targets', '')
+  out.push(
+    table(
+      ['target', 'measured', 'met'],
+      results.targets.map((t) => [t.target, t.measured, t.met === null ? 'n/a' : t.met ? 'yes' : '**no**']),
+    ),
+  )
+  return `${out.join('\n')}\n`
+}

@@ -1,0 +1,179 @@
+/**
+ * `npm run bench`: the mock, `prism mock` and a bare node:http server side by side on 127.0.0.1, each in
+ * its own process, driven by autocannon under the same settings; then start-up, 100k-call-log list
+ * latency and RSS, the MSW path and the contract suite. Prints Markdown tables; `--json <file>` also
+ * writes the figures (and bench-results/latest.{json,md}).
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { captureResponse } from './capture.ts'
+import { caseHeaders, LOAD_CASES } from './cases.ts'
+import { installCleanup, removeOnExit, runJsonChild } from './children.ts'
+import { measureContractSuite } from './contract-suite.ts'
+import { BENCH_HELP, type BenchFlags, parseBenchFlags } from './flags.ts'
+import { measureListLatency } from './list-latency.ts'
+import { type LoadSettings, runLoad } from './load.ts'
+import { benchScript, MOCK_TSX_ENTRY, RESULTS_DIR } from './paths.ts'
+import { formatMarkdown } from './report.ts'
+import type { BenchResults, LoadRow, MswFigures } from './results.ts'
+import { type BenchServer, startBareServer, startMockServer, startPrismServer } from './servers.ts'
+import { type BuiltEntry, builtMockEntry, measureStartup } from './startup.ts'
+import { round } from './stats.ts'
+import { checkTargets } from './targets.ts'
+
+const log = (line: string) => console.log(line)
+
+async function measureLoad(settings: LoadSettings, mockEntry: string[]): Promise<LoadRow[]> {
+  log('Starting the mock, prism mock and the bare server...')
+  const keysFile = removeOnExit(join(RESULTS_DIR, 'bench-keys.json'))
+  const [mock, prism, bare] = await Promise.all([
+    startMockServer(mockEntry, keysFile),
+    startPrismServer(),
+    startBareServer(),
+  ])
+  rmSync(keysFile, { force: true })
+  const rows: LoadRow[] = []
+  try {
+    for (const loadCase of LOAD_CASES) {
+      const headers = caseHeaders(loadCase, mock.secretKey)
+      const init = { method: loadCase.method, headers, body: loadCase.body }
+      // The ceiling answers exactly the bytes the mock answers to the same request.
+      const captured = await captureResponse(mock.origin + loadCase.path, init)
+      await bare.replay(`${loadCase.method} ${loadCase.path}`, captured)
+      const row: LoadRow = {
+        case: loadCase.id,
+        label: loadCase.label,
+        servers: {},
+        ratios: { mockOverPrism: Number.NaN, mockOverBare: Number.NaN },
+        note:
+          loadCase.method === 'POST'
+            ? 'Prism answers its static example; the mock validates and stores a new agent each time'
+            : undefined,
+      }
+      for (const server of [mock, prism, bare] as BenchServer[]) {
+        log(
+          `  ${loadCase.label} -> ${server.name} (${settings.warmupSec} s warm-up, ${settings.durationSec} s)...`,
+        )
+        const figures = await runLoad(
+          { ...init, url: server.origin + server.pathFor(loadCase.path) },
+          settings,
+          server.child.pid,
+        )
+        row.servers[server.name] = figures
+        const codes = Object.entries(figures.statusCodes)
+          .map(([code, count]) => `${code}x${count}`)
+          .join(' ')
+        log(
+          `    ${figures.requestsPerSec} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, RSS ${figures.rssMb} MB [${codes}${figures.errors ? `, ${figures.errors} errors` : ''}]`,
+        )
+      }
+      const rate = (name: 'mock' | 'prism' | 'bare') => row.servers[name]?.requestsPerSec ?? Number.NaN
+      row.ratios = {
+        mockOverPrism: round(rate('mock') / rate('prism'), 2),
+        mockOverBare: round(rate('mock') / rate('bare'), 2),
+      }
+      log(`    mock/Prism ${row.ratios.mockOverPrism}x, mock/bare ${row.ratios.mockOverBare}x`)
+      rows.push(row)
+    }
+  } finally {
+    await Promise.all([mock.child.stop(), prism.child.stop(), bare.child.stop()])
+  }
+  return rows
+}
+
+async function main(flags: BenchFlags, argv: string[]): Promise<void> {
+  installCleanup()
+  mkdirSync(RESULTS_DIR, { recursive: true })
+  const started = performance.now()
+  // The load runs the built CLI (what the bin runs where dist/ exists), else the sources through tsx.
+  let built: BuiltEntry = { skipped: 'not needed' }
+  if (flags.phases.has('load') || flags.phases.has('startup')) {
+    log('Finding the built CLI (dist/, else a tsc build to bench-results/build)...')
+    built = await builtMockEntry()
+  }
+  const mockEntry = 'entry' in built ? built.entry : MOCK_TSX_ENTRY
+  const settings: LoadSettings = {
+    connections: flags.connections,
+    durationSec: flags.durationSec,
+    warmupSec: flags.warmupSec,
+  }
+  const cpu = cpus()
+  const partial: Omit<BenchResults, 'targets'> = {
+    date: new Date().toISOString(),
+    command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
+    machine: {
+      node: process.versions.node,
+      cpus: cpu.length,
+      cpuModel: cpu[0]?.model.trim() ?? 'unknown',
+      platform: `${process.platform}-${process.arch}`,
+      loadAverage: [loadavg()[0] ?? 0],
+    },
+    settings: {
+      ...settings,
+      quick: flags.quick,
+      mockEntry: 'entry' in built ? `built JS (${built.note})` : 'node --import tsx mocks/cli/main.ts',
+    },
+    load: [],
+    startup: [],
+  }
+
+  if (flags.phases.has('load')) partial.load = await measureLoad(settings, mockEntry)
+  if (flags.phases.has('startup')) {
+    log(`Start-up: process start to first 200 (${flags.startupRuns} cold start(s) each)...`)
+    partial.startup = await measureStartup(flags.startupRuns, built, log)
+  }
+  if (flags.phases.has('list')) {
+    log(`List latency: seeding ${flags.callLogs} call logs, ${flags.listIterations} pages per kind...`)
+    partial.list = await measureListLatency(flags.callLogs, flags.listIterations)
+    log(
+      `  RSS ${partial.list.rssMb} MB; worst p99 in-process ${Math.max(...partial.list.kinds.map((k) => k.inProcess.p99))} ms`,
+    )
+  }
+  if (flags.phases.has('msw')) {
+    log(`MSW setupServer: sequential fetch for ${flags.mswSec} s...`)
+    partial.msw = await runJsonChild<MswFigures>('msw', [
+      ...benchScript('msw-throughput.ts'),
+      String(flags.mswSec),
+    ])
+    log(`  ${partial.msw.requestsPerSec} req/s`)
+  }
+  if (flags.phases.has('contract')) {
+    log('Contract suite against a local mock...')
+    partial.contract = await measureContractSuite()
+    log(`  ${partial.contract.status}: ${partial.contract.note}`)
+  }
+
+  partial.machine.loadAverage.push(loadavg()[0] ?? 0)
+  const results: BenchResults = { ...partial, targets: checkTargets(partial) }
+  const markdown = formatMarkdown(results)
+  log(`\nDone in ${round((performance.now() - started) / 1000, 0)} s.\n`)
+  log(markdown)
+  if (flags.json) {
+    const file = resolve(flags.json)
+    mkdirSync(dirname(file), { recursive: true })
+    const json = `${JSON.stringify(results, null, 2)}\n`
+    writeFileSync(file, json)
+    writeFileSync(join(RESULTS_DIR, 'latest.json'), json)
+    writeFileSync(join(RESULTS_DIR, 'latest.md'), markdown)
+    log(`Wrote ${file}, bench-results/latest.json and bench-results/latest.md.`)
+  }
+}
+
+const argv = process.argv.slice(2)
+let flags: BenchFlags | 'help'
+try {
+  flags = parseBenchFlags(argv)
+} catch (error) {
+  console.error(`bench: ${(error as Error).message}\n\n${BENCH_HELP}`)
+  process.exit(2)
+}
+if (flags === 'help') console.log(BENCH_HELP)
+else
+  await main(flags, argv).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error('bench: failed:', error)
+      process.exit(1)
+    },
+  )

@@ -1,0 +1,138 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import type { CapturedResponse } from './capture.ts'
+import { type Child, spawnChild } from './children.ts'
+import { httpRequest, waitFor200 } from './http-request.ts'
+import { benchScript, PRISM_CLI, V1_CONTRACT } from './paths.ts'
+
+/** A server under load, in its own process. */
+export interface BenchServer {
+  name: 'mock' | 'prism' | 'bare'
+  child: Child
+  origin: string
+  /** The path on this server for a path under `/v1` (Prism serves the contract's paths at its root). */
+  pathFor(path: string): string
+}
+
+/** The mock, with the demo account's key and its limits lifted. */
+export interface MockServer extends BenchServer {
+  secretKey: string
+  accountId: string
+}
+
+/** The bare server, which replays captured responses. */
+export interface BareServer extends BenchServer {
+  replay(key: string, response: CapturedResponse): Promise<void>
+}
+
+/** Far above anything a bench run sends (the control plane accepts up to 1e8). */
+const LIFTED_LIMITS = { hourly: 100_000_000, burst: 100_000_000 }
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+async function readKeysFile(path: string, timeoutMs = 10_000) {
+  const deadline = performance.now() + timeoutMs
+  while (performance.now() < deadline) {
+    if (existsSync(path)) {
+      try {
+        return JSON.parse(readFileSync(path, 'utf8')) as {
+          base_url: string
+          control_url: string
+          account_id: string
+          secret_key: string | null
+        }
+      } catch {
+        // Half-written: try again.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error(`The mock wrote no keys file at ${path}.`)
+}
+
+/** Lifts an account's rate limits through the control plane, so every request does the full work. */
+export async function liftLimits(controlUrl: string, accountId: string): Promise<void> {
+  const result = await httpRequest(`${controlUrl}/accounts/${accountId}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ limits: LIFTED_LIMITS }),
+  })
+  if (result.status !== 200)
+    throw new Error(`Lifting the limits failed: ${result.status} ${result.body.toString('utf8')}`)
+}
+
+/** Starts the standalone mock (`<entry> mock`) on a free port and lifts the demo account's limits. */
+export async function startMockServer(entry: string[], keysFile: string): Promise<MockServer> {
+  const child = spawnChild('mock', [...entry, 'mock', '--port', '0', '--quiet', '--keys-file', keysFile])
+  await child.waitForLine(/listening on (http:\/\/\S+)\/v1/)
+  const keys = await readKeysFile(keysFile)
+  if (!keys.secret_key) throw new Error('The mock printed no secret key.')
+  await liftLimits(keys.control_url, keys.account_id)
+  return {
+    name: 'mock',
+    child,
+    origin: keys.base_url.replace(/\/v1$/, ''),
+    pathFor: (path) => path,
+    secretKey: keys.secret_key,
+    accountId: keys.account_id,
+  }
+}
+
+/** Starts `prism mock openapi/v1.yaml` and waits until it answers an authenticated `GET /agents`. */
+export async function startPrismServer(): Promise<BenchServer> {
+  const port = await freePort()
+  const child = spawnChild('prism', [
+    PRISM_CLI,
+    'mock',
+    V1_CONTRACT,
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+  ])
+  const origin = `http://127.0.0.1:${port}`
+  await waitFor200(
+    `${origin}/agents`,
+    { headers: { authorization: 'Bearer sk-svc-bench' } },
+    child.startedAt,
+    {
+      intervalMs: 50,
+      timeoutMs: 60_000,
+    },
+  )
+  return { name: 'prism', child, origin, pathFor: (path) => path.replace(/^\/v1/, '') }
+}
+
+/** Starts the bare node:http server (`bare-server.ts`), which replays what it is given. */
+export async function startBareServer(): Promise<BareServer> {
+  const child = spawnChild('bare', benchScript('bare-server.ts'), { ipc: true })
+  const port = (await child.waitForLine(/bare listening on (\d+)/))[1]
+  return {
+    name: 'bare',
+    child,
+    origin: `http://127.0.0.1:${port}`,
+    pathFor: (path) => path,
+    replay(key, response) {
+      return new Promise((resolve) => {
+        const onMessage = (message: { stored?: string }) => {
+          if (message.stored !== key) return
+          child.process.off('message', onMessage)
+          resolve()
+        }
+        child.process.on('message', onMessage)
+        child.process.send({ key, response })
+      })
+    },
+  }
+}

@@ -1,0 +1,64 @@
+import type { BenchResults, TargetCheck } from './results.ts'
+import { round } from './stats.ts'
+
+const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? String(round(value, digits)) : 'n/a')
+
+/** Checks this run's figures against the issue's targets (ratios within the one run). */
+export function checkTargets(results: Omit<BenchResults, 'targets'>): TargetCheck[] {
+  const checks: TargetCheck[] = []
+  const agents = results.load.find((row) => row.case === 'list-agents')
+  if (agents) {
+    const { mockOverPrism, mockOverBare } = agents.ratios
+    checks.push({
+      target: 'GET /v1/agents: mock >= 5x Prism requests/s',
+      measured: `${fmt(mockOverPrism)}x`,
+      met: Number.isFinite(mockOverPrism) ? mockOverPrism >= 5 : null,
+    })
+    checks.push({
+      target: 'GET /v1/agents: mock >= 0.5x bare node:http requests/s',
+      measured: `${fmt(mockOverBare)}x`,
+      met: Number.isFinite(mockOverBare) ? mockOverBare >= 0.5 : null,
+    })
+  }
+  for (const row of results.load) {
+    const mock = row.servers.mock
+    if (!mock) continue
+    checks.push({
+      target: `${row.label}: mock p99 < 5 ms at ${results.settings.connections} connections`,
+      measured: `${fmt(mock.p99Ms)} ms`,
+      met: mock.p99Ms < 5,
+    })
+  }
+  for (const startup of results.startup.filter((s) => s.label.startsWith('mock'))) {
+    checks.push({
+      target: `first 200 within 300 ms of process start, ${startup.label}`,
+      measured: Number.isFinite(startup.medianMs) ? `${fmt(startup.medianMs, 0)} ms (median)` : 'skipped',
+      met: Number.isFinite(startup.medianMs) ? startup.medianMs <= 300 : null,
+    })
+  }
+  if (results.list) {
+    const { list } = results
+    for (const limit of list.pageLimits) {
+      const kinds = list.kinds.filter((k) => k.kind.endsWith(`limit ${limit}`))
+      const where = {
+        inProcess: 'in-process (platform.handle)',
+        httpServerSide: 'over HTTP, server-side',
+        http: 'over HTTP, at the client (1 connection)',
+      }
+      for (const via of ['inProcess', 'httpServerSide', 'http'] as const) {
+        const worst = Math.max(...kinds.map((k) => k[via].p99))
+        checks.push({
+          target: `${list.callLogs} call logs, pages of ${limit}: any page p99 < 2 ms, ${where[via]}`,
+          measured: `worst p99 ${fmt(worst, 3)} ms`,
+          met: worst < 2,
+        })
+      }
+    }
+    checks.push({
+      target: `${list.callLogs} call logs: RSS < 250 MB`,
+      measured: `${fmt(list.rssMb, 0)} MB`,
+      met: list.rssMb < 250,
+    })
+  }
+  return checks
+}
