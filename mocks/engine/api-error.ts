@@ -39,19 +39,15 @@ export class ApiError extends Error {
     super(message)
   }
 
-  /**
-   * The `{ error: {...} }` envelope, with the request id when known. A 401 keeps exactly the spec's
-   * body (`type`, `code`, `message`) and so carries its request id in the `Request-Id` header only.
-   */
+  /** The `{ error: {...} }` envelope, with `request_id` when one is given. */
   body(requestId?: string): { error: Record<string, unknown> } {
-    const withId = requestId !== undefined && this.status !== 401
     return {
       error: {
         type: this.type,
         code: this.code,
         message: this.message,
         ...this.fields,
-        ...(withId ? { request_id: requestId } : {}),
+        ...(requestId !== undefined ? { request_id: requestId } : {}),
       },
     }
   }
@@ -65,7 +61,11 @@ export const errors = {
     new ApiError(400, 'invalid_request_error', 'invalid_cursor', message, { param }),
   parameterConflict: (param: string, message: string) =>
     new ApiError(400, 'invalid_request_error', 'parameter_conflict', message, { param }),
-  unauthenticated: (message: string) =>
+  /**
+   * 401 with the spec's body. `WWW-Authenticate` follows RFC 6750: no error code when the request
+   * carried no credentials, `error="invalid_token"` when it carried a key that does not authenticate.
+   */
+  unauthenticated: (message: string, credentials: 'none' | 'invalid' = 'invalid') =>
     new ApiError(
       401,
       'authentication_error',
@@ -73,7 +73,8 @@ export const errors = {
       message,
       {},
       {
-        'www-authenticate': 'Bearer realm="api", error="invalid_token"',
+        'www-authenticate':
+          credentials === 'none' ? 'Bearer realm="api"' : 'Bearer realm="api", error="invalid_token"',
       },
     ),
   missingPermission: (scope: string) =>

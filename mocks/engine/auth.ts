@@ -14,9 +14,11 @@ export function parseAuthorization(header: string | undefined, query: URLSearchP
     if (QUERY_KEY_PARAMS.some((name) => query.has(name)))
       return errors.unauthenticated(
         'API keys are not accepted in the query string. Send the key in the Authorization header: Authorization: Bearer <API_KEY>.',
+        'none',
       )
     return errors.unauthenticated(
       'No API key provided. Send it in the Authorization header: Authorization: Bearer <API_KEY>.',
+      'none',
     )
   }
   const match = /^(\S+)(?:\s+(.*))?$/.exec(header.trim())
@@ -29,6 +31,7 @@ export function parseAuthorization(header: string | undefined, query: URLSearchP
   if (token === '')
     return errors.unauthenticated(
       'No API key provided: the Bearer token is empty. Use Authorization: Bearer <API_KEY>.',
+      'none',
     )
   return token
 }

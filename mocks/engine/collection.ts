@@ -18,6 +18,9 @@ export type PageResult<T> =
   | { ok: true; data: T[]; has_more: boolean }
   | { ok: false; param: 'starting_after' | 'ending_before'; id: string }
 
+/** Deleted ids remembered as cursors, per collection. */
+const MAX_TOMBSTONES = 10_000
+
 const sortKey = (item: Listable) => `${item.created_at}\u0000${item.id}`
 
 /** First position whose key sorts after `key` in newest-first order (i.e. key' < key). */
@@ -99,6 +102,11 @@ export class Collection<T extends Listable> {
       if (list) removeSorted(list, key)
     }
     this.tombstones.set(id, key)
+    // Deleted ids stay usable as cursors for a while; the oldest are forgotten past a bound.
+    if (this.tombstones.size > MAX_TOMBSTONES) {
+      const oldest = this.tombstones.keys().next().value
+      if (oldest !== undefined) this.tombstones.delete(oldest)
+    }
     return item
   }
 

@@ -9,7 +9,7 @@ import { assertJsonDepth } from './json-depth.ts'
 import type { KeyInput, KeyStore } from './key-store.ts'
 import type { RateLimiter } from './rate-limiter.ts'
 import { MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
-import { constantTimeEqual } from './secrets.ts'
+import { constantTimeEqual, hashSecret } from './secrets.ts'
 import type { EngineRequest, EngineResponse } from './types.ts'
 
 export interface ControlPlaneOptions {
@@ -35,8 +35,8 @@ export function isLoopback(ip: string | undefined): boolean {
   return address === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address)
 }
 
-function json(status: number, body: unknown): EngineResponse {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body }
+function json(status: number, body: unknown, headers: Record<string, string> = {}): EngineResponse {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body }
 }
 
 /** The mock's control plane under `/_mock/` (openapi/mock-control.yaml): the simulated dashboard. */
@@ -145,7 +145,10 @@ export function createControlPlane(options: ControlPlaneOptions) {
     return origin === own ? undefined : origin
   }
 
-  function authorize(request: EngineRequest, url: URL): ApiError | undefined {
+  // Compared as SHA-256 digests: equal lengths, so the comparison reveals neither content nor length.
+  const adminTokenHash = options.adminToken === undefined ? undefined : hashSecret(options.adminToken)
+
+  async function authorize(request: EngineRequest, url: URL): Promise<ApiError | undefined> {
     const foreign = crossSite(request, url)
     if (foreign !== undefined)
       return new ApiError(
@@ -154,10 +157,10 @@ export function createControlPlane(options: ControlPlaneOptions) {
         'cross_site_request',
         `The control plane refuses requests from other sites' pages (${foreign}).`,
       )
-    if (options.adminToken) {
+    if (adminTokenHash) {
       const header = request.headers.authorization ?? ''
       const token = /^bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? ''
-      if (!constantTimeEqual(token, options.adminToken))
+      if (!constantTimeEqual(await hashSecret(token), await adminTokenHash))
         return new ApiError(
           401,
           'authentication_error',
@@ -184,7 +187,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
     requestId: string,
   ): Promise<EngineResponse> {
     try {
-      const denied = authorize(request, url)
+      const denied = await authorize(request, url)
       if (denied) throw denied
       const path = url.pathname.slice('/_mock'.length) || '/'
       const page = options.pages?.[path]
@@ -215,7 +218,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
       if (!handler) throw errors.routeNotFound(request.method, url.pathname)
       return await handler({ params, query: query.values, body })
     } catch (error) {
-      if (error instanceof ApiError) return json(error.status, error.body(requestId))
+      if (error instanceof ApiError) return json(error.status, error.body(requestId), error.headers)
       throw error
     }
   }

@@ -13,7 +13,7 @@ import { createKeyStore, type KeyStore, type StoredKey } from './key-store.ts'
 import { missingScope } from './permissions.ts'
 import { newId } from './random.ts'
 import { createRateLimiter, rateLimitHeaders } from './rate-limiter.ts'
-import { MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
+import { canonicalJson, MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
 import type { AccountData } from './resources/account-data.ts'
 import { redactDeep, redactSecrets } from './secrets.ts'
 import type { EngineRequest, EngineResponse, Handlers, OperationContext, OperationResult } from './types.ts'
@@ -96,7 +96,8 @@ export function createEngineCore(options: EngineCoreOptions) {
     headers: Record<string, string> = {},
   ): EngineResponse {
     let status = error.status
-    const body = error.body(requestId)
+    // A v1 401 is exactly the spec's body (type, code, message): its request id is in the header only.
+    const body = error.body(error.status === 401 ? undefined : requestId)
     if (error.status === 401 && faults.has('unauthenticated-404')) status = 404
     if (error.status === 401 && faults.has('wrong-401-code')) body.error.code = 'invalid_key'
     if (error.code === 'insufficient_permissions' && faults.has('403-without-required-permission'))
@@ -266,7 +267,7 @@ export function createEngineCore(options: EngineCoreOptions) {
 
     const data = options.dataFor(account)
     const fingerprint =
-      idempotencyKey !== undefined ? `${operation.operationId}\u0000${JSON.stringify(body)}` : ''
+      idempotencyKey !== undefined ? `${operation.operationId}\u0000${canonicalJson(body)}` : ''
     const now = clock.now()
     if (idempotencyKey !== undefined && operation.method === 'post') {
       const previous = data.idempotency.lookup(idempotencyKey, fingerprint, now)

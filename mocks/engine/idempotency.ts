@@ -3,6 +3,8 @@ import type { OperationResult } from './types.ts'
 /** Idempotency keys are kept 24 hours (decisions.md section 8). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255
+/** Stored replays per account at most: memory stays bounded under any load. */
+const MAX_ENTRIES = 10_000
 
 export interface StoredReplay {
   fingerprint: string
@@ -31,12 +33,17 @@ export class IdempotencyStore {
   }
 
   save(key: string, fingerprint: string, result: OperationResult, nowMs: number): void {
-    if (this.entries.size > 10_000) this.sweep(nowMs)
+    if (this.entries.size >= MAX_ENTRIES) this.sweep(nowMs)
     this.entries.set(key, { fingerprint, result, expiresAt: nowMs + IDEMPOTENCY_TTL_MS })
   }
 
+  /** Drops expired entries; if still full, the oldest ones (a Map iterates in insertion order). */
   private sweep(nowMs: number): void {
     for (const [key, stored] of this.entries) if (stored.expiresAt <= nowMs) this.entries.delete(key)
+    for (const key of this.entries.keys()) {
+      if (this.entries.size < MAX_ENTRIES * 0.9) break
+      this.entries.delete(key)
+    }
   }
 
   dump(): [string, StoredReplay][] {

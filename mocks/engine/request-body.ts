@@ -38,8 +38,9 @@ export function parseJsonBody(
   }
   if (!isJsonContentType(contentType) && !faults.has('non-json-accepted'))
     throw errors.unsupportedMediaType(contentType ?? '')
+  let parsed: unknown
   try {
-    return JSON.parse(body)
+    parsed = JSON.parse(body)
   } catch (cause) {
     const detail = cause instanceof Error ? cause.message : 'malformed JSON'
     if (faults.has('invalid-json-422'))
@@ -48,4 +49,31 @@ export function parseJsonBody(
       })
     throw errors.invalidJson(`The request body is not valid JSON: ${detail}.`)
   }
+  if (!isJsonObject(parsed))
+    throw errors.invalidJson(`The request body must be a JSON object, not ${describeJson(parsed)}.`)
+  return parsed
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function describeJson(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return `a ${typeof value}`
+}
+
+/**
+ * A JSON value's text with object keys in sorted order, so that two bodies equal as JSON values
+ * (whatever their key order or spacing) give the same text: the idempotency fingerprint.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (isJsonObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`)
+      .join(',')}}`
+  return JSON.stringify(value) ?? 'null'
 }

@@ -63,6 +63,16 @@ describe.each(TRANSPORTS)('agents (%s)', (kind) => {
       expect(new Set(responses.map((r) => r.body.id)).size).toBe(1)
     })
 
+    it('replays a body equal as JSON, whatever its key order and spacing', async () => {
+      const headers = { 'idempotency-key': 'same-value-other-order', 'content-type': 'application/json' }
+      const first = await call(mock, 'POST', '/v1/agents', { key, raw: JSON.stringify(NEW_AGENT), headers })
+      const reordered = JSON.stringify(Object.fromEntries(Object.entries(NEW_AGENT).reverse()), null, 2)
+      const second = await call(mock, 'POST', '/v1/agents', { key, raw: reordered, headers })
+      expect(second.status).toBe(201)
+      expect(second.body.id).toBe(first.body.id)
+      expect(second.headers.get('idempotent-replayed')).toBe('true')
+    })
+
     it('answers 409 when an Idempotency-Key is reused with another body', async () => {
       const headers = { 'idempotency-key': 'reused-key' }
       await call(mock, 'POST', '/v1/agents', { key, body: NEW_AGENT, headers })

@@ -13,9 +13,14 @@ describe.each(TRANSPORTS)('GET /user authentication (%s)', (kind) => {
 
   const expect401 = (response: Awaited<ReturnType<typeof call>>, message: RegExp) => {
     expect(response.status).toBe(401)
+    expect(Object.keys(response.body.error).sort()).toEqual(['code', 'message', 'type'])
     expect(response.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' })
     expect(response.body.error.message).toMatch(message)
-    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/)
+    // RFC 6750: an error code only when a key was sent that does not authenticate.
+    const challenge = /No API key|query string/.test(response.body.error.message)
+      ? 'Bearer realm="api"'
+      : 'Bearer realm="api", error="invalid_token"'
+    expect(response.headers.get('www-authenticate')).toBe(challenge)
     expect(response.headers.get('request-id')).toMatch(/^req_/)
     expect(response.headers.get('ratelimit')).toBeNull()
   }

@@ -63,8 +63,8 @@ export function createRouter(document: OpenApiDocument) {
       operations.set(method.toUpperCase(), operation)
       byId.set(operation.operationId, operation)
     }
+    // The documented methods only (the contract's `Allow`); CORS preflights are answered apart.
     const allow = [...operations.keys()]
-    allow.push('OPTIONS')
     routes.push({
       pattern: new RegExp(`^${source}/?$`),
       names,
