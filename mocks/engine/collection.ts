@@ -23,27 +23,31 @@ const MAX_TOMBSTONES = 10_000
 
 const sortKey = (item: Listable) => `${item.created_at}\u0000${item.id}`
 
-/** First position whose key sorts after `key` in newest-first order (i.e. key' < key). */
-function firstOlder(items: readonly Listable[], key: string, inclusive: boolean): number {
+/** First position in an oldest-first list whose key is above `key` (or at it, when `inclusive`). */
+function firstFrom(items: readonly Listable[], key: string, inclusive: boolean): number {
   let lo = 0
   let hi = items.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
     const midKey = sortKey(items[mid] as Listable)
-    if (midKey > key || (!inclusive && midKey === key)) lo = mid + 1
+    if (midKey < key || (!inclusive && midKey === key)) lo = mid + 1
     else hi = mid
   }
   return lo
 }
 
 /**
- * A collection kept newest first (by `created_at`, then `id`) with an id map and optional secondary
+ * A collection listed newest first (by `created_at`, then `id`) with an id map and optional secondary
  * indexes, so that any page at any cursor costs O(log n + page) rather than a scan of the store.
- * Deleted ids stay usable as cursors (their position is remembered).
+ * Items are kept oldest first, so that adding the newest (every create) is an append, not a shift of
+ * the whole list. Deleted ids stay usable as cursors (their position is remembered).
  */
 export class Collection<T extends Listable> {
   private readonly byId = new Map<string, T>()
+  /** Oldest first. */
   private ordered: T[] = []
+  /** `values()`, newest first, until the next change. */
+  private newestFirst: T[] | undefined
   private readonly indexes = new Map<string, { field: keyof T; lists: Map<string, T[]> }>()
   private readonly tombstones = new Map<string, string>()
 
@@ -59,14 +63,17 @@ export class Collection<T extends Listable> {
     return this.byId.get(id)
   }
 
+  /** Every item, newest first. */
   values(): readonly T[] {
-    return this.ordered
+    this.newestFirst ??= [...this.ordered].reverse()
+    return this.newestFirst
   }
 
   /** Adds many items at once (seeding, restoring): one sort instead of n inserts. */
   load(items: Iterable<T>): void {
     for (const item of items) this.byId.set(item.id, item)
-    this.ordered = [...this.byId.values()].sort((a, b) => (sortKey(a) < sortKey(b) ? 1 : -1))
+    this.ordered = [...this.byId.values()].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1))
+    this.newestFirst = undefined
     for (const index of this.indexes.values()) {
       index.lists.clear()
       for (const item of this.ordered) {
@@ -82,6 +89,7 @@ export class Collection<T extends Listable> {
     if (this.byId.has(item.id)) this.remove(item.id)
     this.byId.set(item.id, item)
     this.tombstones.delete(item.id)
+    this.newestFirst = undefined
     insertSorted(this.ordered, item)
     for (const index of this.indexes.values()) {
       const value = String(item[index.field])
@@ -95,6 +103,7 @@ export class Collection<T extends Listable> {
     const item = this.byId.get(id)
     if (!item) return undefined
     this.byId.delete(id)
+    this.newestFirst = undefined
     const key = sortKey(item)
     removeSorted(this.ordered, key)
     for (const index of this.indexes.values()) {
@@ -113,6 +122,7 @@ export class Collection<T extends Listable> {
   clear(): void {
     this.byId.clear()
     this.ordered = []
+    this.newestFirst = undefined
     this.tombstones.clear()
     for (const index of this.indexes.values()) index.lists.clear()
   }
@@ -127,9 +137,9 @@ export class Collection<T extends Listable> {
     if (query.ending_before !== undefined) {
       const key = this.keyOf(query.ending_before)
       if (key === undefined) return { ok: false, param: 'ending_before', id: query.ending_before }
-      const end = firstOlder(source, key, true)
+      // Newer than the cursor, nearest first.
       const found: T[] = []
-      for (let i = end - 1; i >= 0 && found.length <= limit; i--) {
+      for (let i = firstFrom(source, key, false); i < source.length && found.length <= limit; i++) {
         const item = source[i] as T
         if (matches(item)) found.push(item)
       }
@@ -137,15 +147,16 @@ export class Collection<T extends Listable> {
       const page = found.slice(0, limit)
       return { ok: true, data: faults?.has('ending-before-oldest-first') ? page : page.reverse(), has_more }
     }
-    let start = 0
+    // Older than the cursor (or from the newest), newest first.
+    let start = source.length - 1
     if (query.starting_after !== undefined) {
       const key = this.keyOf(query.starting_after)
       if (key === undefined) return { ok: false, param: 'starting_after', id: query.starting_after }
-      start = firstOlder(source, key, false)
-      if (faults?.has('pagination-skips-item')) start++
+      start = firstFrom(source, key, true) - 1
+      if (faults?.has('pagination-skips-item')) start--
     }
     const found: T[] = []
-    for (let i = start; i < source.length && found.length <= limit; i++) {
+    for (let i = start; i >= 0 && found.length <= limit; i--) {
       const item = source[i] as T
       if (matches(item)) found.push(item)
     }
@@ -159,12 +170,15 @@ export class Collection<T extends Listable> {
   }
 }
 
+/** Inserts into an oldest-first list; the newest item (every create) lands at the end. */
 function insertSorted<T extends Listable>(list: T[], item: T): void {
-  const position = firstOlder(list, sortKey(item), true)
-  list.splice(position, 0, item)
+  const key = sortKey(item)
+  const last = list[list.length - 1]
+  if (last === undefined || sortKey(last) < key) list.push(item)
+  else list.splice(firstFrom(list, key, false), 0, item)
 }
 
 function removeSorted<T extends Listable>(list: T[], key: string): void {
-  const position = firstOlder(list, key, true)
+  const position = firstFrom(list, key, true)
   if (position < list.length && sortKey(list[position] as T) === key) list.splice(position, 1)
 }
