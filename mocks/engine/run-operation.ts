@@ -1,0 +1,178 @@
+import type { Account } from './accounts.ts'
+import { errors } from './api-error.ts'
+import type { Clock } from './clock.ts'
+import type { Operation } from './contract/router.ts'
+import type { Validators } from './contract/validators.ts'
+import { type Faults, reportedFieldErrors } from './fault-effects.ts'
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './idempotency.ts'
+import { assertJsonDepth } from './json-depth.ts'
+import type { KeyStore, StoredKey } from './key-store.ts'
+import { missingScope } from './permissions.ts'
+import { canonicalJson, MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
+import type { AccountData } from './resources/account-data.ts'
+import type { EngineRequest, Handlers, OperationContext, OperationResult } from './types.ts'
+
+export interface OperationRunnerOptions {
+  handlers: Handlers
+  dataFor: (account: Account) => AccountData
+  keys: KeyStore
+  validators: Validators
+  clock: Clock
+  faults: Faults
+}
+
+/** Base URL assumed for `Location` when the transport does not say (the mock's default address). */
+const DEFAULT_BASE_URL = 'http://127.0.0.1:4010/v1'
+
+/**
+ * Runs one routed, admitted operation through the rest of decisions.md section 5: 403 (restrictions,
+ * then scopes) -> 400 (query, headers, body syntax, 413, 415) -> 404 resource -> 422 -> 409 -> the
+ * handler. Synchronous, so no other request interleaves. Throws `ApiError`s.
+ */
+export function createOperationRunner({
+  handlers,
+  dataFor,
+  keys,
+  validators,
+  clock,
+  faults,
+}: OperationRunnerOptions) {
+  function checkAccess(
+    request: EngineRequest,
+    operation: Operation,
+    params: Record<string, string>,
+    stored: StoredKey,
+    account: Account,
+  ): void {
+    const key = stored.record
+    if (!keys.ipAllowed(key, request.clientIp))
+      throw errors.keyRestricted('This API key may not be used from this IP address.')
+    const allowedOrigins = key.restrictions.allowed_origins
+    if (
+      allowedOrigins.length > 0 &&
+      !allowedOrigins.includes(request.headers.origin ?? '') &&
+      !faults.has('origin-restriction-ignored')
+    )
+      throw errors.keyRestricted('This API key may not be used from this origin.')
+    const skipPermission = faults.has('publishable-can-write') && key.type === 'publishable'
+    let needed = operation.permissions
+    if (faults.has('remove-member-needs-one-scope')) needed = needed.slice(0, 1)
+    let missing = skipPermission ? undefined : missingScope(key.permissions, needed)
+    if (faults.has('implied-scope-ignored'))
+      missing = needed.find((scope) => !key.permissions.includes(scope))
+    if (missing && faults.has('404-before-403'))
+      handlers[operation.operationId]?.load?.({ params, data: dataFor(account) } as OperationContext)
+    if (missing) throw errors.missingPermission(missing)
+  }
+
+  function parseQuery(url: URL, operation: Operation): Record<string, unknown> {
+    if (faults.has('unknown-query-accepted'))
+      for (const name of [...url.searchParams.keys()])
+        if (!operation.parameters.some((p) => p.name === name)) url.searchParams.delete(name)
+    if (faults.has('limit-unbounded') && Number(url.searchParams.get('limit')) > 100)
+      url.searchParams.set('limit', '100')
+    const query = validators.query(operation.operationId, operation.parameters, url.searchParams)
+    if (!query.ok) throw errors.invalidParameter(query.param, query.message)
+    const { starting_after, ending_before } = query.values
+    if (
+      starting_after !== undefined &&
+      ending_before !== undefined &&
+      !faults.has('cursor-conflict-accepted')
+    )
+      throw errors.parameterConflict(
+        'ending_before',
+        'starting_after and ending_before cannot be used together.',
+      )
+    return query.values
+  }
+
+  function idempotencyKeyOf(request: EngineRequest, operation: Operation): string | undefined {
+    const idempotencyKey = request.headers['idempotency-key']
+    if (idempotencyKey === undefined || operation.method !== 'post') return undefined
+    if (idempotencyKey.length === 0 || idempotencyKey.length > IDEMPOTENCY_KEY_MAX_LENGTH)
+      throw errors.invalidParameter(
+        'Idempotency-Key',
+        `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long.`,
+      )
+    return idempotencyKey
+  }
+
+  function parseBody(request: EngineRequest, operation: Operation): unknown {
+    if (!operation.hasBody) return undefined
+    if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
+    const required = operation.object.requestBody?.required === true
+    const body = parseJsonBody(request.body, request.headers['content-type'], required, faults)
+    if (body !== undefined) assertJsonDepth(request.body)
+    return body
+  }
+
+  return function runOperation(
+    request: EngineRequest,
+    url: URL,
+    operation: Operation,
+    params: Record<string, string>,
+    stored: StoredKey,
+    account: Account,
+  ): OperationResult {
+    checkAccess(request, operation, params, stored, account)
+    const query = parseQuery(url, operation)
+    const idempotencyKey = idempotencyKeyOf(request, operation)
+    const body = parseBody(request, operation)
+
+    const data = dataFor(account)
+    const now = clock.now()
+    const fingerprint =
+      idempotencyKey === undefined ? '' : `${operation.operationId}\u0000${canonicalJson(body)}`
+    if (idempotencyKey !== undefined) {
+      const previous = data.idempotency.lookup(idempotencyKey, fingerprint, now)
+      if (previous.kind === 'replay' && !faults.has('idempotency-replay-ignored'))
+        return {
+          ...previous.result,
+          headers: faults.has('idempotent-replayed-missing')
+            ? previous.result.headers
+            : { ...previous.result.headers, 'idempotent-replayed': 'true' },
+        }
+    }
+
+    const handler = handlers[operation.operationId]
+    if (!handler) throw errors.internal(`No behaviour is defined for ${operation.operationId}.`)
+    const baseUrl =
+      request.baseUrl ?? (/^https?:\/\//.test(request.url) ? `${url.origin}/v1` : DEFAULT_BASE_URL)
+    const ctx: OperationContext = {
+      account,
+      key: stored.record,
+      data,
+      params,
+      query,
+      body,
+      clock,
+      faults,
+      baseUrl,
+    }
+    // 404: the addressed resource, before the body is judged.
+    const resource = handler.load?.(ctx)
+    // 422: the body against the contract.
+    if (body !== undefined) {
+      const fieldErrors = reportedFieldErrors(
+        faults,
+        validators.body(operation.operationId, operation.object, body),
+      )
+      if (fieldErrors.length > 0) throw errors.validationFailed(fieldErrors)
+    }
+    // 409: a reused idempotency key with another request.
+    if (
+      idempotencyKey !== undefined &&
+      data.idempotency.lookup(idempotencyKey, fingerprint, now).kind === 'conflict' &&
+      !faults.has('idempotency-conflict-ignored')
+    )
+      throw errors.conflict(
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request.',
+        'Idempotency-Key',
+      )
+    const result = handler.run(ctx, resource)
+    if (idempotencyKey !== undefined && result.status < 300)
+      data.idempotency.save(idempotencyKey, fingerprint, structuredClone(result), now)
+    return result
+  }
+}
