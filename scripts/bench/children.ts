@@ -133,6 +133,19 @@ export function rssMb(pid: number): number {
   return Number.NaN
 }
 
+/**
+ * CPU time (user + system) a process has used so far, in ms, from Linux `/proc` (clock ticks of
+ * 10 ms, the kernel's USER_HZ of 100); NaN elsewhere.
+ */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return Number.NaN
+  }
+}
+
 /** Runs a bench script in its own process and returns the JSON it prints on its last stdout line. */
 export async function runJsonChild<T>(name: string, args: string[], timeoutMs = 120_000): Promise<T> {
   const child = spawnChild(name, args)

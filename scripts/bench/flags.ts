@@ -11,6 +11,8 @@ export interface BenchFlags {
   connections: number
   durationSec: number
   warmupSec: number
+  /** Turns each server takes per case (the measured seconds are split over them). */
+  rounds: number
   /** Cold starts per startup measurement. */
   startupRuns: number
   /** Call logs seeded for the list bench. */
@@ -29,7 +31,7 @@ Options:
   --quick              shorter runs (2 s per case, 1 cold start each, 500 pages per kind)
   --json <file>        write the figures as JSON, and bench-results/latest.json and latest.md
   --connections <n>    autocannon connections (default 10)
-  --duration <s>       measured seconds per case and server (default 5; warm-up 1 s before each)
+  --duration <s>       measured seconds per case and server (default 5, in 3 rotating rounds; 1 s warm-up)
   --only <phases>      comma-separated subset of: ${PHASES.join(', ')}
   -h, --help           show this help`
 
@@ -67,6 +69,7 @@ export function parseBenchFlags(argv: string[]): BenchFlags | 'help' {
     connections: Math.round(positive('connections', values.connections, 10)),
     durationSec: positive('duration', values.duration, quick ? 2 : 5),
     warmupSec: quick ? 0.5 : 1,
+    rounds: quick ? 2 : 3,
     startupRuns: quick ? 1 : 3,
     callLogs: 100_000,
     listIterations: quick ? 500 : 2_000,

@@ -1,12 +1,15 @@
 import autocannon, { type Result } from 'autocannon'
-import { rssMb } from './children.ts'
+import { cpuMs, rssMb } from './children.ts'
 import { round, summarize } from './stats.ts'
 
 /** Settings shared by every server and case, so that the figures compare. */
 export interface LoadSettings {
   connections: number
+  /** Measured seconds per server and case, split over `rounds`. */
   durationSec: number
   warmupSec: number
+  /** The servers take turns this many times, in rotating order, so a burst of other work hits all alike. */
+  rounds: number
 }
 
 export interface LoadRequest {
@@ -16,17 +19,26 @@ export interface LoadRequest {
   body?: string
 }
 
+/** One server under one request: where to send it and which process to watch. */
+export interface LoadTarget {
+  name: string
+  request: LoadRequest
+  pid: number
+}
+
 /** What one server did under one case. */
 export interface LoadFigures {
   requestsPerSec: number
-  /** Latency in ms, from every response of the measured run (sub-ms resolution). */
+  /** Latency in ms, from every response of the measured rounds (sub-ms resolution). */
   p50Ms: number
   p99Ms: number
   maxMs: number
   responses: number
   non2xx: number
   errors: number
-  /** Resident set size of the server's process right after the run, MB. */
+  /** CPU time the server's process used per response during the measured rounds, µs (Linux). */
+  cpuUsPerRequest: number
+  /** Resident set size of the server's process right after its last round, MB. */
   rssMb: number
   statusCodes: Record<string, number>
 }
@@ -51,29 +63,60 @@ function drive(
   return instance
 }
 
-/** Warms up, then drives `request` for the measured duration with autocannon; latencies at full precision. */
+/**
+ * Warms every target up, then drives each for `durationSec` in total with autocannon, in `rounds` turns
+ * whose order rotates (A B C, B C A, C A B): on a shared machine a burst of other work then falls on
+ * every server alike instead of on whichever ran at the time. Latencies at full precision.
+ */
 export async function runLoad(
-  request: LoadRequest,
+  targets: readonly LoadTarget[],
   settings: LoadSettings,
-  pid: number,
-): Promise<LoadFigures> {
-  if (settings.warmupSec > 0) await drive(request, settings.connections, settings.warmupSec)
-  const latencies: number[] = []
-  const started = performance.now()
-  const result = await drive(request, settings.connections, settings.durationSec, (ms) => latencies.push(ms))
-  const elapsedSec = (performance.now() - started) / 1000
-  const latency = summarize(latencies)
-  const statusCodes: Record<string, number> = {}
-  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = count
-  return {
-    requestsPerSec: round(latencies.length / elapsedSec, 0),
-    p50Ms: round(latency.p50, 3),
-    p99Ms: round(latency.p99, 3),
-    maxMs: round(latency.max, 3),
-    responses: latencies.length,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    rssMb: round(rssMb(pid), 1),
-    statusCodes,
+): Promise<Record<string, LoadFigures>> {
+  const state = targets.map(() => ({
+    latencies: [] as number[],
+    seconds: 0,
+    cpuMs: 0,
+    non2xx: 0,
+    errors: 0,
+    statusCodes: {} as Record<string, number>,
+  }))
+  if (settings.warmupSec > 0)
+    for (const target of targets) await drive(target.request, settings.connections, settings.warmupSec)
+  const roundSec = settings.durationSec / settings.rounds
+  for (let r = 0; r < settings.rounds; r++) {
+    for (let k = 0; k < targets.length; k++) {
+      const i = (k + r) % targets.length
+      const target = targets[i] as LoadTarget
+      const into = state[i] as (typeof state)[number]
+      const started = performance.now()
+      const cpuBefore = cpuMs(target.pid)
+      const result = await drive(target.request, settings.connections, roundSec, (ms) =>
+        into.latencies.push(ms),
+      )
+      into.seconds += (performance.now() - started) / 1000
+      into.cpuMs += cpuMs(target.pid) - cpuBefore
+      into.non2xx += result.non2xx
+      into.errors += result.errors + result.timeouts
+      for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}))
+        into.statusCodes[code] = (into.statusCodes[code] ?? 0) + count
+    }
   }
+  const figures: Record<string, LoadFigures> = {}
+  targets.forEach((target, i) => {
+    const { latencies, seconds, cpuMs: cpu, non2xx, errors, statusCodes } = state[i] as (typeof state)[number]
+    const latency = summarize(latencies)
+    figures[target.name] = {
+      requestsPerSec: round(latencies.length / seconds, 0),
+      p50Ms: round(latency.p50, 3),
+      p99Ms: round(latency.p99, 3),
+      maxMs: round(latency.max, 3),
+      cpuUsPerRequest: round((cpu * 1000) / latencies.length, 0),
+      responses: latencies.length,
+      non2xx,
+      errors,
+      rssMb: round(rssMb(target.pid), 1),
+      statusCodes,
+    }
+  })
+  return figures
 }

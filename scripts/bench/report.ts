@@ -22,7 +22,7 @@ export function formatMarkdown(results: BenchResults): string {
   const out: string[] = []
   out.push(
     `Command: \`${results.command}\` (${results.date}; Node ${machine.node}, ${machine.cpus} CPUs ${machine.cpuModel}; ` +
-      `autocannon ${settings.connections} connections, ${settings.durationSec} s per case after ${settings.warmupSec} s warm-up; ` +
+      `autocannon ${settings.connections} connections, ${settings.durationSec} s per case and server in ${settings.rounds} rotating rounds after ${settings.warmupSec} s warm-up; ` +
       `mock entry: ${settings.mockEntry})`,
   )
   out.push(
@@ -43,6 +43,7 @@ export function formatMarkdown(results: BenchResults): string {
         num(figures.requestsPerSec),
         num(figures.p50Ms, 2),
         num(figures.p99Ms, 2),
+        num(figures.cpuUsPerRequest),
         num(figures.rssMb),
         failed > 0 ? `${failed} non-2xx/errors` : '',
       ])
@@ -54,11 +55,12 @@ export function formatMarkdown(results: BenchResults): string {
       '',
       '',
       '',
+      '',
       row.note ?? '',
     ])
   }
   if (rows.length > 0)
-    out.push(table(['request', 'server', 'req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'note'], rows))
+    out.push(table(['request', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS MB', 'note'], rows))
 
   if (results.startup.length > 0) {
     out.push('', '### Process start to first 200 (authenticated GET /agents)', '')

@@ -13,7 +13,7 @@ import { installCleanup, removeOnExit, runJsonChild } from './children.ts'
 import { measureContractSuite } from './contract-suite.ts'
 import { BENCH_HELP, type BenchFlags, parseBenchFlags } from './flags.ts'
 import { measureListLatency } from './list-latency.ts'
-import { type LoadSettings, runLoad } from './load.ts'
+import { type LoadFigures, type LoadSettings, runLoad } from './load.ts'
 import { benchScript, MOCK_TSX_ENTRY, RESULTS_DIR } from './paths.ts'
 import { formatMarkdown } from './report.ts'
 import type { BenchResults, LoadRow, MswFigures } from './results.ts'
@@ -51,21 +51,26 @@ async function measureLoad(settings: LoadSettings, mockEntry: string[]): Promise
             ? 'Prism answers its static example; the mock validates and stores a new agent each time'
             : undefined,
       }
-      for (const server of [mock, prism, bare] as BenchServer[]) {
-        log(
-          `  ${loadCase.label} -> ${server.name} (${settings.warmupSec} s warm-up, ${settings.durationSec} s)...`,
-        )
-        const figures = await runLoad(
-          { ...init, url: server.origin + server.pathFor(loadCase.path) },
-          settings,
-          server.child.pid,
-        )
-        row.servers[server.name] = figures
-        const codes = Object.entries(figures.statusCodes)
+      const servers: BenchServer[] = [mock, prism, bare]
+      log(
+        `  ${loadCase.label}: ${settings.warmupSec} s warm-up each, then ${settings.rounds} rounds of ${round(settings.durationSec / settings.rounds, 2)} s (mock, prism, bare in rotating order)...`,
+      )
+      const figures = await runLoad(
+        servers.map((server) => ({
+          name: server.name,
+          request: { ...init, url: server.origin + server.pathFor(loadCase.path) },
+          pid: server.child.pid,
+        })),
+        settings,
+      )
+      for (const server of servers) {
+        const result = figures[server.name] as LoadFigures
+        row.servers[server.name] = result
+        const codes = Object.entries(result.statusCodes)
           .map(([code, count]) => `${code}x${count}`)
           .join(' ')
         log(
-          `    ${figures.requestsPerSec} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, RSS ${figures.rssMb} MB [${codes}${figures.errors ? `, ${figures.errors} errors` : ''}]`,
+          `    ${server.name}: ${result.requestsPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, CPU ${result.cpuUsPerRequest} µs/req, RSS ${result.rssMb} MB [${codes}${result.errors ? `, ${result.errors} errors` : ''}]`,
         )
       }
       const rate = (name: 'mock' | 'prism' | 'bare') => row.servers[name]?.requestsPerSec ?? Number.NaN
@@ -97,6 +102,7 @@ async function main(flags: BenchFlags, argv: string[]): Promise<void> {
     connections: flags.connections,
     durationSec: flags.durationSec,
     warmupSec: flags.warmupSec,
+    rounds: flags.rounds,
   }
   const cpu = cpus()
   const partial: Omit<BenchResults, 'targets'> = {
@@ -156,7 +162,9 @@ async function main(flags: BenchFlags, argv: string[]): Promise<void> {
     writeFileSync(file, json)
     writeFileSync(join(RESULTS_DIR, 'latest.json'), json)
     writeFileSync(join(RESULTS_DIR, 'latest.md'), markdown)
-    log(`Wrote ${file}, bench-results/latest.json and bench-results/latest.md.`)
+    log(
+      `Wrote ${[...new Set([file, join(RESULTS_DIR, 'latest.json')])].join(', ')} and ${join(RESULTS_DIR, 'latest.md')}.`,
+    )
   }
 }
 

@@ -8,6 +8,7 @@ const load = (requestsPerSec: number, p99Ms: number): LoadFigures => ({
   p50Ms: p99Ms / 3,
   p99Ms,
   maxMs: p99Ms,
+  cpuUsPerRequest: 100,
   responses: requestsPerSec * 5,
   non2xx: 0,
   errors: 0,
@@ -20,7 +21,14 @@ function results(mock: number, prism: number, bare: number, p99: number): Omit<B
     date: '2026-01-01T00:00:00Z',
     command: 'npm run bench',
     machine: { node: '20', cpus: 2, cpuModel: 'x', platform: 'linux-x64', loadAverage: [1, 1] },
-    settings: { connections: 10, durationSec: 5, warmupSec: 1, quick: false, mockEntry: 'built JS' },
+    settings: {
+      connections: 10,
+      durationSec: 5,
+      warmupSec: 1,
+      rounds: 3,
+      quick: false,
+      mockEntry: 'built JS',
+    },
     load: [
       {
         case: 'list-agents',
