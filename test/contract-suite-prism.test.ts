@@ -1,54 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import type { Server } from 'node:http'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CheckOutcome, defineContractSuite } from '../contracts/index.ts'
 import { createMockPlatform } from '../mocks/platform.ts'
 import { createHttpServer, listen } from '../mocks/server/http-server.ts'
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-
-/** Starts `prism <args>` on a free port of 127.0.0.1; resolves with its origin once it listens. */
-async function startPrism(args: string[]): Promise<{ origin: string; stop: () => Promise<void> }> {
-  const probe = createHttpServer(() => ({
-    handle: async () => ({ status: 204, headers: {}, body: undefined }),
-  }))
-  const { port } = await listen(probe, 0, '127.0.0.1')
-  await new Promise((resolve) => probe.close(resolve))
-  const child: ChildProcess = spawn(
-    `${ROOT}node_modules/.bin/prism`,
-    [...args, '--host', '127.0.0.1', '--port', String(port)],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`prism did not start:\n${output}`)), 60_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (/listening on/i.test(output)) {
-        clearTimeout(timer)
-        resolve()
-      }
-    }
-    child.stdout?.on('data', onData)
-    child.stderr?.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`prism exited with ${code}:\n${output}`)))
-  })
-  child.stdout?.resume()
-  child.stderr?.resume()
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve()
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-      }),
-  }
-}
+import { startPrism } from '../scripts/lib/prism-process.ts'
 
 describe('the contract suite through prism proxy in front of the mock', () => {
   let server: Server
