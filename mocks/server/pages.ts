@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { DOCS_FILE } from '../../scripts/build-docs.ts'
 import type { EngineResponse } from '../engine/types.ts'
 
-const DOCS_FILE = fileURLToPath(new URL('../../dist/docs/v1.html', import.meta.url))
 let docsHtml: string | undefined
 
 function html(status: number, body: string): EngineResponse {
