@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from '../lib/prism-process.ts'
 import type { CapturedResponse } from './capture.ts'
 import { type Child, spawnChild } from './children.ts'
 import { httpRequest, waitFor200 } from './http-request.ts'
@@ -27,19 +27,6 @@ export interface BareServer extends BenchServer {
 
 /** Far above anything a bench run sends (the control plane accepts up to 1e8). */
 const LIFTED_LIMITS = { hourly: 100_000_000, burst: 100_000_000 }
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 async function readKeysFile(path: string, timeoutMs = 10_000) {
   const deadline = performance.now() + timeoutMs

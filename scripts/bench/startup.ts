@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { freePort } from '../lib/prism-process.ts'
 import { spawnChild } from './children.ts'
 import { waitFor200 } from './http-request.ts'
 import {
@@ -11,7 +12,6 @@ import {
   ROOT,
   V1_CONTRACT,
 } from './paths.ts'
-import { freePort } from './servers.ts'
 import { median, round } from './stats.ts'
 
 /** Time from spawning a process to its first 200 on an authenticated `GET /agents`, over a few runs. */
