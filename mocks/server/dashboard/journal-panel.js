@@ -1,4 +1,5 @@
 // @ts-check
+import { cardHead } from './card-head.js'
 import { h, replace, timeElement } from './dom.js'
 
 /**
@@ -29,21 +30,7 @@ export function createJournalPanel(ctx) {
   const element = h(
     'section',
     { class: 'vak-card', 'aria-labelledby': 'vak-journal-title' },
-    h(
-      'div',
-      { class: 'vak-card-head' },
-      h('h2', { id: 'vak-journal-title' }, 'Request journal'),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'vak-button vak-small',
-          onclick: () =>
-            ctx.refresh('clock', 'keys', 'usage', 'journal').then(() => ctx.announce('Refreshed.')),
-        },
-        'Refresh',
-      ),
-    ),
+    cardHead(ctx, h('h2', { id: 'vak-journal-title' }, 'Request journal')),
     h(
       'p',
       { class: 'vak-hint' },

@@ -1,4 +1,5 @@
 // @ts-check
+import { cardHead } from './card-head.js'
 import { confirmDialog } from './confirm-dialog.js'
 import { formatTime, h, replace, timeElement } from './dom.js'
 
@@ -59,21 +60,7 @@ export function createKeysTable(ctx) {
   const element = h(
     'section',
     { class: 'vak-card', 'aria-labelledby': 'vak-keys-title' },
-    h(
-      'div',
-      { class: 'vak-card-head' },
-      h('h2', { id: 'vak-keys-title', tabindex: '-1' }, 'Keys ', count),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'vak-button vak-small',
-          onclick: () =>
-            ctx.refresh('clock', 'keys', 'usage', 'journal').then(() => ctx.announce('Refreshed.')),
-        },
-        'Refresh',
-      ),
-    ),
+    cardHead(ctx, h('h2', { id: 'vak-keys-title', tabindex: '-1' }, 'Keys ', count)),
     h(
       'div',
       { class: 'vak-table-wrap', role: 'region', 'aria-labelledby': 'vak-keys-title', tabindex: '0' },

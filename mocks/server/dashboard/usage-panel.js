@@ -1,4 +1,5 @@
 // @ts-check
+import { cardHead } from './card-head.js'
 import { formatDuration, h, replace } from './dom.js'
 
 const PLANS = [
@@ -50,21 +51,7 @@ export function createUsagePanel(ctx) {
   const element = h(
     'section',
     { class: 'vak-card', 'aria-labelledby': 'vak-usage-title' },
-    h(
-      'div',
-      { class: 'vak-card-head' },
-      h('h2', { id: 'vak-usage-title' }, 'Rate limits'),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'vak-button vak-small',
-          onclick: () =>
-            ctx.refresh('clock', 'keys', 'usage', 'journal').then(() => ctx.announce('Refreshed.')),
-        },
-        'Refresh',
-      ),
-    ),
+    cardHead(ctx, h('h2', { id: 'vak-usage-title' }, 'Rate limits')),
     h(
       'p',
       { class: 'vak-hint' },
