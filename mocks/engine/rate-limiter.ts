@@ -65,20 +65,6 @@ class SlidingWindow {
     const leavesAtMs = ((this.seconds[this.head] ?? 0) + this.windowSeconds) * 1000
     return Math.max(0, Math.ceil((leavesAtMs - nowMs) / 1000))
   }
-
-  toJSON(): [number, number][] {
-    return this.seconds.slice(this.head).map((second, i) => [second, this.counts[this.head + i] ?? 0])
-  }
-
-  static from(windowSeconds: number, buckets: [number, number][]): SlidingWindow {
-    const window = new SlidingWindow(windowSeconds)
-    for (const [second, count] of buckets) {
-      window.seconds.push(second)
-      window.counts.push(count)
-      window.total += count
-    }
-    return window
-  }
 }
 
 export interface RateLimiterOptions {
