@@ -23,7 +23,7 @@ export interface LimitAccount {
 }
 
 /**
- * A fresh account of the plan on the mock (keys revoked in teardown), or the account under test when it is
+ * A fresh account of the plan on the mock (deleted in teardown), or the account under test when it is
  * on that plan (its windows are spent for real, so the check first waits for an empty burst window).
  */
 export async function limitAccount(
@@ -38,7 +38,10 @@ export async function limitAccount(
     const key = await mock.createKey(account.id, { type: 'secret', name })
     const revoked = await mock.createKey(account.id, { type: 'secret', name: `${name} revoked` })
     await mock.revokeKey(revoked.id)
-    ctx.defer(async () => void (await mock.revokeKey(key.id)))
+    ctx.defer(async () => {
+      await mock.revokeKey(key.id)
+      await mock.deleteAccount(account.id)
+    })
     const quotas = custom ?? (plan === 'enterprise' ? account.limits : PLAN_LIMITS[plan])
     return {
       key: key.value,

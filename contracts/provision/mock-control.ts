@@ -76,6 +76,8 @@ export function createMockControl(options: MockControlOptions) {
     createKey: (accountId: string, input: MockKeyInput) =>
       call<MockKey & { value: string }>('POST', `/accounts/${accountId}/keys`, input, 201),
     revokeKey: (keyId: string) => call<MockKey>('POST', `/keys/${keyId}/revoke`),
+    /** Deletes an account with its keys and data (teardown of the accounts a run created). */
+    deleteAccount: (id: string) => call<{ id: string; deleted: true }>('DELETE', `/accounts/${id}`),
     clock: () => call<{ now: string; offset_seconds: number }>('GET', '/clock'),
     advanceClock: (seconds: number) =>
       call<{ now: string; offset_seconds: number }>('POST', '/clock/advance', { seconds }),

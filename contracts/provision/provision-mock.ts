@@ -11,9 +11,9 @@ export const RESTRICTED_ORIGIN = 'https://contract-suite.example'
 export interface Provisioned {
   keyring: Keyring
   accountId: string
-  /** Undo steps for teardown: revoke keys, restore limits. */
+  /** Undo steps for teardown: restore limits, revoke keys, delete the accounts created. */
   undo: (() => Promise<void>)[]
-  /** Accounts created (the control plane cannot delete accounts; their keys are revoked). */
+  /** Accounts created (deleted in teardown). */
   accounts: string[]
 }
 
@@ -79,6 +79,7 @@ export async function provisionMock(
   }
   undo.push(async () => {
     for (const id of keyIds) await control.revokeKey(id)
+    await control.deleteAccount(account.id)
   })
 
   const keyring: Keyring = {

@@ -44,7 +44,7 @@ export function createTeardown(client: ApiClient, provisioned: Provisioned | und
       }
       if (provisioned)
         report.notes.push(
-          'The accounts created on the mock remain (its control plane cannot delete accounts); every key the run created is revoked.',
+          'The accounts the run created on the mock were deleted, with their keys; the seeded account is as it was.',
         )
       done = report
       return report

@@ -89,6 +89,8 @@ export function createAccountStore(clock: Clock) {
       }
       return windows
     },
+    /** Forgets an account; its keys and data are removed by their own stores. */
+    remove: (id: string) => accounts.delete(id),
     restore(list: Account[]): void {
       accounts.clear()
       windowCache = new WeakMap()

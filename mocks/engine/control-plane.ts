@@ -21,6 +21,8 @@ export interface ControlPlaneOptions {
   journal: Journal
   /** Back to the seeded state. */
   reset: () => Promise<void> | void
+  /** Drops an account's resources (agents, call logs, ...) when the account is deleted. */
+  deleteAccountData: (accountId: string) => void
   /** When set, every control request must carry `Authorization: Bearer <token>`; otherwise loopback only. */
   adminToken?: string
   /** Extra pages served under `/_mock/` (docs, dashboard), by path. */
@@ -110,6 +112,14 @@ export function createControlPlane(options: ControlPlaneOptions) {
     listKeys({ params }) {
       const found = account(params.account_id ?? '')
       return json(200, { object: 'list', data: keys.list(found.id), has_more: false })
+    },
+    deleteAccount({ params }) {
+      const found = account(params.account_id ?? '')
+      keys.removeAccount(found.id)
+      rateLimiter.reset(found.id)
+      options.deleteAccountData(found.id)
+      accounts.remove(found.id)
+      return json(200, { id: found.id, object: 'user', deleted: true })
     },
     revokeKey({ params }) {
       const revoked = keys.revoke(params.key_id ?? '')

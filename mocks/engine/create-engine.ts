@@ -165,6 +165,9 @@ export async function createEngine(options: EngineOptions) {
     adminToken: options.adminToken,
     pages: options.pages,
     seed,
+    deleteAccountData: (accountId) => {
+      data.delete(accountId)
+    },
     reset() {
       restore(seeded)
       core.journal.clear()

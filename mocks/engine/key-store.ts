@@ -161,6 +161,16 @@ export function createKeyStore(clock: Clock) {
       return cidrs.some((cidr) => cidrContains(cidr, ip))
     },
 
+    /** Removes every key of an account: they then fail like unknown keys. */
+    removeAccount(accountId: string): void {
+      for (const stored of [...byId.values()]) {
+        if (stored.record.account_id !== accountId) continue
+        byId.delete(stored.record.id)
+        byHash.delete(stored.hash)
+        cidrCache.delete(stored.record.id)
+      }
+    },
+
     /** Every stored key with its hash, for persisting state. */
     dump: (): StoredKey[] => [...byId.values()],
     restore(list: StoredKey[]): void {

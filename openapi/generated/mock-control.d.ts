@@ -73,7 +73,14 @@ export interface paths {
         get: operations["getAccount"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an account
+         * @description Deletes an account with everything it owns: its keys (which from then on get 401 like any unknown
+         *     key), its agents, call logs, integrations, team members, idempotency records and rate-limit windows.
+         *     Journal entries stay. The contract suite uses it to remove the accounts it created. A seeded account
+         *     can be deleted too; `POST /reset` brings it back.
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         /**
@@ -317,6 +324,14 @@ export interface components {
             limits: components["schemas"]["RateLimits"];
             /** @description `true` when `limits` were set explicitly rather than taken from the plan. */
             custom_limits: boolean;
+        };
+        /** @description Answer of `deleteAccount`. */
+        DeletedAccount: {
+            id: string;
+            /** @constant */
+            object: "user";
+            /** @constant */
+            deleted: true;
         };
         AccountCreateRequest: {
             plan: components["schemas"]["Plan"];
@@ -784,6 +799,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account is gone. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedAccount"];
                 };
             };
             400: components["responses"]["BadRequest"];

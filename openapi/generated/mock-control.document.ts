@@ -485,6 +485,62 @@ export const mockControlDocument: OpenApiDocument = {
             "$ref": "#/components/responses/UnprocessableEntity"
           }
         }
+      },
+      "delete": {
+        "operationId": "deleteAccount",
+        "summary": "Delete an account",
+        "description": "Deletes an account with everything it owns: its keys (which from then on get 401 like any unknown\nkey), its agents, call logs, integrations, team members, idempotency records and rate-limit windows.\nJournal entries stay. The contract suite uses it to remove the accounts it created. A seeded account\ncan be deleted too; `POST /reset` brings it back.\n",
+        "tags": [
+          "Accounts"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The account is gone.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedAccount"
+                },
+                "examples": {
+                  "deleted": {
+                    "summary": "A suite account removed in teardown",
+                    "value": {
+                      "id": "usr_8Yq2Wn5Rt7Kp3Lm9",
+                      "object": "user",
+                      "deleted": true
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          }
+        }
       }
     },
     "/accounts/{account_id}/rate-limit": {
@@ -2147,6 +2203,30 @@ export const mockControlDocument: OpenApiDocument = {
           "custom_limits": {
             "type": "boolean",
             "description": "`true` when `limits` were set explicitly rather than taken from the plan."
+          }
+        }
+      },
+      "DeletedAccount": {
+        "type": "object",
+        "description": "Answer of `deleteAccount`.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "object",
+          "deleted"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^usr_[A-Za-z0-9]+$"
+          },
+          "object": {
+            "type": "string",
+            "const": "user"
+          },
+          "deleted": {
+            "type": "boolean",
+            "const": true
           }
         }
       },

@@ -83,6 +83,29 @@ describe('the control plane (/_mock)', () => {
     )
   })
 
+  it('deletes an account with its keys and data', async () => {
+    const { accountId, key: value } = await provision(mock)
+    const agent = await call(mock, 'POST', '/v1/agents', {
+      key: value,
+      body: {
+        name: 'Doomed',
+        voice: { provider: 'openai', voice_id: 'alloy' },
+        llm: { provider: 'openai', model: 'gpt-4o' },
+      },
+    })
+    expect(agent.status).toBe(201)
+    const deleted = await call(mock, 'DELETE', `/_mock/accounts/${accountId}`)
+    expect(deleted.status).toBe(200)
+    expect(deleted.body).toEqual({ id: accountId, object: 'user', deleted: true })
+    const refused = await call(mock, 'GET', '/v1/user', { key: value })
+    expect(refused.status).toBe(401)
+    expect(refused.body.error.message).toMatch(/Invalid API key/)
+    expect((await call(mock, 'GET', `/_mock/accounts/${accountId}`)).status).toBe(404)
+    expect((await call(mock, 'DELETE', `/_mock/accounts/${accountId}`)).status).toBe(404)
+    const listed = await call(mock, 'GET', '/_mock/accounts')
+    expect(listed.body.data.map((a: { id: string }) => a.id)).not.toContain(accountId)
+  })
+
   it('answers 404 for an unknown account and 422 for a bad body', async () => {
     expect((await call(mock, 'GET', '/_mock/accounts/usr_nobody')).status).toBe(404)
     expect((await call(mock, 'POST', '/_mock/accounts', { body: { plan: 'gold' } })).status).toBe(422)
