@@ -212,6 +212,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
       let body: unknown
       if (operation.hasBody) {
         if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
+        if (request.bodyNotUtf8) throw errors.invalidJson('The request body is not valid UTF-8.')
         body = parseJsonBody(
           request.body,
           request.headers['content-type'],

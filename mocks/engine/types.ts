@@ -25,6 +25,8 @@ export interface EngineRequest {
    * order of checks (after authentication, rate limit, route and permission).
    */
   bodyTooLarge?: boolean
+  /** The transport received body bytes that are not UTF-8: 400 `invalid_json` where a body is taken. */
+  bodyNotUtf8?: boolean
 }
 
 /** A response as the engine produces it; `body` is a JSON value, an HTML string, or undefined. */

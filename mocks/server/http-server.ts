@@ -118,6 +118,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
           baseUrl: baseUrlOf(req),
           // An oversize body is not read: the engine answers 413 in its order of checks.
           bodyTooLarge: !body.ok,
+          bodyNotUtf8: body.ok && body.invalidUtf8 === true,
         }
         const response = await handler().handle(request)
         if (!body.ok) {

@@ -1,12 +1,25 @@
 import type { IncomingMessage } from 'node:http'
 import { MAX_BODY_BYTES } from '../engine/request-body.ts'
 
-export type BodyResult = { ok: true; body: string | null } | { ok: false; reason: 'too-large' | 'aborted' }
+export type BodyResult =
+  | { ok: true; body: string | null; invalidUtf8?: boolean }
+  | { ok: false; reason: 'too-large' | 'aborted' }
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** The body as text; bytes that are not UTF-8 are reported, never silently replaced. */
+function decode(bytes: Buffer): BodyResult {
+  try {
+    return { ok: true, body: strictUtf8.decode(bytes) }
+  } catch {
+    return { ok: true, body: null, invalidUtf8: true }
+  }
+}
 
 const NO_BODY: BodyResult = { ok: true, body: null }
 
 /**
- * Reads a request body as UTF-8, refusing it as soon as it passes the limit (by `Content-Length`
+ * Reads a request body as UTF-8 (flagging bytes that are not UTF-8), refusing it as soon as it passes the limit (by `Content-Length`
  * before reading anything, or while streaming), so an oversize body is never held whole.
  */
 export function readBody(request: IncomingMessage, limit = MAX_BODY_BYTES): Promise<BodyResult> {
@@ -36,9 +49,7 @@ export function readBody(request: IncomingMessage, limit = MAX_BODY_BYTES): Prom
       }
       chunks.push(chunk)
     })
-    request.on('end', () =>
-      finish({ ok: true, body: size === 0 ? null : Buffer.concat(chunks).toString('utf8') }),
-    )
+    request.on('end', () => finish(size === 0 ? NO_BODY : decode(Buffer.concat(chunks))))
     request.on('error', () => finish({ ok: false, reason: 'aborted' }))
     request.on('close', () => finish({ ok: false, reason: 'aborted' }))
   })

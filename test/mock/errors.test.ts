@@ -137,3 +137,30 @@ describe.each(TRANSPORTS)('the 4xx of decisions.md section 7 (%s)', (kind) => {
     expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
   })
 })
+
+describe('bodies that are not UTF-8 (node:http)', () => {
+  let mock: Transport
+  let key: string
+  beforeAll(async () => {
+    mock = await startTransport('http')
+    ;({ key } = await provision(mock, { plan: 'enterprise' }))
+  })
+  afterAll(() => mock.close())
+
+  it('answers 400 invalid_json rather than storing replacement characters', async () => {
+    const before = Buffer.from('{"name": "Caf')
+    const after = Buffer.from(
+      '", "voice": {"provider": "openai", "voice_id": "alloy"}, "llm": {"provider": "openai", "model": "gpt-4o"}}',
+    )
+    const body = Buffer.concat([before, Buffer.from([0xc3, 0x28]), after])
+    const response = await fetch(`${mock.origin}/v1/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    })
+    expect(response.status).toBe(400)
+    const json = (await response.json()) as { error: { code: string; message: string } }
+    expect(json.error.code).toBe('invalid_json')
+    expect(json.error.message).toMatch(/UTF-8/)
+  })
+})
