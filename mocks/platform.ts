@@ -1,6 +1,5 @@
 import { mockControlDocument } from '../openapi/generated/mock-control.document.ts'
 import { v1Document } from '../openapi/generated/v1.document.ts'
-import type { OpenApiDocument } from './engine/contract/document.ts'
 import { createEngine, type Engine, type EngineOptions } from './engine/create-engine.ts'
 
 export type MockPlatformOptions = Omit<EngineOptions, 'documents'>
@@ -8,8 +7,8 @@ export type MockPlatform = Engine
 
 /** The contract documents the platform is built from (generated from `openapi/*.yaml`). */
 export const contractDocuments = {
-  v1: v1Document as unknown as OpenApiDocument,
-  control: mockControlDocument as unknown as OpenApiDocument,
+  v1: v1Document,
+  control: mockControlDocument,
 }
 
 /**

@@ -101,7 +101,7 @@ export function createOperationRunner({
     if (!operation.hasBody) return undefined
     if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
     if (request.bodyNotUtf8) throw errors.invalidJson('The request body is not valid UTF-8.')
-    const required = operation.object.requestBody?.required === true
+    const required = operation.bodyRequired
     const body = parseJsonBody(request.body, request.headers['content-type'], required, faults)
     if (body !== undefined) assertJsonDepth(request.body)
     return body

@@ -1,16 +1,15 @@
-/** The parts of an OpenAPI 3.1 document the engine reads. */
-export interface OpenApiDocument {
-  openapi: string
-  paths: Record<string, PathItem>
-  components?: {
-    schemas?: Record<string, unknown>
-    parameters?: Record<string, unknown>
-    [key: string]: unknown
-  }
-  [key: string]: unknown
-}
+import type {
+  OpenApiDocument,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+} from '../../../openapi/generated/openapi-document.ts'
 
-export type PathItem = Partial<Record<HttpMethod, OperationObject>> & { parameters?: ParameterOrRef[] }
+/** The document shape is generated with the contract (`openapi/generated/openapi-document.ts`). */
+export type { OpenApiDocument, OperationObject, ParameterObject }
+export type PathItem = PathItemObject
+export type ParameterOrRef = ParameterObject | ReferenceObject
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace'
 
@@ -24,27 +23,6 @@ export const HTTP_METHODS: readonly HttpMethod[] = [
   'patch',
   'trace',
 ]
-
-export interface OperationObject {
-  operationId?: string
-  parameters?: ParameterOrRef[]
-  requestBody?: { $ref?: string; required?: boolean; content?: Record<string, { schema?: unknown }> }
-  responses?: Record<
-    string,
-    { $ref?: string; content?: Record<string, { schema?: unknown }>; headers?: unknown }
-  >
-  'x-required-permission'?: string[]
-  [key: string]: unknown
-}
-
-export interface ParameterObject {
-  name: string
-  in: 'query' | 'header' | 'path' | 'cookie'
-  required?: boolean
-  schema?: Record<string, unknown>
-}
-
-export type ParameterOrRef = ParameterObject | { $ref: string }
 
 /** Follows a local `$ref` (`#/components/...`) inside the document. */
 export function resolveRef<T>(document: OpenApiDocument, value: T | { $ref: string }): T {

@@ -16,6 +16,8 @@ export interface Operation {
   permissions: Scope[]
   parameters: ParameterObject[]
   hasBody: boolean
+  /** The request body is required (`requestBody.required`, its `$ref` followed). */
+  bodyRequired: boolean
   object: OperationObject
 }
 
@@ -58,6 +60,9 @@ export function createRouter(document: OpenApiDocument) {
         permissions: (object['x-required-permission'] ?? []) as Scope[],
         parameters,
         hasBody: object.requestBody !== undefined,
+        bodyRequired:
+          object.requestBody !== undefined &&
+          resolveRef<{ required?: boolean }>(document, object.requestBody).required === true,
         object,
       }
       operations.set(method.toUpperCase(), operation)
