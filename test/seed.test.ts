@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { createAccountStore, toUser } from '../mocks/engine/accounts.ts'
 import { createClock } from '../mocks/engine/clock.ts'
+import { createContractAjv } from '../mocks/engine/contract/contract-ajv.ts'
 import type { OpenApiDocument } from '../mocks/engine/contract/document.ts'
 import { createEngine } from '../mocks/engine/create-engine.ts'
 import { createKeyStore } from '../mocks/engine/key-store.ts'
@@ -18,21 +17,14 @@ import type { CallLog } from '../mocks/engine/resources/types.ts'
 import { MODELS, VOICES } from '../mocks/engine/seed/catalog.ts'
 import { type SeedSize, seedDemoAccount } from '../mocks/engine/seed/seed.ts'
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Ajv2020,
-) => Ajv2020
-
 const readContract = (name: string) =>
   parse(readFileSync(new URL(`../openapi/${name}`, import.meta.url), 'utf8')) as OpenApiDocument
 const document = readContract('v1.yaml')
 const NOW = Date.parse('2026-03-09T14:02:11.345Z')
-const ajv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(ajv)
-ajv.addSchema({ $id: 'https://voice-api-kit.test/v1.json', components: document.components })
+const contract = createContractAjv(document, 'https://voice-api-kit.test/v1.json')
 
 function validator(name: string) {
-  const validate = ajv.getSchema(`https://voice-api-kit.test/v1.json#/components/schemas/${name}`)
-  if (!validate) throw new Error(`no schema ${name}`)
+  const validate = contract.compile({ $ref: `#/components/schemas/${name}` })
   return (value: unknown) =>
     validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`)
 }

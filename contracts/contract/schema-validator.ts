@@ -1,30 +1,13 @@
 import type { ValidateFunction } from 'ajv'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
+import { createContractAjv } from '../../mocks/engine/contract/contract-ajv.ts'
 import type { OpenApiDocument } from './load-contract.ts'
-
-// ajv-formats is CommonJS; its default export arrives wrapped under some loaders.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020
 
 const ROOT_ID = 'urn:voice-api-kit:contract-suite'
 
-/** Deep copy of a schema whose local `$ref`s point into the registered contract. */
-function rebase(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(rebase)
-  if (!value || typeof value !== 'object') return value
-  const out: Record<string, unknown> = {}
-  for (const [key, child] of Object.entries(value))
-    out[key] =
-      key === '$ref' && typeof child === 'string' && child.startsWith('#/') ? ROOT_ID + child : rebase(child)
-  return out
-}
-
 /** Compiles JSON Schemas of the contract (Ajv 2020-12 with formats), each once. */
 export function createSchemaValidator(document: OpenApiDocument) {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
-  addFormats(ajv)
-  ajv.addSchema({ $id: ROOT_ID, components: rebase(document.components ?? {}) })
+  // An Ajv of the suite's own, compiled from the contract it loaded: it shares no compiled state with the mock.
+  const contract = createContractAjv(document, ROOT_ID)
   const compiled = new WeakMap<object, ValidateFunction>()
   const components = new Map<string, object>()
 
@@ -34,7 +17,7 @@ export function createSchemaValidator(document: OpenApiDocument) {
       if (!schema || typeof schema !== 'object') return []
       let validate = compiled.get(schema)
       if (!validate) {
-        validate = ajv.compile(rebase(schema) as object)
+        validate = contract.compile(schema)
         compiled.set(schema, validate)
       }
       if (validate(value)) return []

@@ -1,26 +1,9 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
 import type { FieldError } from '../api-error.ts'
+import { createContractAjv } from './contract-ajv.ts'
 import { type OpenApiDocument, type OperationObject, type ParameterObject, resolveRef } from './document.ts'
 
-// ajv-formats is CommonJS; its default export arrives wrapped under some bundlers.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020
-
 const ROOT_ID = 'urn:voice-api-kit:contract'
-
-/** Deep copy of a schema with local `$ref`s pointed at the registered contract. */
-function rebase(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(rebase)
-  if (!value || typeof value !== 'object') return value
-  const out: Record<string, unknown> = {}
-  for (const [key, child] of Object.entries(value)) {
-    out[key] =
-      key === '$ref' && typeof child === 'string' && child.startsWith('#/') ? ROOT_ID + child : rebase(child)
-  }
-  return out
-}
 
 /**
  * How a validator treats the data: `query` coerces strings and fills defaults, `body` fills the
@@ -28,17 +11,11 @@ function rebase(value: unknown): unknown {
  */
 type Mode = 'query' | 'body' | 'check'
 
-function createAjv(document: OpenApiDocument, mode: Mode): Ajv2020 {
-  const ajv = new Ajv2020({
-    strict: false,
-    allErrors: true,
-    validateSchema: false,
+function createAjv(document: OpenApiDocument, mode: Mode) {
+  return createContractAjv(document, ROOT_ID, {
     coerceTypes: mode === 'query',
     useDefaults: mode !== 'check',
   })
-  addFormats(ajv)
-  ajv.addSchema({ $id: ROOT_ID, components: rebase(document.components ?? {}) })
-  return ajv
 }
 
 /** The JSON Schema of a media type, resolving `$ref`d request bodies and responses. */
@@ -130,7 +107,7 @@ export type QueryResult =
  * operation so that start-up stays fast: query parameters, headers, request bodies and responses.
  */
 export function createValidators(document: OpenApiDocument) {
-  const instances = new Map<Mode, Ajv2020>()
+  const instances = new Map<Mode, ReturnType<typeof createAjv>>()
   const cache = new Map<string, ValidateFunction | null>()
 
   function compiled(key: string, mode: Mode, schemaOf: () => unknown): ValidateFunction | null {
@@ -145,7 +122,7 @@ export function createValidators(document: OpenApiDocument) {
           ajv = createAjv(document, mode)
           instances.set(mode, ajv)
         }
-        validate = ajv.compile(rebase(schema) as object)
+        validate = ajv.compile(schema)
       }
       cache.set(cacheKey, validate)
     }

@@ -1,17 +1,11 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
+import type { ValidateFunction } from 'ajv'
+import { createContractAjv } from '../../../mocks/engine/contract/contract-ajv.ts'
 import { mockControlDocument } from '../../../openapi/generated/mock-control.document.ts'
 import { v1Document } from '../../../openapi/generated/v1.document.ts'
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020
-
 /** The `Error` schema of a contract document, compiled on its own (not with the engine's validators). */
-function compileError(id: string, document: unknown): ValidateFunction {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
-  addFormats(ajv)
-  ajv.addSchema({ ...(document as object), $id: id })
-  return ajv.compile({ $ref: `${id}#/components/schemas/Error` })
+function compileError(id: string, document: { components?: unknown }): ValidateFunction {
+  return createContractAjv(document, id).compile({ $ref: '#/components/schemas/Error' })
 }
 
 const v1Error = compileError('urn:test:v1', v1Document)

@@ -1,0 +1,34 @@
+import type { Options, ValidateFunction } from 'ajv'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+
+// ajv-formats is CommonJS; its default export arrives wrapped under some loaders and bundlers.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020
+
+/** Deep copy of a schema whose local `$ref`s (`#/components/...`) point at the document registered as `id`. */
+function rebase(value: unknown, id: string): unknown {
+  if (Array.isArray(value)) return value.map((item) => rebase(item, id))
+  if (!value || typeof value !== 'object') return value
+  const out: Record<string, unknown> = {}
+  for (const [key, child] of Object.entries(value))
+    out[key] =
+      key === '$ref' && typeof child === 'string' && child.startsWith('#/') ? id + child : rebase(child, id)
+  return out
+}
+
+/**
+ * An Ajv 2020-12 instance with ajv-formats that knows a contract's `components` under `id`, so any schema
+ * taken from the contract compiles with its local `$ref`s intact. Lenient about OpenAPI's own keywords
+ * (`strict: false`); `options` adds Ajv options such as `coerceTypes` or `useDefaults`.
+ */
+export function createContractAjv(document: { components?: unknown }, id: string, options: Options = {}) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, ...options })
+  addFormats(ajv)
+  ajv.addSchema({ $id: id, components: rebase(document.components ?? {}, id) })
+  return {
+    ajv,
+    /** Compiles a schema taken from the contract (inline, or `{ $ref: '#/components/schemas/X' }`). */
+    compile: (schema: unknown): ValidateFunction => ajv.compile(rebase(schema, id) as object),
+  }
+}
