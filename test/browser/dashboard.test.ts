@@ -67,9 +67,11 @@ describe.skipIf(SKIP_BROWSER_TESTS)(`GET /_mock/dashboard in Chromium${SKIP_NOTE
     await expect((await v1('/user', value, { origin: 'https://evil.example' })).status).toBe(403)
 
     await page.getByRole('button', { name: 'Done, I have stored it' }).click()
-    await expect(reveal.isHidden()).resolves.toBe(true)
+    // Wait for the page to settle rather than read it once (CI machines are slow and shared).
+    await reveal.waitFor({ state: 'hidden' })
     expect(await page.content()).not.toContain(value)
     const row = page.locator('#vak-keys tbody tr', { hasText: 'Production backend (rotated)' })
+    await row.waitFor()
     await expect(row.textContent()).resolves.toContain(`sk-svc-...${value.slice(-4)}`)
     await expect(row.textContent()).resolves.toContain('Origins: https://app.example.com')
     await expect(row.textContent()).resolves.not.toContain('All (read and write)')
@@ -95,7 +97,7 @@ describe.skipIf(SKIP_BROWSER_TESTS)(`GET /_mock/dashboard in Chromium${SKIP_NOTE
     await expect(page.getByLabel('Key value').inputValue()).resolves.toBe(value)
     await page.getByRole('button', { name: 'Done, I have stored it' }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Close anyway' }).click()
-    await expect(page.locator('#vak-reveal').isHidden()).resolves.toBe(true)
+    await page.locator('#vak-reveal').waitFor({ state: 'hidden' })
     expect(await page.content()).not.toContain(value)
   })
 
