@@ -213,7 +213,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
       if (operation.hasBody) {
         if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
         if (request.bodyNotUtf8) throw errors.invalidJson('The request body is not valid UTF-8.')
-        body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired, new Set())
+        body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired)
         if (body !== undefined) {
           assertJsonDepth(request.body)
           const fieldErrors = validators.body(operation.operationId, operation.object, body)
