@@ -6,11 +6,16 @@ import { authorizationChecks } from './authorization.ts'
 import { badInputChecks } from './bad-input.ts'
 import { callLogChecks } from './call-logs.ts'
 import { idempotencyChecks } from './idempotency.ts'
+import { idempotencyExpiryChecks, idempotencyRetryChecks } from './idempotency-retries.ts'
 import { integrationChecks } from './integrations.ts'
+import { normalisationChecks } from './normalisation.ts'
 import { paginationChecks } from './pagination.ts'
+import { rateLimitMeaningChecks } from './rate-limit-meaning.ts'
 import { rateLimitChecks } from './rate-limits.ts'
 import { responseChecks } from './responses.ts'
+import { routingChecks } from './routing.ts'
 import { teamMemberChecks } from './team-members.ts'
+import { timestampChecks } from './timestamps.ts'
 import { AREAS, type Area, type ContractCheck } from './types.ts'
 
 /**
@@ -20,6 +25,7 @@ import { AREAS, type Area, type ContractCheck } from './types.ts'
 export function allChecks(contract: Contract): ContractCheck[] {
   return [
     ...responseChecks,
+    ...routingChecks,
     ...authenticationChecks,
     ...authorizationChecks(contract.operations),
     ...agentChecks,
@@ -29,8 +35,13 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...analyticsChecks,
     ...integrationChecks,
     ...teamMemberChecks,
+    ...normalisationChecks,
+    ...timestampChecks,
+    ...idempotencyRetryChecks,
     ...badInputChecks(contract.operations),
+    ...idempotencyExpiryChecks,
     ...rateLimitChecks,
+    ...rateLimitMeaningChecks,
   ]
 }
 

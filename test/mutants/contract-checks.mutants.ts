@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest'
+import { allChecks } from '../../contracts/checks/index.ts'
+import { createContract } from '../../contracts/contract/contract.ts'
+import { formatFailure } from '../../contracts/report/format-failure.ts'
+import { openSession } from '../../contracts/runner/session.ts'
+import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
+import { engineFetch } from './engine-fetch.ts'
+
+const BASE_URL = 'http://mutant.test/v1'
+/** Fewer seeded call logs than the default 400: the checks need some, and seeding runs once per check. */
+const SEED_SIZE = { callLogs: 50 }
+
+/**
+ * The contract suite as Stryker's test set (`npm run mutants`): each check is its own test, against a
+ * fresh mock in this process, with its own session. Everything a check makes the engine do (seeding,
+ * provisioning the keys, the check's requests) happens inside its test, so Stryker's per-test coverage
+ * knows which checks reach a mutant and runs only those. A check must pass: a skip or a not-applicable
+ * against the mock means a mutant changed what the suite could do, and kills it too.
+ *
+ * The engine's own response check (`checkResponses`) stays off: the suite, not the mock, must notice.
+ */
+describe('the contract suite against a fresh mock per check', () => {
+  for (const check of allChecks(createContract())) {
+    it(check.id, async () => {
+      const platform: MockPlatform = await createMockPlatform({ seedSize: SEED_SIZE })
+      const session = await openSession({
+        baseUrl: BASE_URL,
+        provision: 'mock',
+        destructive: true,
+        fetch: engineFetch(() => platform, BASE_URL),
+      })
+      const outcome = await session.run(check)
+      if (outcome.failure) expect.fail(formatFailure(outcome.failure))
+      expect(outcome.status, outcome.reason).toBe('passed')
+    })
+  }
+})
