@@ -207,6 +207,32 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
       }),
   },
   {
+    check: 'responses/cors',
+    shows: 'Request-Id',
+    fault: 'Request-Id not exposed to pages',
+    apply: () => ({
+      response(response) {
+        const exposed = response.headers['access-control-expose-headers']
+        if (exposed) response.headers['access-control-expose-headers'] = exposed.replace('Request-Id, ', '')
+        return response
+      },
+    }),
+  },
+  {
+    check: 'authorization/allowed-ips',
+    shows: '403',
+    fault: 'allowed_ips not enforced',
+    apply: () => ({
+      request(request) {
+        if (request.method !== 'POST' || !/^\/_mock\/accounts\/[^/]+\/keys$/.test(pathOf(request)))
+          return request
+        const body = JSON.parse(request.body ?? '{}') as { restrictions?: Body }
+        delete body.restrictions?.allowed_ips
+        return { ...request, body: JSON.stringify(body) }
+      },
+    }),
+  },
+  {
     check: 'rate-limits/free/shared-keys',
     shows: 'for every key',
     fault: 'a budget per key',

@@ -5,9 +5,11 @@ import { authenticationChecks } from './authentication.ts'
 import { authorizationChecks } from './authorization.ts'
 import { badInputChecks } from './bad-input.ts'
 import { callLogChecks } from './call-logs.ts'
+import { corsChecks } from './cors.ts'
 import { idempotencyChecks } from './idempotency.ts'
 import { idempotencyExpiryChecks, idempotencyRetryChecks } from './idempotency-retries.ts'
 import { integrationChecks } from './integrations.ts'
+import { keyRestrictionChecks } from './key-restrictions.ts'
 import { normalisationChecks } from './normalisation.ts'
 import { paginationChecks } from './pagination.ts'
 import { rateLimitMeaningChecks } from './rate-limit-meaning.ts'
@@ -26,8 +28,10 @@ export function allChecks(contract: Contract): ContractCheck[] {
   return [
     ...responseChecks,
     ...routingChecks,
+    ...corsChecks,
     ...authenticationChecks,
     ...authorizationChecks(contract.operations),
+    ...keyRestrictionChecks,
     ...agentChecks,
     ...paginationChecks,
     ...idempotencyChecks,

@@ -26,6 +26,8 @@ export function engineFetch(platform: () => EngineHandler, baseUrl: string): typ
       headers,
       body: typeof init.body === 'string' && init.body !== '' ? init.body : null,
       baseUrl: `${url.origin}${mount}/v1`,
+      // In this process, as from this machine: what the HTTP server reports for a local client.
+      clientIp: '127.0.0.1',
     }
     return toFetchResponse(await platform().handle(request))
   }
