@@ -465,7 +465,7 @@ export interface components {
             provider: components["schemas"]["VoiceProvider"];
             voice_id: string;
             /** @default 1 */
-            speed: number;
+            speed?: number;
         };
         /** @description Fields to change in the agent's voice; merged into the stored voice. */
         VoiceUpdate: {
@@ -487,9 +487,9 @@ export interface components {
             provider: components["schemas"]["LlmProvider"];
             model: string;
             /** @default 0.7 */
-            temperature: number;
+            temperature?: number;
             /** @default 1024 */
-            max_tokens: number;
+            max_tokens?: number;
         };
         /** @description Fields to change in the agent's language model; merged into the stored object. */
         LlmUpdate: {
@@ -545,38 +545,38 @@ export interface components {
         AgentCreateRequest: {
             name: string;
             /** @default null */
-            description: string | null;
+            description?: string | null;
             /**
              * @default active
              * @enum {string}
              */
-            status: "active" | "inactive";
+            status?: "active" | "inactive";
             /** @default en-US */
-            language: components["schemas"]["Language"];
+            language?: components["schemas"]["Language"];
             /** @default  */
-            system_prompt: string;
+            system_prompt?: string;
             /** @default null */
-            first_message: string | null;
+            first_message?: string | null;
             /**
              * @default agent
              * @enum {string}
              */
-            first_speaker: "agent" | "user";
+            first_speaker?: "agent" | "user";
             voice: components["schemas"]["VoiceInput"];
             llm: components["schemas"]["LlmInput"];
             /** @default 1800 */
-            max_call_duration_seconds: number;
+            max_call_duration_seconds?: number;
             /** @default false */
-            recording_enabled: boolean;
+            recording_enabled?: boolean;
             /**
              * Format: uri
              * @default null
              */
-            webhook_url: string | null;
+            webhook_url?: string | null;
             /** @default [] */
-            webhook_events: components["schemas"]["WebhookEvent"][];
+            webhook_events?: components["schemas"]["WebhookEvent"][];
             /** @default {} */
-            metadata: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["Metadata"];
         };
         /**
          * @description Body of `updateAgent`: any subset of the agent's writable fields, at least one. `null` clears
@@ -891,7 +891,7 @@ export interface components {
              * @default viewer
              * @enum {string}
              */
-            role: "admin" | "editor" | "viewer";
+            role?: "admin" | "editor" | "viewer";
             name?: string;
         };
         /** @description Body of `updateTeamMember`. */
@@ -1292,6 +1292,80 @@ export interface components {
     };
     pathItems: never;
 }
+export type Error = components['schemas']['Error'];
+export type FieldError = components['schemas']['FieldError'];
+export type Scope = components['schemas']['Scope'];
+export type Metadata = components['schemas']['Metadata'];
+export type Timestamp = components['schemas']['Timestamp'];
+export type PhoneNumber = components['schemas']['PhoneNumber'];
+export type Language = components['schemas']['Language'];
+export type User = components['schemas']['User'];
+export type VoiceProvider = components['schemas']['VoiceProvider'];
+export type LlmProvider = components['schemas']['LlmProvider'];
+export type WebhookEvent = components['schemas']['WebhookEvent'];
+export type Voice = components['schemas']['Voice'];
+export type VoiceInput = components['schemas']['VoiceInput'];
+export type VoiceUpdate = components['schemas']['VoiceUpdate'];
+export type Llm = components['schemas']['Llm'];
+export type LlmInput = components['schemas']['LlmInput'];
+export type LlmUpdate = components['schemas']['LlmUpdate'];
+export type Agent = components['schemas']['Agent'];
+export type AgentCreateRequest = components['schemas']['AgentCreateRequest'];
+export type AgentUpdateRequest = components['schemas']['AgentUpdateRequest'];
+export type AgentList = components['schemas']['AgentList'];
+export type DeletedObject = components['schemas']['DeletedObject'];
+export type NullableTimestamp = components['schemas']['NullableTimestamp'];
+export type CallStatus = components['schemas']['CallStatus'];
+export type CallDirection = components['schemas']['CallDirection'];
+export type CallEndReason = components['schemas']['CallEndReason'];
+export type TranscriptEntry = components['schemas']['TranscriptEntry'];
+export type CallAnalysis = components['schemas']['CallAnalysis'];
+export type CallLogSummary = components['schemas']['CallLogSummary'];
+export type CallLog = components['schemas']['CallLog'];
+export type CallLogList = components['schemas']['CallLogList'];
+export type SentimentCounts = components['schemas']['SentimentCounts'];
+export type AnalyticsMetrics = components['schemas']['AnalyticsMetrics'];
+export type AnalyticsBucket = components['schemas']['AnalyticsBucket'];
+export type AnalyticsGroup = components['schemas']['AnalyticsGroup'];
+export type CallAnalytics = components['schemas']['CallAnalytics'];
+export type IntegrationSlug = components['schemas']['IntegrationSlug'];
+export type IntegrationConfig = components['schemas']['IntegrationConfig'];
+export type Integration = components['schemas']['Integration'];
+export type IntegrationUpdateRequest = components['schemas']['IntegrationUpdateRequest'];
+export type IntegrationList = components['schemas']['IntegrationList'];
+export type TeamMember = components['schemas']['TeamMember'];
+export type TeamMemberInviteRequest = components['schemas']['TeamMemberInviteRequest'];
+export type TeamMemberUpdateRequest = components['schemas']['TeamMemberUpdateRequest'];
+export type TeamMemberList = components['schemas']['TeamMemberList'];
+export type ResponseBadRequest = components['responses']['BadRequest'];
+export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseForbidden = components['responses']['Forbidden'];
+export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseMethodNotAllowed = components['responses']['MethodNotAllowed'];
+export type ResponseConflict = components['responses']['Conflict'];
+export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
+export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
+export type ResponseUnprocessableEntity = components['responses']['UnprocessableEntity'];
+export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
+export type ParameterLimit = components['parameters']['Limit'];
+export type ParameterStartingAfter = components['parameters']['StartingAfter'];
+export type ParameterEndingBefore = components['parameters']['EndingBefore'];
+export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
+export type ParameterAgentId = components['parameters']['AgentId'];
+export type ParameterCallLogId = components['parameters']['CallLogId'];
+export type ParameterIntegrationId = components['parameters']['IntegrationId'];
+export type ParameterMemberId = components['parameters']['MemberId'];
+export type HeaderRequestId = components['headers']['Request-Id'];
+export type HeaderRateLimit = components['headers']['RateLimit'];
+export type HeaderRateLimitPolicy = components['headers']['RateLimit-Policy'];
+export type HeaderXRateLimitLimit = components['headers']['X-RateLimit-Limit'];
+export type HeaderXRateLimitRemaining = components['headers']['X-RateLimit-Remaining'];
+export type HeaderXRateLimitReset = components['headers']['X-RateLimit-Reset'];
+export type HeaderRetryAfter = components['headers']['Retry-After'];
+export type HeaderLocation = components['headers']['Location'];
+export type HeaderIdempotentReplayed = components['headers']['Idempotent-Replayed'];
+export type HeaderWwwAuthenticate = components['headers']['WWW-Authenticate'];
+export type HeaderAllow = components['headers']['Allow'];
 export type $defs = Record<string, never>;
 export interface operations {
     getUser: {

@@ -341,7 +341,7 @@ export interface components {
              */
             email?: string;
             /** @default Mock Account */
-            name: string;
+            name?: string;
             /** @description Custom quotas for any plan; omitted or `null` = the plan's defaults. */
             limits?: components["schemas"]["RateLimits"] | null;
         };
@@ -692,6 +692,43 @@ export interface components {
     };
     pathItems: never;
 }
+export type Error = components['schemas']['Error'];
+export type FieldError = components['schemas']['FieldError'];
+export type Timestamp = components['schemas']['Timestamp'];
+export type NullableTimestamp = components['schemas']['NullableTimestamp'];
+export type Plan = components['schemas']['Plan'];
+export type Scope = components['schemas']['Scope'];
+export type ResetResult = components['schemas']['ResetResult'];
+export type RateLimits = components['schemas']['RateLimits'];
+export type Account = components['schemas']['Account'];
+export type DeletedAccount = components['schemas']['DeletedAccount'];
+export type AccountCreateRequest = components['schemas']['AccountCreateRequest'];
+export type AccountUpdateRequest = components['schemas']['AccountUpdateRequest'];
+export type AccountList = components['schemas']['AccountList'];
+export type RateLimitWindow = components['schemas']['RateLimitWindow'];
+export type RateLimitUsage = components['schemas']['RateLimitUsage'];
+export type KeyRestrictions = components['schemas']['KeyRestrictions'];
+export type KeyCreateRequest = components['schemas']['KeyCreateRequest'];
+export type ApiKey = components['schemas']['ApiKey'];
+export type CreatedApiKey = components['schemas']['CreatedApiKey'];
+export type ApiKeyList = components['schemas']['ApiKeyList'];
+export type Clock = components['schemas']['Clock'];
+export type ClockAdvanceRequest = components['schemas']['ClockAdvanceRequest'];
+export type JournalEntry = components['schemas']['JournalEntry'];
+export type JournalList = components['schemas']['JournalList'];
+export type ResponseBadRequest = components['responses']['BadRequest'];
+export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseForbidden = components['responses']['Forbidden'];
+export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseMethodNotAllowed = components['responses']['MethodNotAllowed'];
+export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
+export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
+export type ResponseUnprocessableEntity = components['responses']['UnprocessableEntity'];
+export type ParameterAccountId = components['parameters']['AccountId'];
+export type ParameterKeyId = components['parameters']['KeyId'];
+export type HeaderRequestId = components['headers']['Request-Id'];
+export type HeaderAllow = components['headers']['Allow'];
+export type HeaderWwwAuthenticate = components['headers']['WWW-Authenticate'];
 export type $defs = Record<string, never>;
 export interface operations {
     resetMock: {
