@@ -155,6 +155,13 @@ export async function createEngine(options: EngineOptions) {
     }
   }
 
+  /** Back to the seeded state: the demo keys stay valid, the journal is emptied, the clock follows real time. */
+  function reset(): void {
+    restore(seeded)
+    core.journal.clear()
+    clock.reset()
+  }
+
   const controlPlane = createControlPlane({
     document: control,
     accounts: core.accounts,
@@ -168,11 +175,7 @@ export async function createEngine(options: EngineOptions) {
     deleteAccountData: (accountId) => {
       data.delete(accountId)
     },
-    reset() {
-      restore(seeded)
-      core.journal.clear()
-      clock.reset()
-    },
+    reset,
   })
 
   return {
@@ -185,6 +188,11 @@ export async function createEngine(options: EngineOptions) {
     },
     /** Count of state-changing requests answered so far (adapters persist when it moves). */
     changes: () => changes,
+    /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
+    reset() {
+      reset()
+      changes++
+    },
     clock,
     demo,
     snapshot,
