@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, fchmodSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { parseArgs } from 'node:util'
 import { createClock } from '../engine/clock.ts'
@@ -107,11 +107,50 @@ async function previousKeys(platform: MockPlatform, keysFile: string | undefined
   }
 }
 
+/**
+ * Makes sure the keys file can be written before anything starts: its folder exists and it can be opened for
+ * writing. An existing file is narrowed to mode 600 at once (it will hold key values). One-line errors.
+ */
+function prepareKeysFile(path: string): void {
+  let fd: number
+  try {
+    fd = openSync(path, 'a', 0o600)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why =
+      code === 'ENOENT'
+        ? 'its folder does not exist'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? 'it is not writable here'
+          : code === 'EISDIR'
+            ? 'it is a folder'
+            : (error as Error).message
+    throw new Error(`Cannot write the keys file ${path}: ${why}.`)
+  }
+  try {
+    fchmodSync(fd, 0o600)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Writes the keys file (mode 600, also when it already existed). */
+function writeKeysFile(path: string, keys: Record<string, string | null>): void {
+  const fd = openSync(path, 'w', 0o600)
+  try {
+    fchmodSync(fd, 0o600)
+    writeFileSync(fd, `${JSON.stringify(keys, null, 2)}\n`)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 /** Starts the mock server; resolves once it listens. */
 export async function startMock(
   flags: MockFlags,
   log: (line: string) => void = console.log,
 ): Promise<RunningMock> {
+  if (flags.keysFile) prepareKeysFile(flags.keysFile)
   const stateFile = flags.stateFile ? createStateFile(flags.stateFile) : undefined
   const snapshot = stateFile?.load()
   const pages: Record<string, () => Promise<EngineResponse> | EngineResponse> = {
@@ -140,27 +179,7 @@ export async function startMock(
   const secretKey = known.secretKey
   const publishableKey = known.publishableKey
 
-  log(`voice-api-kit mock listening on ${baseUrl}`)
-  if (!flags.quiet) {
-    log(
-      `  account          ${platform.demo.account.id} (${platform.demo.account.plan} plan, seed ${flags.seed})`,
-    )
-    log(
-      `  secret key       ${secretKey ?? '(unchanged since the state file was created; see the keys file)'}`,
-    )
-    log(
-      `  publishable key  ${publishableKey ?? '(unchanged since the state file was created; see the keys file)'}`,
-    )
-    log(
-      `  control plane    ${origin}/_mock${flags.adminToken ? ' (admin token required)' : ' (loopback only)'}`,
-    )
-    log(`  docs             ${origin}/_mock/docs   dashboard ${origin}/_mock/dashboard`)
-    if (stateFile) log(`  state file       ${stateFile.path}${snapshot ? ' (restored)' : ' (new)'}`)
-  }
-  if (!isLoopbackHost(flags.host))
-    log(
-      `warning: listening on ${flags.host}, not loopback: anyone who can reach this address can use the mock API.`,
-    )
+  // Written before the banner, so that a script that waits for the banner finds the file complete.
   if (flags.keysFile) {
     const keys = {
       base_url: baseUrl,
@@ -169,8 +188,34 @@ export async function startMock(
       secret_key: secretKey ?? null,
       publishable_key: publishableKey ?? null,
     }
-    writeFileSync(flags.keysFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 })
+    try {
+      writeKeysFile(flags.keysFile, keys)
+    } catch (error) {
+      server.close()
+      server.closeAllConnections()
+      throw new Error(`Cannot write the keys file ${flags.keysFile}: ${(error as Error).message}`)
+    }
   }
+  log(`voice-api-kit mock listening on ${baseUrl}`)
+  if (!flags.quiet) {
+    log(
+      `  account          ${platform.demo.account.id} (${platform.demo.account.plan} plan, seed ${flags.seed})`,
+    )
+    log(
+      `  control plane    ${origin}/_mock${flags.adminToken ? ' (admin token required)' : ' (loopback only)'}`,
+    )
+    log(`  docs             ${origin}/_mock/docs   dashboard ${origin}/_mock/dashboard`)
+    if (stateFile) log(`  state file       ${stateFile.path}${snapshot ? ' (restored)' : ' (new)'}`)
+    if (flags.keysFile) log(`  keys file        ${flags.keysFile}`)
+    log('demo keys, shown once (paste into your shell):')
+    const unknown = '# unchanged since the state file was created: see the keys file'
+    log(secretKey ? `  export SECRET_KEY=${secretKey}` : `  ${unknown} (secret key)`)
+    log(publishableKey ? `  export PUBLISHABLE_KEY=${publishableKey}` : `  ${unknown} (publishable key)`)
+  }
+  if (!isLoopbackHost(flags.host))
+    log(
+      `warning: listening on ${flags.host}, not loopback: anyone who can reach this address can use the mock API.`,
+    )
   return {
     server,
     platform,

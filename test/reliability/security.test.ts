@@ -161,7 +161,7 @@ describe('key values', () => {
       '--keys-file',
       join(folder, 'keys.json'),
     ])
-    // The keys file is written just after the banner.
+    // The keys file is written just before the banner.
     for (let i = 0; i < 100 && !existsSync(join(folder, 'keys.json')); i++)
       await new Promise((resolve) => setTimeout(resolve, 20))
   })
@@ -210,7 +210,7 @@ describe('key values', () => {
     const stateText = readFileSync(join(folder, 'state.json'), 'utf8')
     await mock.kill('SIGTERM')
     const lines = mock.output().split('\n')
-    const afterBanner = lines.filter((line) => !/^\s+(secret|publishable) key\s/.test(line)).join('\n')
+    const afterBanner = lines.filter((line) => !/^\s+export (SECRET|PUBLISHABLE)_KEY=/.test(line)).join('\n')
     for (const value of secrets) {
       expect(JSON.stringify(bodies).includes(value)).toBe(false)
       expect(JSON.stringify(journal.body).includes(value)).toBe(false)
