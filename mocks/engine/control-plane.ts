@@ -9,7 +9,7 @@ import { assertJsonDepth } from './json-depth.ts'
 import type { KeyInput, KeyStore } from './key-store.ts'
 import type { RateLimiter } from './rate-limiter.ts'
 import { MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
-import { constantTimeEqual, hashSecret } from './secrets.ts'
+import { constantTimeEqual, sha256Hex } from './secrets.ts'
 import type { EngineRequest, EngineResponse } from './types.ts'
 
 export interface ControlPlaneOptions {
@@ -156,7 +156,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
   }
 
   // Compared as SHA-256 digests: equal lengths, so the comparison reveals neither content nor length.
-  const adminTokenHash = options.adminToken === undefined ? undefined : hashSecret(options.adminToken)
+  const adminTokenHash = options.adminToken === undefined ? undefined : sha256Hex(options.adminToken)
 
   async function authorize(request: EngineRequest, url: URL): Promise<ApiError | undefined> {
     const foreign = crossSite(request, url)
@@ -170,7 +170,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
     if (adminTokenHash) {
       const header = request.headers.authorization ?? ''
       const token = /^bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? ''
-      if (!constantTimeEqual(await hashSecret(token), await adminTokenHash))
+      if (!constantTimeEqual(sha256Hex(token), adminTokenHash))
         return new ApiError(
           401,
           'authentication_error',
@@ -213,7 +213,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
       if (operation.hasBody) {
         if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
         if (request.bodyNotUtf8) throw errors.invalidJson('The request body is not valid UTF-8.')
-        body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired, new Set())
+        body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired)
         if (body !== undefined) {
           assertJsonDepth(request.body)
           const fieldErrors = validators.body(operation.operationId, operation.object, body)

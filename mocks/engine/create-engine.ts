@@ -33,8 +33,6 @@ export interface EngineOptions {
   /** Check every v1 response against the contract (on in tests). */
   checkResponses?: boolean
   onContractViolation?: (message: string) => void
-  /** Mutation-harness faults; only tests turn them on. */
-  faults?: Iterable<string>
   /** Require this token on the control plane; otherwise it answers loopback clients only. */
   adminToken?: string
   /** Pages served by the control plane (`/docs`, `/dashboard`), provided by adapters. */
@@ -80,7 +78,6 @@ export async function createEngine(options: EngineOptions) {
     clock,
     checkResponses: options.checkResponses,
     onContractViolation: options.onContractViolation,
-    faults: options.faults,
     handlers: {
       ...userHandlers(),
       ...agentHandlers(),
@@ -201,7 +198,6 @@ export async function createEngine(options: EngineOptions) {
     keys: core.keys,
     journal: core.journal,
     rateLimiter: core.rateLimiter,
-    faults: core.faults,
     async createAccount(input: { plan: Plan; email?: string; name?: string; limits?: Limits }) {
       return core.accounts.create(input)
     },
