@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { parseArgs } from 'node:util'
 import { createClock } from '../engine/clock.ts'
@@ -10,6 +10,7 @@ import { isLoopbackHost } from '../server/loopback-host.ts'
 import { docsPage } from '../server/pages.ts'
 import { persistChanges } from '../server/persist-changes.ts'
 import { createStateFile } from '../server/state-file.ts'
+import { writeFileAtomically } from '../server/write-file-atomically.ts'
 import { choiceFlag, integerFlag, UsageError } from './usage-error.ts'
 
 export const MOCK_HELP = `Usage: voice-api-kit mock [options]
@@ -140,6 +141,22 @@ export async function startMock(
   const secretKey = known.secretKey
   const publishableKey = known.publishableKey
 
+  if (flags.keysFile) {
+    const keys = {
+      base_url: baseUrl,
+      control_url: `${origin}/_mock`,
+      account_id: platform.demo.account.id,
+      secret_key: secretKey ?? null,
+      publishable_key: publishableKey ?? null,
+    }
+    try {
+      // Owner-only, never through a link: the file holds the demo keys' values.
+      await writeFileAtomically(flags.keysFile, `${JSON.stringify(keys, null, 2)}\n`)
+    } catch (error) {
+      server.close()
+      throw new Error(`Cannot write the keys file ${flags.keysFile}: ${(error as Error).message}`)
+    }
+  }
   log(`voice-api-kit mock listening on ${baseUrl}`)
   if (!flags.quiet) {
     log(
@@ -161,16 +178,6 @@ export async function startMock(
     log(
       `warning: listening on ${flags.host}, not loopback: anyone who can reach this address can use the mock API.`,
     )
-  if (flags.keysFile) {
-    const keys = {
-      base_url: baseUrl,
-      control_url: `${origin}/_mock`,
-      account_id: platform.demo.account.id,
-      secret_key: secretKey ?? null,
-      publishable_key: publishableKey ?? null,
-    }
-    writeFileSync(flags.keysFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 })
-  }
   return {
     server,
     platform,

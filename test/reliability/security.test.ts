@@ -1,8 +1,17 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startMock } from '../../mocks/cli/mock-command.ts'
 import type { EngineRequest } from '../../mocks/engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
@@ -256,5 +265,40 @@ describe('binding', () => {
     } finally {
       await running.close()
     }
+  })
+})
+
+describe('--keys-file', () => {
+  let folder: string
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'vak-keys-file-'))
+  })
+  afterEach(() => rmSync(folder, { recursive: true, force: true }))
+
+  async function startWithKeysFile(keysFile: string) {
+    const running = await startMock(
+      { port: 0, host: '127.0.0.1', seed: 1, plan: 'pro', quiet: true, keysFile },
+      () => {},
+    )
+    await running.close()
+  }
+
+  it('is owner-only (mode 600) even when a world-readable file was there before', async () => {
+    const keysFile = join(folder, 'keys.json')
+    writeFileSync(keysFile, '{}', { mode: 0o644 })
+    await startWithKeysFile(keysFile)
+    expect(statSync(keysFile).mode & 0o777).toBe(0o600)
+    expect(JSON.parse(readFileSync(keysFile, 'utf8')).secret_key).toMatch(/^sk-svc-/)
+  })
+
+  it('replaces a link at its path instead of writing the keys into the link target', async () => {
+    const keysFile = join(folder, 'keys.json')
+    const victim = join(folder, 'victim.txt')
+    writeFileSync(victim, 'precious\n', { mode: 0o644 })
+    symlinkSync(victim, keysFile)
+    await startWithKeysFile(keysFile)
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n')
+    expect(lstatSync(keysFile).isSymbolicLink()).toBe(false)
+    expect(statSync(keysFile).mode & 0o777).toBe(0o600)
   })
 })
