@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { parseArgs } from 'node:util'
 import { createClock } from '../engine/clock.ts'
+import { parseAllowedHost } from '../engine/host-check.ts'
 import type { EngineResponse } from '../engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../platform.ts'
 import { dashboardPages } from '../server/dashboard/dashboard-pages.ts'
@@ -26,6 +27,9 @@ Options:
   --state-file <path>   keep all state in this file across restarts (written atomically before each response)
   --admin-token <token> require this bearer token on the control plane (/_mock/), which then also
                         answers non-loopback clients
+  --allowed-hosts <list> host names the control plane, dashboard and docs answer besides localhost,
+                        *.localhost, IP addresses and --host (comma-separated; '.example.dev' allows
+                        example.dev and every name under it); other Host headers get 403 (DNS rebinding)
   --quiet               print only the first line (the base URL)
   -h, --help            show this help
 
@@ -46,6 +50,8 @@ interface MockFlags {
   keysFile?: string
   stateFile?: string
   adminToken?: string
+  /** Names the control plane answers besides loopback ones, IP addresses and `host` (`parseAllowedHost` forms). */
+  allowedHosts: string[]
   quiet: boolean
 }
 
@@ -64,6 +70,7 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
         'keys-file': { type: 'string' },
         'state-file': { type: 'string' },
         'admin-token': { type: 'string' },
+        'allowed-hosts': { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -85,8 +92,22 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
     keysFile: text('keys-file'),
     stateFile: text('state-file'),
     adminToken,
+    allowedHosts: allowedHostsFlag(text('allowed-hosts')),
     quiet: values.quiet === true,
   }
+}
+
+/** `--allowed-hosts a.example,.dev.example` as normalised names; a usage error names a bad entry. */
+function allowedHostsFlag(value: string | undefined): string[] {
+  if (value === undefined) return []
+  return value.split(',').map((entry) => {
+    const host = parseAllowedHost(entry.trim())
+    if (host === undefined)
+      throw new UsageError(
+        `--allowed-hosts takes host names without scheme or port, separated by commas ('.dev.example' allows every name under dev.example), got '${entry.trim()}'.`,
+      )
+    return host
+  })
 }
 
 /** Key values from an earlier keys file, kept only if they still authenticate against the stored hashes. */
@@ -123,6 +144,8 @@ export async function startMock(
     seed: flags.seed,
     plan: flags.plan,
     adminToken: flags.adminToken,
+    // The name the mock was told to listen on is its own too (an address needs no entry).
+    allowedHosts: [...flags.allowedHosts, parseAllowedHost(flags.host) ?? []].flat(),
     snapshot,
     pages,
     // The saved clock offset comes back too, so expiry and timestamps carry on where they were.

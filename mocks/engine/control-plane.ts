@@ -4,6 +4,7 @@ import type { Clock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
+import { createHostCheck } from './host-check.ts'
 import type { Journal } from './journal.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import type { KeyInput, KeyStore } from './key-store.ts'
@@ -25,6 +26,12 @@ export interface ControlPlaneOptions {
   deleteAccountData: (accountId: string) => void
   /** When set, every control request must carry `Authorization: Bearer <token>`; otherwise loopback only. */
   adminToken?: string
+  /**
+   * Names the control plane answers to besides loopback names and IP addresses (`parseAllowedHost`
+   * forms), against DNS rebinding. Undefined: no `Host` check (in-process adapters, where the handlers
+   * only ever see their own base URL).
+   */
+  allowedHosts?: readonly string[]
   /** Extra pages served under `/_mock/` (docs, dashboard), by path. */
   pages?: Record<string, () => Promise<EngineResponse> | EngineResponse>
   seed: number
@@ -158,7 +165,25 @@ export function createControlPlane(options: ControlPlaneOptions) {
   // Compared as SHA-256 digests: equal lengths, so the comparison reveals neither content nor length.
   const adminTokenHash = options.adminToken === undefined ? undefined : hashSecret(options.adminToken)
 
+  const hostAllowed = options.allowedHosts === undefined ? undefined : createHostCheck(options.allowedHosts)
+
+  /** 403 for a `Host` that does not name this mock: a rebound name must not reach the control plane. */
+  function misdirected(request: EngineRequest): ApiError | undefined {
+    const host = request.headers.host
+    if (!hostAllowed || hostAllowed(host)) return undefined
+    const shown = (host ?? '').replace(/[^\x21-\x7e]/g, '?').slice(0, 100)
+    const name = shown.replace(/:\d*$/, '')
+    return new ApiError(
+      403,
+      'permission_error',
+      'host_not_allowed',
+      `The control plane answers only requests addressed to this mock (localhost, an IP address, --host or --allowed-hosts), not Host '${shown}' (a guard against DNS rebinding). If '${name}' is yours, start the mock with --allowed-hosts ${name}.`,
+    )
+  }
+
   async function authorize(request: EngineRequest, url: URL): Promise<ApiError | undefined> {
+    const wrongHost = misdirected(request)
+    if (wrongHost) return wrongHost
     const foreign = crossSite(request, url)
     if (foreign !== undefined)
       return new ApiError(
