@@ -181,7 +181,12 @@ export function createControlPlane(options: ControlPlaneOptions) {
     )
   }
 
-  async function authorize(request: EngineRequest, url: URL): Promise<ApiError | undefined> {
+  /**
+   * Who may use the control plane: the right `Host` always; no other site's page for changes; then the
+   * admin token when one is set (except for pages: they hold no secret, and the dashboard asks for the
+   * token itself), else a loopback client.
+   */
+  async function authorize(request: EngineRequest, url: URL, page: boolean): Promise<ApiError | undefined> {
     const wrongHost = misdirected(request)
     if (wrongHost) return wrongHost
     const foreign = crossSite(request, url)
@@ -192,6 +197,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
         'cross_site_request',
         `The control plane refuses requests from other sites' pages (${foreign}).`,
       )
+    if (adminTokenHash && page) return undefined
     if (adminTokenHash) {
       const header = request.headers.authorization ?? ''
       const token = /^bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? ''
@@ -222,11 +228,11 @@ export function createControlPlane(options: ControlPlaneOptions) {
     requestId: string,
   ): Promise<EngineResponse> {
     try {
-      const denied = await authorize(request, url)
-      if (denied) throw denied
       const path = url.pathname.slice('/_mock'.length) || '/'
-      const page = options.pages?.[path]
-      if (page && request.method.toUpperCase() === 'GET') return await page()
+      const page = request.method.toUpperCase() === 'GET' ? options.pages?.[path] : undefined
+      const denied = await authorize(request, url, page !== undefined)
+      if (denied) throw denied
+      if (page) return await page()
       const route = router.match(request.method, path)
       if (route.kind === 'not-found') throw errors.routeNotFound(request.method, url.pathname)
       if (route.kind === 'method-not-allowed')
