@@ -232,7 +232,12 @@ export function createControlPlane(options: ControlPlaneOptions) {
       const page = request.method.toUpperCase() === 'GET' ? options.pages?.[path] : undefined
       const denied = await authorize(request, url, page !== undefined)
       if (denied) throw denied
-      if (page) return await page()
+      // Refused whatever the route takes: a 413 must mean that nothing happened.
+      const tooLarge = request.bodyTooLarge ? errors.payloadTooLarge(MAX_BODY_BYTES) : undefined
+      if (page) {
+        if (tooLarge) throw tooLarge
+        return await page()
+      }
       const route = router.match(request.method, path)
       if (route.kind === 'not-found') throw errors.routeNotFound(request.method, url.pathname)
       if (route.kind === 'method-not-allowed')
@@ -240,9 +245,9 @@ export function createControlPlane(options: ControlPlaneOptions) {
       const { operation, params } = route
       const query = validators.query(operation.operationId, operation.parameters, url.searchParams)
       if (!query.ok) throw errors.invalidParameter(query.param, query.message)
+      if (tooLarge) throw tooLarge
       let body: unknown
       if (operation.hasBody) {
-        if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
         if (request.bodyNotUtf8) throw errors.invalidJson('The request body is not valid UTF-8.')
         body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired, new Set())
         if (body !== undefined) {

@@ -121,13 +121,10 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
           bodyNotUtf8: body.ok && body.invalidUtf8 === true,
         }
         const response = await handler().handle(request)
+        // The engine answered in its order of checks (401, 404, ... or 413); whatever it said is what
+        // happened, and what its journal recorded: send it, then close the connection (the body is unread).
         if (!body.ok) {
-          refuseOversize(
-            req,
-            res,
-            method,
-            response.status < 400 ? edgeErrorResponse(errors.payloadTooLarge(limit)) : response,
-          )
+          refuseOversize(req, res, method, response)
           return
         }
         await options.beforeSend?.(request, response)
