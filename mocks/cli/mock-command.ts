@@ -7,7 +7,7 @@ import type { EngineResponse } from '../engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../platform.ts'
 import { dashboardPages } from '../server/dashboard/dashboard-pages.ts'
 import { createHttpServer, listen } from '../server/http-server.ts'
-import { isLoopbackHost } from '../server/loopback-host.ts'
+import { isLoopbackHost, isWildcardHost } from '../server/loopback-host.ts'
 import { docsPage } from '../server/pages.ts'
 import { persistChanges } from '../server/persist-changes.ts'
 import { createStateFile } from '../server/state-file.ts'
@@ -153,13 +153,18 @@ export async function startMock(
   })
   if (stateFile && !snapshot) await stateFile.save(platform.snapshot)
 
+  // `Location` is built from the base URL printed below; on a wildcard address (0.0.0.0, ::) from the
+  // address each connection reached. Never from the Host header.
+  let publicBaseUrl: string | undefined
   const server = createHttpServer(() => platform, {
     beforeSend: stateFile ? persistChanges(platform, stateFile) : undefined,
+    baseUrl: () => publicBaseUrl,
   })
   const { port } = await listen(server, flags.port, flags.host)
   const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
   const origin = `http://${hostForUrl}:${port}`
   const baseUrl = `${origin}/v1`
+  if (!isWildcardHost(flags.host)) publicBaseUrl = baseUrl
   const known = snapshot ? await previousKeys(platform, flags.keysFile) : platform.demo
   const secretKey = known.secretKey
   const publishableKey = known.publishableKey

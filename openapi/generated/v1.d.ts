@@ -1269,7 +1269,8 @@ export interface components {
          */
         "Retry-After": number;
         /**
-         * @description Absolute URL of the created resource, built from the request's own origin and base path, e.g.
+         * @description Absolute URL of the created resource, built from the server's own public base URL (never from the
+         *     request's `Host` header, which the client chooses), e.g.
          *     `https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or
          *     `http://127.0.0.1:4010/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`.
          * @example https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts

@@ -2924,7 +2924,7 @@ export const v1Document: OpenApiDocument = {
         "example": 22
       },
       "Location": {
-        "description": "Absolute URL of the created resource, built from the request's own origin and base path, e.g.\n`https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or\n`http://127.0.0.1:4010/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`.\n",
+        "description": "Absolute URL of the created resource, built from the server's own public base URL (never from the\nrequest's `Host` header, which the client chooses), e.g.\n`https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or\n`http://127.0.0.1:4010/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`.\n",
         "required": true,
         "schema": {
           "type": "string",
