@@ -30,6 +30,8 @@ Options:
   --allowed-hosts <list> host names the control plane, dashboard and docs answer besides localhost,
                         *.localhost, IP addresses and --host (comma-separated; '.example.dev' allows
                         example.dev and every name under it); other Host headers get 403 (DNS rebinding)
+  --max-connections <n> connections held at once (default 1024, or 3/4 of the descriptors left after
+                        64 when fewer); past it the longest-idle one is closed, or 503 when all are busy
   --quiet               print only the first line (the base URL)
   -h, --help            show this help
 
@@ -52,6 +54,8 @@ interface MockFlags {
   adminToken?: string
   /** Names the control plane answers besides loopback ones, IP addresses and `host` (`parseAllowedHost` forms). */
   allowedHosts: string[]
+  /** Connections held at once; undefined: `defaultMaxConnections()`. */
+  maxConnections?: number
   quiet: boolean
 }
 
@@ -71,6 +75,7 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
         'state-file': { type: 'string' },
         'admin-token': { type: 'string' },
         'allowed-hosts': { type: 'string' },
+        'max-connections': { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -93,6 +98,10 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
     stateFile: text('state-file'),
     adminToken,
     allowedHosts: allowedHostsFlag(text('allowed-hosts')),
+    maxConnections:
+      text('max-connections') === undefined
+        ? undefined
+        : integerFlag('max-connections', text('max-connections'), 0, 1, 65_535),
     quiet: values.quiet === true,
   }
 }
@@ -159,6 +168,7 @@ export async function startMock(
   const server = createHttpServer(() => platform, {
     beforeSend: stateFile ? persistChanges(platform, stateFile) : undefined,
     baseUrl: () => publicBaseUrl,
+    maxConnections: flags.maxConnections,
   })
   const { port } = await listen(server, flags.port, flags.host)
   const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { errors } from '../engine/api-error.ts'
 import { MAX_BODY_BYTES } from '../engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
+import { capConnections, defaultMaxConnections } from './connection-cap.ts'
 import { edgeErrorResponse, onClientError } from './edge-errors.ts'
 import { createJsonEncoder, encodeJson } from './json-encoder.ts'
 import { answerProtocolEdges, missingHost, sendEdgeError } from './protocol-edges.ts'
@@ -32,6 +33,12 @@ export interface HttpServerOptions {
    * connection reached. Never the `Host` header, which the client chooses.
    */
   baseUrl?: () => string | undefined
+  /**
+   * Most connections held at once (`capConnections`): past it a new connection replaces the one idle
+   * the longest, or gets 503 when all are busy. Default `defaultMaxConnections()` (1024, or less under
+   * a low descriptor limit).
+   */
+  maxConnections?: number
 }
 
 /** After a 413 the rest of the body is drained for at most this long, then the socket is closed. */
@@ -111,6 +118,11 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
       requireHostHeader: false,
     },
     async (req, res) => {
+      // A connection refused for the cap was answered 503 already: none of its requests runs.
+      if (cap.refused(req.socket)) {
+        req.socket.destroy()
+        return
+      }
       if (req.httpVersion === '1.1' && req.headers.host === undefined) {
         sendEdgeError(res, missingHost())
         return
@@ -164,6 +176,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
   server.requestTimeout = requestTimeout
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000
   server.timeout = options.socketIdleTimeoutMs ?? 60_000
+  const cap = capConnections(server, { max: options.maxConnections ?? defaultMaxConnections() })
   server.on('clientError', onClientError)
   answerProtocolEdges(server, limit)
   // A client may shut its sending side once its request is complete (half-close). By default Node then

@@ -265,7 +265,7 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "validation_error" | "api_error";
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "host_not_allowed" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error";
+                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "host_not_allowed" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error" | "service_unavailable";
                 /** @description Human-readable; never contains a key value or the admin token. */
                 message: string;
                 /** @description The parameter or dotted body path at fault. */
