@@ -35,6 +35,8 @@ export interface EngineOptions {
   onContractViolation?: (message: string) => void
   /** Require this token on the control plane; otherwise it answers loopback clients only. */
   adminToken?: string
+  /** Host names the control plane answers besides loopback ones and addresses; undefined: no Host check. */
+  allowedHosts?: readonly string[]
   /** Pages served by the control plane (`/docs`, `/dashboard`), provided by adapters. */
   pages?: Record<string, () => Promise<EngineResponse> | EngineResponse>
   /** A snapshot to start from instead of seeding (the state file). */
@@ -167,6 +169,7 @@ export async function createEngine(options: EngineOptions) {
     rateLimiter: core.rateLimiter,
     journal: core.journal,
     adminToken: options.adminToken,
+    allowedHosts: options.allowedHosts,
     pages: options.pages,
     seed,
     deleteAccountData: (accountId) => {

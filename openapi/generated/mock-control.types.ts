@@ -265,7 +265,7 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "validation_error" | "api_error";
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error";
+                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "host_not_allowed" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error" | "service_unavailable";
                 /** @description Human-readable; never contains a key value or the admin token. */
                 message: string;
                 /** @description The parameter or dotted body path at fault. */
@@ -538,8 +538,9 @@ export interface components {
             };
         };
         /**
-         * @description 403 - no admin token is configured and the client is not on a loopback address (`loopback_only`), or the
-         *     request comes from another site's page (`cross_site_request`).
+         * @description 403 - the `Host` header names neither this mock nor an allowed host (`host_not_allowed`, a guard against
+         *     DNS rebinding), no admin token is configured and the client is not on a loopback address
+         *     (`loopback_only`), or the request comes from another site's page (`cross_site_request`).
          */
         Forbidden: {
             headers: {
@@ -552,7 +553,7 @@ export interface components {
                         /** @constant */
                         type?: "permission_error";
                         /** @enum {unknown} */
-                        code?: "loopback_only" | "cross_site_request";
+                        code?: "host_not_allowed" | "loopback_only" | "cross_site_request";
                         message?: string;
                         request_id: string;
                     };
@@ -602,7 +603,10 @@ export interface components {
                 };
             };
         };
-        /** @description 413 - the request body is larger than 1 MiB. */
+        /**
+         * @description 413 - the request body is larger than 1 MiB, on any request (also one that takes no body, such as
+         *     `POST /reset` or `DELETE /accounts/{account_id}`): the request is refused whole and nothing is done.
+         */
         PayloadTooLarge: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -755,6 +759,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     listAccounts: {
@@ -781,6 +786,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     createAccount: {
@@ -843,6 +849,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     deleteAccount: {
@@ -872,6 +879,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     updateAccount: {
@@ -937,6 +945,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     listKeys: {
@@ -966,6 +975,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     createKey: {
@@ -1031,6 +1041,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getClock: {
@@ -1057,6 +1068,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     advanceClock: {
@@ -1125,6 +1137,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
 }

@@ -367,7 +367,7 @@ export interface components {
                  * @description Machine-readable error code; branch on this.
                  * @enum {string}
                  */
-                code: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict" | "invalid_api_key" | "insufficient_permissions" | "key_restricted" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limit_exceeded" | "internal_error";
+                code: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict" | "invalid_api_key" | "insufficient_permissions" | "key_restricted" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
                 /** @description Human-readable explanation; never contains a whole API key or a credential. */
                 message: string;
                 /**
@@ -1076,7 +1076,10 @@ export interface components {
                 };
             };
         };
-        /** @description 413 - the request body is larger than 1 MiB (1,048,576 bytes). */
+        /**
+         * @description 413 - the request body is larger than 1 MiB (1,048,576 bytes), on any operation, whether or not it takes a
+         *     body: the request is refused whole and nothing is done.
+         */
         PayloadTooLarge: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -1266,7 +1269,8 @@ export interface components {
          */
         "Retry-After": number;
         /**
-         * @description Absolute URL of the created resource, built from the request's own origin and base path, e.g.
+         * @description Absolute URL of the created resource, built from the server's own public base URL (never from the
+         *     request's `Host` header, which the client chooses), e.g.
          *     `https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or
          *     `http://127.0.0.1:4010/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`.
          * @example https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts
@@ -1397,6 +1401,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1443,6 +1448,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1529,6 +1535,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1564,6 +1571,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1666,6 +1674,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1701,6 +1710,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1736,6 +1746,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1784,6 +1795,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1816,6 +1828,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1851,6 +1864,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1939,6 +1953,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -2025,6 +2040,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -2061,6 +2077,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
