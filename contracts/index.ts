@@ -1,9 +1,9 @@
 /**
  * `voice-api-kit/contracts`: the reusable contract (conformance) suite of the v1 API.
  *
- * In a Vitest project:
+ * In a Vitest project (`voice-api-kit/contracts/vitest`; Vitest is an optional peer, needed only there):
  * ```ts
- * import { defineContractSuite } from 'voice-api-kit/contracts'
+ * import { defineContractSuite } from 'voice-api-kit/contracts/vitest'
  * defineContractSuite({ baseUrl: process.env.VOICE_API_BASE_URL!, secretKey: process.env.VOICE_API_KEY })
  * ```
  * Without Vitest (scripts, harnesses): `runChecks(target, options)`.
@@ -19,8 +19,3 @@ export type { CheckOutcome, FailureReport, TeardownReport } from './runner/outco
 export { type RunOptions, type RunResult, runChecks } from './runner/run-checks.ts'
 export { ConfigError, openSession, type Session } from './runner/session.ts'
 export type { Plan, ScopedKey, TargetConfig } from './target/target.ts'
-export {
-  type ContractSuiteOptions,
-  ContractViolation,
-  defineContractSuite,
-} from './vitest/define-contract-suite.ts'

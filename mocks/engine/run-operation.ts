@@ -69,8 +69,9 @@ export function createOperationRunner({
   }
 
   function parseBody(request: EngineRequest, operation: Operation): unknown {
-    if (!operation.hasBody) return undefined
+    // Refused whether or not the operation takes a body: a 413 must mean that nothing happened.
     if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
+    if (!operation.hasBody) return undefined
     if (request.bodyNotUtf8) throw errors.invalidJson('The request body is not valid UTF-8.')
     const required = operation.bodyRequired
     const body = parseJsonBody(request.body, request.headers['content-type'], required)
