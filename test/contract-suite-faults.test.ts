@@ -233,6 +233,20 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
     }),
   },
   {
+    check: 'authorization/permission-groups',
+    shows: 'call-logs',
+    fault: 'the read group granting agents:read only',
+    apply: () => ({
+      request(request) {
+        if (request.method !== 'POST' || !request.body?.includes('"permissions":["read"]')) return request
+        return {
+          ...request,
+          body: request.body.replace('"permissions":["read"]', '"permissions":["agents:read"]'),
+        }
+      },
+    }),
+  },
+  {
     check: 'rate-limits/free/shared-keys',
     shows: 'for every key',
     fault: 'a budget per key',

@@ -1,4 +1,4 @@
-import { expectError, expectStatus } from './failure.ts'
+import { ensure, expectError, expectStatus } from './failure.ts'
 import type { ContractCheck } from './types.ts'
 
 /** Every IPv4 and IPv6 address, in several spellings (halves, a single-address range, a mapped form). */
@@ -54,5 +54,77 @@ const allowedIps: ContractCheck = {
   },
 }
 
-/** Key restrictions made on the fly through the mock's control plane. */
-export const keyRestrictionChecks: ContractCheck[] = [allowedIps]
+/** What a key holding only the `read` or only the `write` group may do (one request per scope). */
+const GROUP_PROBES: { method: string; path: string; scope: string; json?: unknown }[] = [
+  { method: 'GET', path: '/agents', scope: 'agents:read' },
+  { method: 'GET', path: '/call-logs', scope: 'call_logs:read' },
+  { method: 'GET', path: '/analytics/calls', scope: 'analytics:read' },
+  { method: 'GET', path: '/integrations', scope: 'integrations:read' },
+  { method: 'POST', path: '/agents', scope: 'agents:write', json: {} },
+  { method: 'PATCH', path: '/integrations/not_a_provider', scope: 'integrations:write', json: {} },
+  { method: 'POST', path: '/team-members', scope: 'team_members:write', json: {} },
+  { method: 'DELETE', path: '/call-logs/call_0ContractSuiteNone0', scope: 'resources:delete' },
+]
+
+const READ_GROUP = ['agents:read', 'call_logs:read', 'analytics:read', 'integrations:read']
+/** What the `write` group grants, with the reads its scopes imply (decisions.md section 4). */
+const WRITE_GROUP = [
+  'agents:write',
+  'integrations:write',
+  'team_members:write',
+  'resources:delete',
+  'agents:read',
+  'integrations:read',
+]
+
+/**
+ * The group names `read` and `write` given at key creation grant exactly their scopes (decisions.md
+ * section 4): each scope probed with one request, 403 naming the scope where the group does not grant it.
+ */
+const permissionGroups: ContractCheck = {
+  id: 'authorization/permission-groups',
+  area: 'authorization',
+  group: 'Key restrictions',
+  title: 'grants a key made with the group read, or write, exactly the scopes of that group',
+  needs: ['write'],
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock)
+      return ctx.skip('needs keys made with group names, through the mock control plane (--provision mock)')
+    const name = `Contract suite ${ctx.runId} groups`
+    const account = await mock.createAccount({ plan: 'enterprise', name })
+    ctx.defer(async () => {
+      await mock.deleteAccount(account.id)
+    })
+    for (const [group, granted] of [
+      ['read', READ_GROUP],
+      ['write', WRITE_GROUP],
+    ] as const) {
+      const key = (
+        await mock.createKey(account.id, { type: 'secret', name: `${name} ${group}`, permissions: [group] })
+      ).value
+      for (const probe of GROUP_PROBES) {
+        const exchange = await ctx.call({
+          method: probe.method,
+          path: probe.path,
+          json: probe.json,
+          key,
+          sensitive: [key],
+        })
+        const why = `for ${probe.method} ${probe.path} with a key made with [${group}]`
+        if (granted.includes(probe.scope))
+          ensure(exchange.response.status !== 403, `no 403 ${why}`, '403', exchange)
+        else
+          expectError(
+            exchange,
+            403,
+            { code: 'insufficient_permissions', required_permission: probe.scope },
+            why,
+          )
+      }
+    }
+  },
+}
+
+/** Key restrictions and permission groups, with keys made on the fly through the mock's control plane. */
+export const keyRestrictionChecks: ContractCheck[] = [allowedIps, permissionGroups]
