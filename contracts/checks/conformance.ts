@@ -105,6 +105,10 @@ export function conformanceProblems(
   }
 
   const error = (response.json as { error?: Record<string, unknown> } | undefined)?.error
+  // The spec: "human-readable text". An empty message explains nothing, whatever the schema lets through.
+  if (response.status >= 400 && error && typeof error === 'object' && typeof error.message === 'string')
+    if (error.message.trim() === '')
+      problems.push('error.message must be human-readable text, got an empty one')
   if (response.status >= 400 && response.status !== 401 && error && typeof error === 'object') {
     if (error.request_id !== undefined && error.request_id !== headers['request-id'])
       problems.push(

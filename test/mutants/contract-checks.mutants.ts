@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { allChecks } from '../../contracts/checks/index.ts'
+import type { ContractCheck } from '../../contracts/checks/types.ts'
 import { createContract } from '../../contracts/contract/contract.ts'
 import { formatFailure } from '../../contracts/report/format-failure.ts'
 import { openSession } from '../../contracts/runner/session.ts'
@@ -7,6 +8,18 @@ import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
 import { engineFetch } from './engine-fetch.ts'
 
 const BASE_URL = 'http://mutant.test/v1'
+
+/**
+ * A short digest of what a check is (title and code), in its test name: Stryker's incremental mode knows
+ * tests by name, so a changed check is a new test and the mutants it covers or killed are tested again.
+ * (A change in the helpers the checks share is not seen: `npm run mutants` refreshes the whole baseline.)
+ */
+function digest(check: ContractCheck): string {
+  let hash = 0x811c9dc5
+  for (const char of `${check.title}\n${check.run.toString()}`)
+    hash = Math.imul(hash ^ (char.codePointAt(0) ?? 0), 0x01000193) >>> 0
+  return hash.toString(36)
+}
 /** Fewer seeded call logs than the default 400: the checks need some, and seeding runs once per check. */
 const SEED_SIZE = { callLogs: 50 }
 
@@ -21,7 +34,7 @@ const SEED_SIZE = { callLogs: 50 }
  */
 describe('the contract suite against a fresh mock per check', () => {
   for (const check of allChecks(createContract())) {
-    it(check.id, async () => {
+    it(`${check.id} [${digest(check)}]`, async () => {
       const platform: MockPlatform = await createMockPlatform({ seedSize: SEED_SIZE })
       const session = await openSession({
         baseUrl: BASE_URL,
