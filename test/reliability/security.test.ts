@@ -299,6 +299,7 @@ describe('--keys-file', () => {
     symlinkSync(victim, keysFile)
     await startWithKeysFile(keysFile)
     expect(readFileSync(victim, 'utf8')).toBe('precious\n')
+    expect(statSync(victim).mode & 0o777).toBe(0o644)
     expect(lstatSync(keysFile).isSymbolicLink()).toBe(false)
     expect(statSync(keysFile).mode & 0o777).toBe(0o600)
   })
