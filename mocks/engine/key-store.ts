@@ -3,6 +3,7 @@ import { type Clock, toTimestamp } from './clock.ts'
 import { expandPermissions, PUBLISHABLE_SCOPES, SCOPES, type Scope } from './permissions.ts'
 import { newId, randomBase62 } from './random.ts'
 import { constantTimeEqual, redactKey, sha256Hex } from './secrets.ts'
+import { parseTimestamp } from './timestamp.ts'
 
 export type KeyType = 'secret' | 'publishable'
 
@@ -57,7 +58,9 @@ export function createKeyStore(clock: Clock) {
   const byHash = new Map<string, StoredKey>()
   const cidrCache = new Map<string, Cidr[]>()
 
-  function validate(input: KeyInput): KeyCreateResult | { ok: true; scopes: Scope[] } {
+  function validate(
+    input: KeyInput,
+  ): KeyCreateResult | { ok: true; scopes: Scope[]; expiresAt: string | null } {
     const fail = (param: string, code: string, message: string) => ({
       ok: false as const,
       param,
@@ -84,7 +87,18 @@ export function createKeyStore(clock: Clock) {
           'format',
           `'${origin}' is not an origin like https://app.example.com.`,
         )
-    return { ok: true, scopes }
+    // Any RFC 3339 offset is accepted and kept in the contract's form (UTC, Z, whole seconds).
+    const expires = input.restrictions?.expires_at
+    if (typeof expires !== 'string') return { ok: true, scopes, expiresAt: null }
+    const parsed = parseTimestamp(expires)
+    if (!parsed.ok) return fail('restrictions.expires_at', 'format', parsed.message)
+    if (parsed.ms <= clock.now())
+      return fail(
+        'restrictions.expires_at',
+        'invalid',
+        `restrictions.expires_at must be in the future; the mock clock reads ${clock.iso()}.`,
+      )
+    return { ok: true, scopes, expiresAt: parsed.iso }
   }
 
   function insert(stored: StoredKey): void {
@@ -110,7 +124,7 @@ export function createKeyStore(clock: Clock) {
         restrictions: {
           allowed_ips: input.restrictions?.allowed_ips ?? [],
           allowed_origins: input.restrictions?.allowed_origins ?? [],
-          expires_at: input.restrictions?.expires_at ?? null,
+          expires_at: checked.expiresAt,
         },
         redacted_value: redactKey(value),
         status: 'active',

@@ -2518,7 +2518,7 @@ export const mockControlDocument: OpenApiDocument = {
                 }
               },
               "expires_at": {
-                "description": "Must be in the future (by the mock clock); `null` = never.",
+                "description": "Must be in the future (by the mock clock); `null` = never. Any RFC 3339 offset and fraction is\naccepted; the key records it in UTC with `Z`, in whole seconds (`2030-06-30T12:00:00.5+02:00` is\nkept as `2030-06-30T10:00:00Z`). A leap second (`:60`), an impossible date, an instant past\n9999-12-31T23:59:59Z or one not in the future is 422 (`restrictions.expires_at`).\n",
                 "type": [
                   "string",
                   "null"

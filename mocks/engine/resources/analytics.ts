@@ -1,5 +1,6 @@
 import { errors } from '../api-error.ts'
 import { toTimestamp } from '../clock.ts'
+import { parseTimestamp } from '../timestamp.ts'
 import type { Handlers, OperationContext } from '../types.ts'
 import { bucketBoundaries, type Granularity, zoneFormatter } from './time-buckets.ts'
 import type { CallLog } from './types.ts'
@@ -65,13 +66,18 @@ function metrics(tally: Tally) {
   }
 }
 
+/** A range bound as milliseconds at a whole second (any RFC 3339 offset), or 400 naming it. */
+function secondOf(value: unknown, param: string): number | undefined {
+  if (typeof value !== 'string') return undefined
+  const parsed = parseTimestamp(value)
+  if (!parsed.ok) throw errors.invalidParameter(param, `${param}: ${parsed.message}`)
+  return Math.floor(parsed.ms / 1000) * 1000
+}
+
 function parseRange(ctx: OperationContext, granularity: Granularity) {
   const now = Math.floor(ctx.clock.now() / 1000) * 1000
-  const end = typeof ctx.query.end === 'string' ? Math.floor(Date.parse(ctx.query.end) / 1000) * 1000 : now
-  const start =
-    typeof ctx.query.start === 'string'
-      ? Math.floor(Date.parse(ctx.query.start) / 1000) * 1000
-      : end - 7 * DAY_MS
+  const end = secondOf(ctx.query.end, 'end') ?? now
+  const start = secondOf(ctx.query.start, 'start') ?? end - 7 * DAY_MS
   if (start > now) throw errors.invalidParameter('start', 'start must not be in the future.')
   if (end <= start) throw errors.invalidParameter('end', 'end must be after start.')
   if (granularity === 'total' && end - start > MAX_BUCKETS * DAY_MS)
