@@ -135,7 +135,17 @@ export function createControlPlane(options: ControlPlaneOptions) {
     },
     getClock: () => json(200, clockBody()),
     advanceClock({ body }) {
-      clock.advance((body as { seconds: number }).seconds)
+      const { seconds } = body as { seconds: number }
+      const room = clock.maxAdvanceSeconds()
+      if (seconds > room)
+        throw errors.validationFailed([
+          {
+            param: 'seconds',
+            code: 'maximum',
+            message: `The clock can be moved up to 9998-12-31T23:59:59Z, that is at most ${room} seconds from ${clock.iso()}.`,
+          },
+        ])
+      clock.advance(seconds)
       return json(200, clockBody())
     },
     listJournal({ query }) {

@@ -1089,7 +1089,7 @@ export const mockControlDocument: OpenApiDocument = {
       "post": {
         "operationId": "advanceClock",
         "summary": "Advance the mock's clock",
-        "description": "Moves the clock forward by `seconds` (fractions allowed; more than 0, at most one year per call) and\nanswers with the new clock. Rate-limit windows slide, keys past `expires_at` start failing, idempotency\nkeys older than 24 h are forgotten, and new timestamps use the new time. The clock never goes back\n(except through `resetMock`).\n",
+        "description": "Moves the clock forward by `seconds` (fractions allowed; more than 0, at most one year per call) and\nanswers with the new clock. Rate-limit windows slide, keys past `expires_at` start failing, idempotency\nkeys older than 24 h are forgotten, and new timestamps use the new time. The clock never goes back\n(except through `resetMock`), and never past 9998-12-31T23:59:59Z, so that every timestamp derived\nfrom it (a key's `rotation_due_at`, 90 days on) keeps a four-digit year: an advance past that instant\nis 422 (`errors[0].param` `seconds`, code `maximum`, the message says how far it may still go) and\nchanges nothing.\n",
         "tags": [
           "Clock"
         ],

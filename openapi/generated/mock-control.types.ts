@@ -222,7 +222,10 @@ export interface paths {
          * @description Moves the clock forward by `seconds` (fractions allowed; more than 0, at most one year per call) and
          *     answers with the new clock. Rate-limit windows slide, keys past `expires_at` start failing, idempotency
          *     keys older than 24 h are forgotten, and new timestamps use the new time. The clock never goes back
-         *     (except through `resetMock`).
+         *     (except through `resetMock`), and never past 9998-12-31T23:59:59Z, so that every timestamp derived
+         *     from it (a key's `rotation_due_at`, 90 days on) keeps a four-digit year: an advance past that instant
+         *     is 422 (`errors[0].param` `seconds`, code `maximum`, the message says how far it may still go) and
+         *     changes nothing.
          */
         post: operations["advanceClock"];
         delete?: never;
