@@ -239,7 +239,8 @@ export function createControlPlane(options: ControlPlaneOptions) {
   ): Promise<EngineResponse> {
     try {
       const path = url.pathname.slice('/_mock'.length) || '/'
-      const page = request.method.toUpperCase() === 'GET' ? options.pages?.[path] : undefined
+      const method = request.method.toUpperCase()
+      const page = method === 'GET' || method === 'HEAD' ? options.pages?.[path] : undefined
       const denied = await authorize(request, url, page !== undefined)
       if (denied) throw denied
       // Refused whatever the route takes: a 413 must mean that nothing happened.

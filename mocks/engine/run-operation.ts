@@ -67,6 +67,12 @@ export function createOperationRunner({
         'Idempotency-Key',
         `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long.`,
       )
+    // The contract's pattern, ^[\x21-\x7E]+$: printable ASCII, no spaces (a UUID fits).
+    if (!/^[\x21-\x7e]+$/.test(idempotencyKey))
+      throw errors.invalidParameter(
+        'Idempotency-Key',
+        'Idempotency-Key may hold only printable ASCII characters without spaces (a UUID v4 is recommended).',
+      )
     return sha256Hex(idempotencyKey)
   }
 

@@ -1352,13 +1352,13 @@ export const mockControlDocument: OpenApiDocument = {
         "example": "req_Mc4Tr8Yw1Qp6Zn3V"
       },
       "Allow": {
-        "description": "The methods documented for this path, comma separated.",
+        "description": "The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET.",
         "required": true,
         "schema": {
           "type": "string",
-          "pattern": "^(GET|POST|PATCH|DELETE)(, (GET|POST|PATCH|DELETE))*$"
+          "pattern": "^(GET|HEAD|POST|PATCH|DELETE)(, (GET|HEAD|POST|PATCH|DELETE))*$"
         },
-        "example": "GET, PATCH"
+        "example": "GET, HEAD, PATCH"
       },
       "WWW-Authenticate": {
         "description": "RFC 6750 challenge of the control plane.",

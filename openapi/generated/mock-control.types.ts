@@ -690,8 +690,8 @@ export interface components {
          */
         "Request-Id": string;
         /**
-         * @description The methods documented for this path, comma separated.
-         * @example GET, PATCH
+         * @description The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET.
+         * @example GET, HEAD, PATCH
          */
         Allow: string;
         /**

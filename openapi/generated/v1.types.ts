@@ -1289,8 +1289,9 @@ export interface components {
          */
         "WWW-Authenticate": string;
         /**
-         * @description The methods documented for this path, comma separated, e.g. `GET, PATCH, DELETE`.
-         * @example GET, PATCH, DELETE
+         * @description The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET,
+         *     e.g. `GET, HEAD, PATCH, DELETE`.
+         * @example GET, HEAD, PATCH, DELETE
          */
         Allow: string;
     };
