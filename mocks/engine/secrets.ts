@@ -34,9 +34,9 @@ const UNRESERVED_OR_PERCENT = /^[A-Za-z0-9\-._~%]$/
 function decodeNeedlessEscapes(text: string): string {
   let decoded = text
   for (let pass = 0; pass < 5; pass++) {
-    const next = decoded.replace(NEEDLESS_ESCAPE, (escape, hex: string) => {
+    const next = decoded.replace(NEEDLESS_ESCAPE, (sequence, hex: string) => {
       const char = String.fromCharCode(Number.parseInt(hex, 16))
-      return UNRESERVED_OR_PERCENT.test(char) ? char : escape
+      return UNRESERVED_OR_PERCENT.test(char) ? char : sequence
     })
     if (next === decoded) break
     decoded = next
