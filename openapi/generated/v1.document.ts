@@ -1451,7 +1451,7 @@ export const v1Document: OpenApiDocument = {
             "name": "start",
             "in": "query",
             "required": false,
-            "description": "Inclusive start of the range (RFC 3339). Default `end` minus 7 days.",
+            "description": "Inclusive start of the range (RFC 3339). Default `end` minus 7 days. Not before 1970-01-01T00:00:00Z\n(400 naming `start`, or `end` when the default start would be).\n",
             "schema": {
               "type": "string",
               "format": "date-time"

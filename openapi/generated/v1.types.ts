@@ -1754,7 +1754,10 @@ export interface operations {
     getCallAnalytics: {
         parameters: {
             query?: {
-                /** @description Inclusive start of the range (RFC 3339). Default `end` minus 7 days. */
+                /**
+                 * @description Inclusive start of the range (RFC 3339). Default `end` minus 7 days. Not before 1970-01-01T00:00:00Z
+                 *     (400 naming `start`, or `end` when the default start would be).
+                 */
                 start?: string;
                 /** @description Exclusive end of the range (RFC 3339). Default the current time. */
                 end?: string;

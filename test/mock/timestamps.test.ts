@@ -99,6 +99,20 @@ describe('GET /v1/analytics/calls?start&end', () => {
     expect(response.body.error).toMatchObject({ code: 'invalid_parameter', param })
   })
 
+  it.each([
+    ['end', 'end=0000-01-01T00:00:00Z'],
+    ['start', 'start=0000-01-03T00:00:00Z&end=0000-01-10T00:00:00Z&granularity=week'],
+    [
+      'start',
+      'start=0000-01-01T00:00:00Z&end=0000-02-01T00:00:00Z&granularity=month&timezone=America/New_York',
+    ],
+    ['start', 'start=1969-12-31T00:00:00Z&end=1970-01-02T00:00:00Z'],
+  ])('answers a range before 1970 with 400 naming %s, never a 500 (%s)', async (param, query) => {
+    const response = await call(mock, 'GET', `/v1/analytics/calls?${query}`, { key })
+    expect(response.status).toBe(400)
+    expect(response.body.error).toMatchObject({ code: 'invalid_parameter', param })
+  })
+
   it('reads offsets and fractions as the instants they name', async () => {
     const end = shift(new Date().toISOString().replace(/\.\d+Z$/, 'Z'), -3600)
     const start = shift(end, -3 * 86_400)
