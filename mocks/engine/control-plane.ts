@@ -4,6 +4,7 @@ import type { Clock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
+import { json } from './error-response.ts'
 import { createHostCheck } from './host-check.ts'
 import type { Journal } from './journal.ts'
 import { assertJsonDepth } from './json-depth.ts'
@@ -38,18 +39,28 @@ export interface ControlPlaneOptions {
   allowedHosts?: readonly string[]
   /** Extra pages served under `/_mock/` (docs, dashboard), by path. */
   pages?: Record<string, () => EngineResponse>
+  /**
+   * Handlers of further control-plane operations (`mock-control.yaml` operationIds), from the modules that
+   * own them (scenarios, simulated calls, ...); the request is authorized, routed and validated first.
+   */
+  handlers?: Record<string, ControlHandler>
   seed: number
 }
+
+/** A control-plane operation: the validated request in, the response out (or an `ApiError` thrown). */
+export type ControlHandler = (input: {
+  params: Record<string, string>
+  query: Record<string, unknown>
+  body: unknown
+  /** The API's public base URL (ending in `/v1`) as the request reached it. */
+  baseUrl?: string
+}) => EngineResponse
 
 /** Whether an address is loopback (127.0.0.0/8, ::1, IPv4-mapped loopback), or unknown (in-process). */
 export function isLoopback(ip: string | undefined): boolean {
   if (ip === undefined) return true
   const address = ip.replace(/^::ffff:/i, '')
   return address === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address)
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): EngineResponse {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body }
 }
 
 /** The mock's control plane under `/_mock/` (openapi/mock-control.yaml): the simulated dashboard. */
@@ -74,13 +85,8 @@ export function createControlPlane(options: ControlPlaneOptions) {
     }
   }
 
-  type Handler = (input: {
-    params: Record<string, string>
-    query: Record<string, unknown>
-    body: unknown
-  }) => EngineResponse
-
-  const handlers: Record<string, Handler> = {
+  const handlers: Record<string, ControlHandler> = {
+    ...options.handlers,
     resetMock() {
       options.reset()
       return json(200, { object: 'reset', seed: options.seed })
@@ -265,7 +271,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
       }
       const handler = handlers[operation.operationId]
       if (!handler) throw errors.routeNotFound(request.method, url.pathname)
-      return handler({ params, query: query.values, body })
+      return handler({ params, query: query.values, body, baseUrl: request.baseUrl })
     } catch (error) {
       if (error instanceof ApiError) return json(error.status, error.body(requestId), error.headers)
       throw error
