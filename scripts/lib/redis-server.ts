@@ -33,10 +33,12 @@ function freePort(): Promise<number> {
 }
 
 /**
- * Starts `redis-server` on 127.0.0.1 (append-only file with fsync on every write, so an acknowledged write
- * survives as Redis promises it) and resolves once it answers PING.
+ * Starts `redis-server` on 127.0.0.1 with an append-only file (fsync on every write by default, so an
+ * acknowledged write survives as Redis promises it) and resolves once it answers PING.
  */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(
+  options: { appendfsync?: 'always' | 'everysec' | 'no' } = {},
+): Promise<TestRedis> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'vak-redis-'))
   const child: ChildProcess = spawn(
