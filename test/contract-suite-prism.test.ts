@@ -1,6 +1,7 @@
 import type { Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type CheckOutcome, defineContractSuite } from '../contracts/index.ts'
+import type { CheckOutcome } from '../contracts/index.ts'
+import { defineContractSuite } from '../contracts/vitest/index.ts'
 import { createMockPlatform } from '../mocks/platform.ts'
 import { createHttpServer, listen } from '../mocks/server/http-server.ts'
 import { startPrism } from '../scripts/lib/prism-process.ts'

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe } from 'vitest'
-import { defineContractSuite } from '../contracts/index.ts'
+import { defineContractSuite } from '../contracts/vitest/index.ts'
 import { createMockApi } from '../mocks/msw/create-mock-api.ts'
 import { createMockPlatform } from '../mocks/platform.ts'
 import { createHttpServer, listen } from '../mocks/server/http-server.ts'

@@ -50,7 +50,7 @@ declare module 'vitest' {
  * fail. A check that cannot run is skipped with its reason (`ctx.skip(reason)`).
  *
  * ```ts
- * import { defineContractSuite } from 'voice-api-kit/contracts'
+ * import { defineContractSuite } from 'voice-api-kit/contracts/vitest'
  * defineContractSuite({ baseUrl: process.env.VOICE_API_BASE_URL!, secretKey: process.env.VOICE_API_KEY })
  * ```
  */
