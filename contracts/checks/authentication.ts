@@ -59,6 +59,8 @@ function expect401(exchange: Exchange, challenge?: 'missing' | 'invalid'): void 
 interface Credential {
   key?: string | null
   authorization?: (ctx: CheckContext) => string
+  /** A query string carrying the key (never a valid way to send it). */
+  query?: (ctx: CheckContext) => string
   sensitive?: string[]
 }
 
@@ -73,6 +75,16 @@ const SENT_TO: Record<string, Credential & { operationId: string }> = {
   basic: { operationId: 'listCallLogs', authorization: (ctx) => `Basic ${btoa(`${ctx.keys.secret}:`)}` },
   token: { operationId: 'getCallLog', authorization: (ctx) => `Token ${ctx.keys.secret}` },
   empty: { operationId: 'getCallAnalytics', authorization: () => 'Bearer ' },
+  // The key under the three usual names at once: accepting it under any one of them changes the answer
+  // (a 200, or a 400 for the other two names), so one request tells all three apart.
+  query: {
+    operationId: 'listIntegrations',
+    key: null,
+    query: (ctx) => {
+      const key = encodeURIComponent(ctx.keys.secret)
+      return `?api_key=${key}&key=${key}&access_token=${key}`
+    },
+  },
 }
 
 /** The path a probe uses for an operation: path parameters filled with an ID that cannot exist. */
@@ -82,7 +94,7 @@ function send(ctx: CheckContext, operationId: string, credential: Credential, pa
   const operation = ctx.contract.operation(operationId)
   return ctx.call({
     method: operation.method.toUpperCase(),
-    path: path ?? probePath(operation.path),
+    path: (path ?? probePath(operation.path)) + (credential.query?.(ctx) ?? ''),
     key: credential.key === undefined ? null : credential.key,
     authorization: credential.authorization?.(ctx),
     sensitive: credential.sensitive,
@@ -96,8 +108,7 @@ const sendAs = (ctx: CheckContext, kind: keyof typeof SENT_TO) => {
   return send(ctx, credential.operationId, credential)
 }
 
-const getUser = (ctx: CheckContext, credential: Credential, path = '/user') =>
-  send(ctx, 'getUser', credential, path)
+const getUser = (ctx: CheckContext, credential: Credential) => send(ctx, 'getUser', credential, '/user')
 
 interface Case {
   id: string
@@ -152,22 +163,13 @@ const cases: Case[] = [
     id: 'query-string',
     title: 'returns 401 for a key sent in the query string',
     stateless: true,
-    run: async (ctx) => {
-      // One request carries the key under the three usual names: accepting it under any one of them
-      // changes the answer (a 200, or a 400 for the other two names), so one request tells all three apart.
-      const key = encodeURIComponent(ctx.keys.secret)
-      const exchange = await getUser(
-        ctx,
-        { key: null },
-        `/user?api_key=${key}&key=${key}&access_token=${key}`,
-      )
+    run: async (ctx) =>
       expectError(
-        exchange,
+        await sendAs(ctx, 'query'),
         401,
         { type: 'authentication_error', code: 'invalid_api_key' },
         'for ?api_key=<key>&key=<key>&access_token=<key>',
-      )
-    },
+      ),
   },
   {
     id: 'scheme-case',

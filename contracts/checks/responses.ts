@@ -3,15 +3,18 @@ import { ensure, expectError, expectStatus, jsonObject, listData } from './failu
 import { createAgent } from './fixtures.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
-/** Where to find an existing ID for a GET by id: the list to read it from and the key that may read it. */
+/**
+ * Where to find an existing ID for a GET by id: the list to read it from (the list operation's own check
+ * reads the same, so a run sends it once) and the key that may read it.
+ */
 const SOURCES: Record<
   string,
   { list: string; param: string; key?: (ctx: CheckContext) => string | undefined }
 > = {
-  getAgent: { list: '/agents?limit=1', param: 'agent_id' },
-  getCallLog: { list: '/call-logs?limit=1', param: 'call_log_id', key: (ctx) => ctx.keys.callLogs },
+  getAgent: { list: '/agents', param: 'agent_id' },
+  getCallLog: { list: '/call-logs', param: 'call_log_id', key: (ctx) => ctx.keys.callLogs },
   getIntegration: { list: '/integrations', param: 'integration_id' },
-  getTeamMember: { list: '/team-members?limit=1', param: 'member_id' },
+  getTeamMember: { list: '/team-members', param: 'member_id' },
 }
 
 const KEY_FOR: Record<string, (ctx: CheckContext) => string | undefined> = {

@@ -48,7 +48,7 @@ export function createPacer(options: PacerOptions) {
 
   async function wait(ms: number, reason: string, request?: string): Promise<void> {
     if (ms <= 0) return
-    options.onWait?.({ seconds: Math.ceil(ms / 1000), reason, request })
+    options.onWait?.({ seconds: Math.max(1, Math.round(ms / 1000)), reason, request })
     waits++
     waitedMs += ms
     await sleep(ms)
@@ -80,7 +80,7 @@ export function createPacer(options: PacerOptions) {
       const full = [...windows].filter(([, w]) => w.remaining <= 0 && w.freeAt > at)
       if (full.length === 0) return
       const [name, longest] = full.reduce((a, b) => (b[1].freeAt > a[1].freeAt ? b : a))
-      const seconds = (longest.freeAt - at) / 1000
+      const seconds = (longest.freeAt - MARGIN_MS - at) / 1000
       const what =
         longest.quota !== undefined && longest.seconds !== undefined
           ? `the ${name} window (${longest.quota} requests per ${longest.seconds} s)`

@@ -113,7 +113,10 @@ export function toHtml(input: HtmlReportInput): string {
     ['Duration', `${(input.durationMs / 1000).toFixed(1)} s`],
     ...(stats
       ? [
-          ['Requests', `${stats.requests} sent to the API; ${stats.cacheHits} answered from the run's cache`],
+          [
+            'Requests',
+            `${stats.requests} sent to the API (${stats.counted} counted by its rate limit); ${stats.cacheHits} answered from the run's cache`,
+          ],
           [
             'Waiting',
             stats.waits === 0

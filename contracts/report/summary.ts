@@ -28,7 +28,9 @@ export function figureLines(figures: RunFigures): string[] {
       stats.cacheHits > 0
         ? `; ${stats.cacheHits} more answered from the run's cache (the same request, sent by an earlier check)`
         : ''
-    lines.push(`Requests: ${stats.requests} sent to the API${shared}`)
+    lines.push(
+      `Requests: ${stats.requests} sent to the API (${stats.counted} counted by its rate limit; 401 and 429 answers are not)${shared}`,
+    )
     lines.push(
       stats.waits === 0
         ? 'Waiting: none'

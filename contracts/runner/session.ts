@@ -30,6 +30,8 @@ export interface SessionOptions {
 /** What a run cost: requests sent to the API, answers shared from the run's cache, time spent waiting. */
 export interface RunStats {
   requests: number
+  /** Requests the account's rate limit counts: every answer but 401 and 429 (decisions.md section 6). */
+  counted: number
   cacheHits: number
   waits: number
   waitedMs: number
@@ -104,7 +106,11 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
       throw new ConfigError('A secret key is required (--secret-key or VOICE_API_KEY), or --provision mock.')
     keys = keyringFromTarget({ ...config, secretKey: config.secretKey })
   }
-  const record = (exchange: Exchange) => coverage.record(exchange)
+  let counted = 0
+  const record = (exchange: Exchange) => {
+    coverage.record(exchange)
+    if (exchange.response.status !== 401 && exchange.response.status !== 429) counted++
+  }
   // Outside the budget and never paced: the session's probes, the rate-limit checks, teardown.
   const limitClient = createClient({
     baseUrl,
@@ -196,6 +202,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     },
     stats: () => ({
       requests: budgeted.used() + limitClient.used(),
+      counted,
       cacheHits: cache.hits(),
       ...pacer.stats(),
     }),
