@@ -1,5 +1,6 @@
 import { ensure, expectError, expectStatus, jsonObject, listData } from './failure.ts'
 import { UNKNOWN_IDS } from './fixtures.ts'
+import { byInstant, instant } from './formats.ts'
 import { listAll } from './lists.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
@@ -17,8 +18,9 @@ interface Filter {
 
 /** The largest page: filtered listings are compared one page each. */
 const PAGE = 100
+/** How many call logs a boundary filter (started_*, min/max duration) selects at most, ties aside. */
+const BOUNDARY = 40
 
-const time = (value: unknown) => (typeof value === 'string' ? Date.parse(value) : Number.NaN)
 const duration = (log: Log) => (typeof log.duration_seconds === 'number' ? log.duration_seconds : null)
 
 /** Filters built from the data itself, boundary values included (exclusive times, inclusive durations). */
@@ -36,41 +38,45 @@ function filtersFor(logs: readonly Log[]): Filter[] {
     })
   for (const agent of pick(logs.map((l) => String(l.agent_id))))
     filters.push({ family: 'agent_id', query: `agent_id=${agent}`, matches: (l) => l.agent_id === agent })
+  // Boundaries near an end of the range, so that each filter selects less than a page and the object at the
+  // boundary (which an inclusive or exclusive mistake adds or drops) would show on the first page.
   const started = logs
     .map((l) => l.started_at)
     .filter((v): v is string => typeof v === 'string')
-    .sort((a, b) => Date.parse(a) - Date.parse(b))
-  const middle = started[Math.floor(started.length / 2)]
-  if (middle) {
-    const at = Date.parse(middle)
+    .sort(byInstant)
+  const near = (count: number) => Math.min(BOUNDARY, Math.floor(count / 2))
+  const after = started[started.length - 1 - near(started.length)]
+  const before = started[near(started.length)]
+  if (after && before) {
     filters.push({
       family: 'started',
-      query: `started_after=${middle}`,
-      matches: (l) => time(l.started_at) > at,
+      query: `started_after=${after}`,
+      matches: (l) => instant(l.started_at) > instant(after),
     })
     filters.push({
       family: 'started',
-      query: `started_before=${middle}`,
-      matches: (l) => time(l.started_at) < at,
+      query: `started_before=${before}`,
+      matches: (l) => instant(l.started_at) < instant(before),
     })
   }
   const durations = logs
     .map(duration)
     .filter((d): d is number => d !== null)
     .sort((a, b) => a - b)
-  const median = durations[Math.floor(durations.length / 2)]
-  if (median !== undefined) {
+  const high = durations[durations.length - 1 - near(durations.length)]
+  const low = durations[near(durations.length)]
+  if (high !== undefined && low !== undefined) {
     filters.push({
       family: 'duration',
-      query: `min_duration_seconds=${median}`,
-      matches: (l) => (duration(l) ?? -1) >= median,
+      query: `min_duration_seconds=${high}`,
+      matches: (l) => (duration(l) ?? -1) >= high,
     })
     filters.push({
       family: 'duration',
-      query: `max_duration_seconds=${median}`,
+      query: `max_duration_seconds=${low}`,
       matches: (l) => {
         const d = duration(l)
-        return d !== null && d <= median
+        return d !== null && d <= low
       },
     })
     filters.push({
@@ -78,6 +84,7 @@ function filtersFor(logs: readonly Log[]): Filter[] {
       query: 'min_duration_seconds=0',
       matches: (l) => duration(l) !== null,
     })
+    const median = durations[Math.floor(durations.length / 2)] as number
     filters.push({
       family: 'combined',
       query: `status=completed&direction=inbound&min_duration_seconds=${median}`,
