@@ -1,6 +1,6 @@
 /**
  * Generates `openapi/generated/*` from the contract documents: openapi-typescript types
- * (`v1.d.ts`), the documents as importable data (`v1.document.ts`) and their interface.
+ * (`v1.types.ts`), the documents as importable data (`v1.document.ts`) and their interface.
  *
  *   npm run generate          write the files
  *   npm run check:generated   exit 1 when a committed file differs from what would be generated
@@ -35,7 +35,7 @@ export async function generateAll({
   files.set(`${GENERATED_DIR}/${DOCUMENT_INTERFACE_FILE}`, await renderDocumentInterface())
   for (const contract of documents) {
     const document = await loadYamlDocument(join(root, contract.source))
-    files.set(`${GENERATED_DIR}/${contract.name}.d.ts`, await renderTypes(document, contract))
+    files.set(`${GENERATED_DIR}/${contract.name}.types.ts`, await renderTypes(document, contract))
     files.set(`${GENERATED_DIR}/${contract.name}.document.ts`, renderDocumentModule(document, contract))
   }
   return files

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -86,6 +86,48 @@ describe('voice-api-kit mock', () => {
       .split('\n')
       .filter((l) => !l.includes('npm warn'))
     expect(lines).toEqual([expect.stringContaining(`Port ${port} on 127.0.0.1 is already in use`)])
+  })
+
+  it('writes the keys file with mode 600 even when it already existed with a wider mode', async () => {
+    const keysFile = join(mkdtempSync(join(tmpdir(), 'vak-cli-')), 'keys.json')
+    writeFileSync(keysFile, '{}\n')
+    chmodSync(keysFile, 0o644)
+    const mock = run(['mock', '--port', '0', '--keys-file', keysFile])
+    running.push(mock)
+    await listening(mock)
+    expect(statSync(keysFile).mode & 0o777).toBe(0o600)
+    expect(JSON.parse(readFileSync(keysFile, 'utf8')).secret_key).toMatch(/^sk-svc-/)
+  })
+
+  it('refuses a keys file in a folder that does not exist with one line and exit code 1, before serving', async () => {
+    const keysFile = join(mkdtempSync(join(tmpdir(), 'vak-cli-')), 'no-such-folder', 'keys.json')
+    const mock = run(['mock', '--port', '0', '--keys-file', keysFile])
+    expect(await mock.exit).toBe(1)
+    const lines = mock
+      .output()
+      .trim()
+      .split('\n')
+      .filter((l) => !l.includes('npm warn'))
+    expect(lines).toEqual([
+      `voice-api-kit: Cannot write the keys file ${keysFile}: its folder does not exist.`,
+    ])
+  })
+
+  it('refuses a keys file that cannot be written with one line and exit code 1, before serving', async (ctx) => {
+    // A read-only file even for root (the tests may run as root, for whom file modes do not apply).
+    const readOnly = '/sys/kernel/notes'
+    try {
+      closeSync(openSync(readOnly, 'a'))
+      ctx.skip('no file on this machine refuses writes to this user')
+    } catch {
+      // Refused, as wanted.
+    }
+    const mock = run(['mock', '--port', '0', '--keys-file', readOnly])
+    expect(await mock.exit).toBe(1)
+    expect(mock.output()).toContain(
+      `voice-api-kit: Cannot write the keys file ${readOnly}: it is not writable here.`,
+    )
+    expect(mock.output()).not.toContain('listening on')
   })
 
   it.each([

@@ -316,8 +316,8 @@ describe('generated files', () => {
     doc.components.schemas.AddedByTest = { type: 'object', properties: { added: { type: 'string' } } }
     await writeFile(join(root, 'openapi/v1.yaml'), stringify(doc))
     expect(await findStaleFiles({ root })).toEqual([
-      'openapi/generated/v1.d.ts',
       'openapi/generated/v1.document.ts',
+      'openapi/generated/v1.types.ts',
     ])
   })
 
@@ -327,13 +327,13 @@ describe('generated files', () => {
     for (const document of CONTRACT_DOCUMENTS)
       await copyFile(join(ROOT, document.source), join(root, document.source))
     await writeGenerated(await generateAll({ root }), root)
-    await writeFile(join(root, 'openapi/generated/v1.d.ts'), '// edited\n', { flag: 'a' })
+    await writeFile(join(root, 'openapi/generated/v1.types.ts'), '// edited\n', { flag: 'a' })
     await rm(join(root, 'openapi/generated/mock-control.document.ts'))
     await writeFile(join(root, 'openapi/generated/left-over.ts'), '')
     expect(await findStaleFiles({ root })).toEqual([
       'openapi/generated/left-over.ts',
       'openapi/generated/mock-control.document.ts',
-      'openapi/generated/v1.d.ts',
+      'openapi/generated/v1.types.ts',
     ])
   })
 

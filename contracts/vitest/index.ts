@@ -1,6 +1,6 @@
 /**
  * `voice-api-kit/contracts/vitest`: the contract suite registered in your own Vitest project (Vitest is an
- * optional peer; only this entry needs it).
+ * optional peer of the package, needed only for this entry).
  *
  * ```ts
  * import { defineContractSuite } from 'voice-api-kit/contracts/vitest'

@@ -1,5 +1,5 @@
 import { http } from 'msw'
-import { type SetupWorker, setupWorker } from 'msw/browser'
+import type { SetupWorker } from 'msw/browser'
 import { toFetchResponse } from '../msw/fetch-bridge.ts'
 import { createHandlers } from '../msw/handlers.ts'
 import type { MockPlatform, MockPlatformOptions } from '../platform.ts'
@@ -80,6 +80,9 @@ export async function startMockWorker(options: MockWorkerOptions = {}): Promise<
     return toFetchResponse(answer)
   })
   const view = () => ({ ...persistent.platform, handle: persistent.handle })
+  // Loaded here, not at the top: this module can then be imported anywhere (a server render, a Node test that
+  // only reads its types); msw 3 refuses `msw/browser` outside a browser.
+  const { setupWorker } = await import('msw/browser')
   const worker = setupWorker(resetHandler, ...createHandlers(view, { baseUrl }))
   await worker.start({ serviceWorker: { url: serviceWorkerUrl }, onUnhandledRequest, quiet })
 

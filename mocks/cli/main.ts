@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 import { MOCK_HELP, parseMockFlags, startMock } from './mock-command.ts'
+import { PrismMissing, runPrismMock, runPrismProxy } from './prism-command.ts'
 import { UsageError } from './usage-error.ts'
 
 const HELP = `Usage: voice-api-kit <command> [options]
 
 Commands:
-  mock       start the stateful mock server (voice-api-kit mock --help)
+  mock       start the stateful mock server with a seeded demo account (voice-api-kit mock --help)
   contract   run the contract suite against an implementation (voice-api-kit contract --help)
+  prism      Prism's stateless mock of the same contract (needs @stoplight/prism-cli)
+  proxy      Prism's validation proxy in front of any implementation (needs @stoplight/prism-cli)
 
 Run 'voice-api-kit <command> --help' for a command's options.`
 
@@ -36,7 +39,9 @@ async function main(argv: string[]): Promise<number> {
     const { runContractCommand } = await import('../../contracts/cli.ts')
     return runContractCommand(rest)
   }
-  throw new UsageError(`Unknown command '${command}'. Commands: mock, contract.`)
+  if (command === 'prism') return runPrismMock(rest)
+  if (command === 'proxy') return runPrismProxy(rest)
+  throw new UsageError(`Unknown command '${command}'. Commands: mock, contract, prism, proxy.`)
 }
 
 main(process.argv.slice(2)).then(
@@ -47,6 +52,9 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError) {
       console.error(`voice-api-kit: ${error.message} See --help.`)
       process.exitCode = 2
+    } else if (error instanceof PrismMissing) {
+      console.error(`voice-api-kit: ${error.message}`)
+      process.exitCode = 1
     } else {
       console.error(`voice-api-kit: ${error instanceof Error ? error.message : String(error)}`)
       process.exitCode = 1

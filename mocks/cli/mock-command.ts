@@ -1,15 +1,17 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, fchmodSync, openSync, readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { parseArgs } from 'node:util'
 import { createClock } from '../engine/clock.ts'
+import { parseAllowedHost } from '../engine/host-check.ts'
 import type { EngineResponse } from '../engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../platform.ts'
 import { dashboardPages } from '../server/dashboard/dashboard-pages.ts'
 import { createHttpServer, listen } from '../server/http-server.ts'
-import { isLoopbackHost } from '../server/loopback-host.ts'
+import { isLoopbackHost, isWildcardHost } from '../server/loopback-host.ts'
 import { docsPage } from '../server/pages.ts'
 import { persistChanges } from '../server/persist-changes.ts'
 import { createStateFile } from '../server/state-file.ts'
+import { writeFileAtomically } from '../server/write-file-atomically.ts'
 import { choiceFlag, integerFlag, UsageError } from './usage-error.ts'
 
 export const MOCK_HELP = `Usage: voice-api-kit mock [options]
@@ -25,6 +27,11 @@ Options:
   --state-file <path>   keep all state in this file across restarts (written atomically before each response)
   --admin-token <token> require this bearer token on the control plane (/_mock/), which then also
                         answers non-loopback clients
+  --allowed-hosts <list> host names the control plane, dashboard and docs answer besides localhost,
+                        *.localhost, IP addresses and --host (comma-separated; '.example.dev' allows
+                        example.dev and every name under it); other Host headers get 403 (DNS rebinding)
+  --max-connections <n> connections held at once (default 1024, or 3/4 of the descriptors left after
+                        64 when fewer); past it the longest-idle one is closed, or 503 when all are busy
   --quiet               print only the first line (the base URL)
   -h, --help            show this help
 
@@ -45,6 +52,10 @@ interface MockFlags {
   keysFile?: string
   stateFile?: string
   adminToken?: string
+  /** Names the control plane answers besides loopback ones, IP addresses and `host` (`parseAllowedHost` forms). */
+  allowedHosts: string[]
+  /** Connections held at once; undefined: `defaultMaxConnections()`. */
+  maxConnections?: number
   quiet: boolean
 }
 
@@ -63,6 +74,8 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
         'keys-file': { type: 'string' },
         'state-file': { type: 'string' },
         'admin-token': { type: 'string' },
+        'allowed-hosts': { type: 'string' },
+        'max-connections': { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -84,8 +97,26 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
     keysFile: text('keys-file'),
     stateFile: text('state-file'),
     adminToken,
+    allowedHosts: allowedHostsFlag(text('allowed-hosts')),
+    maxConnections:
+      text('max-connections') === undefined
+        ? undefined
+        : integerFlag('max-connections', text('max-connections'), 0, 1, 65_535),
     quiet: values.quiet === true,
   }
+}
+
+/** `--allowed-hosts a.example,.dev.example` as normalised names; a usage error names a bad entry. */
+function allowedHostsFlag(value: string | undefined): string[] {
+  if (value === undefined) return []
+  return value.split(',').map((entry) => {
+    const host = parseAllowedHost(entry.trim())
+    if (host === undefined)
+      throw new UsageError(
+        `--allowed-hosts takes host names without scheme or port, separated by commas ('.dev.example' allows every name under dev.example), got '${entry.trim()}'.`,
+      )
+    return host
+  })
 }
 
 /** Key values from an earlier keys file, kept only if they still authenticate against the stored hashes. */
@@ -107,11 +138,39 @@ async function previousKeys(platform: MockPlatform, keysFile: string | undefined
   }
 }
 
+/**
+ * Makes sure the keys file can be written before anything starts: its folder exists and it can be opened for
+ * writing. An existing file is narrowed to mode 600 at once (it will hold key values). One-line errors.
+ */
+function prepareKeysFile(path: string): void {
+  let fd: number
+  try {
+    fd = openSync(path, 'a', 0o600)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why =
+      code === 'ENOENT'
+        ? 'its folder does not exist'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? 'it is not writable here'
+          : code === 'EISDIR'
+            ? 'it is a folder'
+            : (error as Error).message
+    throw new Error(`Cannot write the keys file ${path}: ${why}.`)
+  }
+  try {
+    fchmodSync(fd, 0o600)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 /** Starts the mock server; resolves once it listens. */
 export async function startMock(
   flags: MockFlags,
   log: (line: string) => void = console.log,
 ): Promise<RunningMock> {
+  if (flags.keysFile) prepareKeysFile(flags.keysFile)
   const stateFile = flags.stateFile ? createStateFile(flags.stateFile) : undefined
   const snapshot = stateFile?.load()
   const pages: Record<string, () => Promise<EngineResponse> | EngineResponse> = {
@@ -122,6 +181,8 @@ export async function startMock(
     seed: flags.seed,
     plan: flags.plan,
     adminToken: flags.adminToken,
+    // The name the mock was told to listen on is its own too (an address needs no entry).
+    allowedHosts: [...flags.allowedHosts, parseAllowedHost(flags.host) ?? []].flat(),
     snapshot,
     pages,
     // The saved clock offset comes back too, so expiry and timestamps carry on where they were.
@@ -129,38 +190,24 @@ export async function startMock(
   })
   if (stateFile && !snapshot) await stateFile.save(platform.snapshot)
 
+  // `Location` is built from the base URL printed below; on a wildcard address (0.0.0.0, ::) from the
+  // address each connection reached. Never from the Host header.
+  let publicBaseUrl: string | undefined
   const server = createHttpServer(() => platform, {
     beforeSend: stateFile ? persistChanges(platform, stateFile) : undefined,
+    baseUrl: () => publicBaseUrl,
+    maxConnections: flags.maxConnections,
   })
   const { port } = await listen(server, flags.port, flags.host)
   const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
   const origin = `http://${hostForUrl}:${port}`
   const baseUrl = `${origin}/v1`
+  if (!isWildcardHost(flags.host)) publicBaseUrl = baseUrl
   const known = snapshot ? await previousKeys(platform, flags.keysFile) : platform.demo
   const secretKey = known.secretKey
   const publishableKey = known.publishableKey
 
-  log(`voice-api-kit mock listening on ${baseUrl}`)
-  if (!flags.quiet) {
-    log(
-      `  account          ${platform.demo.account.id} (${platform.demo.account.plan} plan, seed ${flags.seed})`,
-    )
-    log(
-      `  secret key       ${secretKey ?? '(unchanged since the state file was created; see the keys file)'}`,
-    )
-    log(
-      `  publishable key  ${publishableKey ?? '(unchanged since the state file was created; see the keys file)'}`,
-    )
-    log(
-      `  control plane    ${origin}/_mock${flags.adminToken ? ' (admin token required)' : ' (loopback only)'}`,
-    )
-    log(`  docs             ${origin}/_mock/docs   dashboard ${origin}/_mock/dashboard`)
-    if (stateFile) log(`  state file       ${stateFile.path}${snapshot ? ' (restored)' : ' (new)'}`)
-  }
-  if (!isLoopbackHost(flags.host))
-    log(
-      `warning: listening on ${flags.host}, not loopback: anyone who can reach this address can use the mock API.`,
-    )
+  // Written before the banner, so that a script that waits for the banner finds the file complete.
   if (flags.keysFile) {
     const keys = {
       base_url: baseUrl,
@@ -169,8 +216,35 @@ export async function startMock(
       secret_key: secretKey ?? null,
       publishable_key: publishableKey ?? null,
     }
-    writeFileSync(flags.keysFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 })
+    try {
+      // Owner-only, never through a link: the file holds the demo keys' values.
+      await writeFileAtomically(flags.keysFile, `${JSON.stringify(keys, null, 2)}\n`)
+    } catch (error) {
+      server.close()
+      server.closeAllConnections()
+      throw new Error(`Cannot write the keys file ${flags.keysFile}: ${(error as Error).message}`)
+    }
   }
+  log(`voice-api-kit mock listening on ${baseUrl}`)
+  if (!flags.quiet) {
+    log(
+      `  account          ${platform.demo.account.id} (${platform.demo.account.plan} plan, seed ${flags.seed})`,
+    )
+    log(
+      `  control plane    ${origin}/_mock${flags.adminToken ? ' (admin token required)' : ' (loopback only)'}`,
+    )
+    log(`  docs             ${origin}/_mock/docs   dashboard ${origin}/_mock/dashboard`)
+    if (stateFile) log(`  state file       ${stateFile.path}${snapshot ? ' (restored)' : ' (new)'}`)
+    if (flags.keysFile) log(`  keys file        ${flags.keysFile}`)
+    log('demo keys, shown once (paste into your shell):')
+    const unknown = '# unchanged since the state file was created: see the keys file'
+    log(secretKey ? `  export SECRET_KEY=${secretKey}` : `  ${unknown} (secret key)`)
+    log(publishableKey ? `  export PUBLISHABLE_KEY=${publishableKey}` : `  ${unknown} (publishable key)`)
+  }
+  if (!isLoopbackHost(flags.host))
+    log(
+      `warning: listening on ${flags.host}, not loopback: anyone who can reach this address can use the mock API.`,
+    )
   return {
     server,
     platform,

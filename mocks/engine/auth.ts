@@ -44,39 +44,30 @@ function describe(token: string): string {
 export interface AuthOptions {
   keys: KeyStore
   clock: Clock
-  /** Mutation-harness faults. */
-  faults: ReadonlySet<string>
 }
 
 /** Authenticates a request: missing, malformed, invalid, revoked and expired keys each say so. */
 export async function authenticate(
   header: string | undefined,
   query: URLSearchParams,
-  { keys, clock, faults }: AuthOptions,
+  { keys, clock }: AuthOptions,
 ): Promise<AuthResult> {
-  let token = parseAuthorization(header, query)
-  if (faults.has('query-key-accepted') && token instanceof ApiError) token = query.get('api_key') ?? token
-  if (faults.has('any-scheme-accepted') && token instanceof ApiError)
-    token = header?.trim().split(/\s+/)[1] ?? token
-  if (faults.has('bearer-case-sensitive') && !header?.trim().startsWith('Bearer '))
-    token = errors.unauthenticated('The Authorization header must use the Bearer scheme.')
+  const token = parseAuthorization(header, query)
   if (token instanceof ApiError) return { ok: false, error: token }
   const stored = await keys.find(token)
   if (!stored)
     return { ok: false, error: errors.unauthenticated(`Invalid API key provided${describe(token)}.`) }
   const { record } = stored
-  if (record.status === 'revoked' && !faults.has('revoked-key-accepted'))
+  if (record.status === 'revoked')
     return {
       ok: false,
       key: stored,
       error: errors.unauthenticated(
-        faults.has('revoked-message-generic')
-          ? `Invalid API key provided${describe(token)}.`
-          : `This API key${describe(token)} has been revoked. Create a new key in the dashboard.`,
+        `This API key${describe(token)} has been revoked. Create a new key in the dashboard.`,
       ),
     }
   const expiresAt = record.restrictions.expires_at
-  if (expiresAt && Date.parse(expiresAt) <= clock.now() && !faults.has('expired-key-accepted'))
+  if (expiresAt && Date.parse(expiresAt) <= clock.now())
     return {
       ok: false,
       key: stored,

@@ -128,7 +128,7 @@ export class Collection<T extends Listable> {
   }
 
   /** One page in newest-first order, Stripe-style: `starting_after` pages older, `ending_before` newer. */
-  page(query: PageQuery<T>, faults?: ReadonlySet<string>): PageResult<T> {
+  page(query: PageQuery<T>): PageResult<T> {
     const source = query.index
       ? (this.indexes.get(query.index.name)?.lists.get(query.index.value) ?? [])
       : this.ordered
@@ -145,7 +145,7 @@ export class Collection<T extends Listable> {
       }
       const has_more = found.length > limit
       const page = found.slice(0, limit)
-      return { ok: true, data: faults?.has('ending-before-oldest-first') ? page : page.reverse(), has_more }
+      return { ok: true, data: page.reverse(), has_more }
     }
     // Older than the cursor (or from the newest), newest first.
     let start = source.length - 1
@@ -153,14 +153,13 @@ export class Collection<T extends Listable> {
       const key = this.keyOf(query.starting_after)
       if (key === undefined) return { ok: false, param: 'starting_after', id: query.starting_after }
       start = firstFrom(source, key, true) - 1
-      if (faults?.has('pagination-skips-item')) start--
     }
     const found: T[] = []
     for (let i = start; i >= 0 && found.length <= limit; i--) {
       const item = source[i] as T
       if (matches(item)) found.push(item)
     }
-    const has_more = faults?.has('has-more-wrong') ? false : found.length > limit
+    const has_more = found.length > limit
     return { ok: true, data: found.slice(0, limit), has_more }
   }
 

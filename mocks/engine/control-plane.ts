@@ -4,12 +4,13 @@ import type { Clock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
+import { createHostCheck } from './host-check.ts'
 import type { Journal } from './journal.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import type { KeyInput, KeyStore } from './key-store.ts'
 import type { RateLimiter } from './rate-limiter.ts'
 import { MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
-import { constantTimeEqual, hashSecret } from './secrets.ts'
+import { constantTimeEqual, sha256Hex } from './secrets.ts'
 import type { EngineRequest, EngineResponse } from './types.ts'
 
 export interface ControlPlaneOptions {
@@ -25,6 +26,12 @@ export interface ControlPlaneOptions {
   deleteAccountData: (accountId: string) => void
   /** When set, every control request must carry `Authorization: Bearer <token>`; otherwise loopback only. */
   adminToken?: string
+  /**
+   * Names the control plane answers to besides loopback names and IP addresses (`parseAllowedHost`
+   * forms), against DNS rebinding. Undefined: no `Host` check (in-process adapters, where the handlers
+   * only ever see their own base URL).
+   */
+  allowedHosts?: readonly string[]
   /** Extra pages served under `/_mock/` (docs, dashboard), by path. */
   pages?: Record<string, () => Promise<EngineResponse> | EngineResponse>
   seed: number
@@ -156,9 +163,32 @@ export function createControlPlane(options: ControlPlaneOptions) {
   }
 
   // Compared as SHA-256 digests: equal lengths, so the comparison reveals neither content nor length.
-  const adminTokenHash = options.adminToken === undefined ? undefined : hashSecret(options.adminToken)
+  const adminTokenHash = options.adminToken === undefined ? undefined : sha256Hex(options.adminToken)
 
-  async function authorize(request: EngineRequest, url: URL): Promise<ApiError | undefined> {
+  const hostAllowed = options.allowedHosts === undefined ? undefined : createHostCheck(options.allowedHosts)
+
+  /** 403 for a `Host` that does not name this mock: a rebound name must not reach the control plane. */
+  function misdirected(request: EngineRequest): ApiError | undefined {
+    const host = request.headers.host
+    if (!hostAllowed || hostAllowed(host)) return undefined
+    const shown = (host ?? '').replace(/[^\x21-\x7e]/g, '?').slice(0, 100)
+    const name = shown.replace(/:\d*$/, '')
+    return new ApiError(
+      403,
+      'permission_error',
+      'host_not_allowed',
+      `The control plane answers only requests addressed to this mock (localhost, an IP address, --host or --allowed-hosts), not Host '${shown}' (a guard against DNS rebinding). If '${name}' is yours, start the mock with --allowed-hosts ${name}.`,
+    )
+  }
+
+  /**
+   * Who may use the control plane: the right `Host` always; no other site's page for changes; then the
+   * admin token when one is set (except for pages: they hold no secret, and the dashboard asks for the
+   * token itself), else a loopback client.
+   */
+  async function authorize(request: EngineRequest, url: URL, page: boolean): Promise<ApiError | undefined> {
+    const wrongHost = misdirected(request)
+    if (wrongHost) return wrongHost
     const foreign = crossSite(request, url)
     if (foreign !== undefined)
       return new ApiError(
@@ -167,10 +197,11 @@ export function createControlPlane(options: ControlPlaneOptions) {
         'cross_site_request',
         `The control plane refuses requests from other sites' pages (${foreign}).`,
       )
+    if (adminTokenHash && page) return undefined
     if (adminTokenHash) {
       const header = request.headers.authorization ?? ''
       const token = /^bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? ''
-      if (!constantTimeEqual(await hashSecret(token), await adminTokenHash))
+      if (!constantTimeEqual(sha256Hex(token), adminTokenHash))
         return new ApiError(
           401,
           'authentication_error',
@@ -197,11 +228,16 @@ export function createControlPlane(options: ControlPlaneOptions) {
     requestId: string,
   ): Promise<EngineResponse> {
     try {
-      const denied = await authorize(request, url)
-      if (denied) throw denied
       const path = url.pathname.slice('/_mock'.length) || '/'
-      const page = options.pages?.[path]
-      if (page && request.method.toUpperCase() === 'GET') return await page()
+      const page = request.method.toUpperCase() === 'GET' ? options.pages?.[path] : undefined
+      const denied = await authorize(request, url, page !== undefined)
+      if (denied) throw denied
+      // Refused whatever the route takes: a 413 must mean that nothing happened.
+      const tooLarge = request.bodyTooLarge ? errors.payloadTooLarge(MAX_BODY_BYTES) : undefined
+      if (page) {
+        if (tooLarge) throw tooLarge
+        return await page()
+      }
       const route = router.match(request.method, path)
       if (route.kind === 'not-found') throw errors.routeNotFound(request.method, url.pathname)
       if (route.kind === 'method-not-allowed')
@@ -209,11 +245,11 @@ export function createControlPlane(options: ControlPlaneOptions) {
       const { operation, params } = route
       const query = validators.query(operation.operationId, operation.parameters, url.searchParams)
       if (!query.ok) throw errors.invalidParameter(query.param, query.message)
+      if (tooLarge) throw tooLarge
       let body: unknown
       if (operation.hasBody) {
-        if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
         if (request.bodyNotUtf8) throw errors.invalidJson('The request body is not valid UTF-8.')
-        body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired, new Set())
+        body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired)
         if (body !== undefined) {
           assertJsonDepth(request.body)
           const fieldErrors = validators.body(operation.operationId, operation.object, body)

@@ -33,10 +33,10 @@ export interface EngineOptions {
   /** Check every v1 response against the contract (on in tests). */
   checkResponses?: boolean
   onContractViolation?: (message: string) => void
-  /** Mutation-harness faults; only tests turn them on. */
-  faults?: Iterable<string>
   /** Require this token on the control plane; otherwise it answers loopback clients only. */
   adminToken?: string
+  /** Host names the control plane answers besides loopback ones and addresses; undefined: no Host check. */
+  allowedHosts?: readonly string[]
   /** Pages served by the control plane (`/docs`, `/dashboard`), provided by adapters. */
   pages?: Record<string, () => Promise<EngineResponse> | EngineResponse>
   /** A snapshot to start from instead of seeding (the state file). */
@@ -80,7 +80,6 @@ export async function createEngine(options: EngineOptions) {
     clock,
     checkResponses: options.checkResponses,
     onContractViolation: options.onContractViolation,
-    faults: options.faults,
     handlers: {
       ...userHandlers(),
       ...agentHandlers(),
@@ -155,6 +154,13 @@ export async function createEngine(options: EngineOptions) {
     }
   }
 
+  /** Back to the seeded state: the demo keys stay valid, the journal is emptied, the clock follows real time. */
+  function reset(): void {
+    restore(seeded)
+    core.journal.clear()
+    clock.reset()
+  }
+
   const controlPlane = createControlPlane({
     document: control,
     accounts: core.accounts,
@@ -163,16 +169,13 @@ export async function createEngine(options: EngineOptions) {
     rateLimiter: core.rateLimiter,
     journal: core.journal,
     adminToken: options.adminToken,
+    allowedHosts: options.allowedHosts,
     pages: options.pages,
     seed,
     deleteAccountData: (accountId) => {
       data.delete(accountId)
     },
-    reset() {
-      restore(seeded)
-      core.journal.clear()
-      clock.reset()
-    },
+    reset,
   })
 
   return {
@@ -185,6 +188,11 @@ export async function createEngine(options: EngineOptions) {
     },
     /** Count of state-changing requests answered so far (adapters persist when it moves). */
     changes: () => changes,
+    /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
+    reset() {
+      reset()
+      changes++
+    },
     clock,
     demo,
     snapshot,
@@ -193,7 +201,6 @@ export async function createEngine(options: EngineOptions) {
     keys: core.keys,
     journal: core.journal,
     rateLimiter: core.rateLimiter,
-    faults: core.faults,
     async createAccount(input: { plan: Plan; email?: string; name?: string; limits?: Limits }) {
       return core.accounts.create(input)
     },

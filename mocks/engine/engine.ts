@@ -6,11 +6,11 @@ import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter, type Operation } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
 import { corsHeaders, preflightHeaders } from './cors.ts'
-import { errorResponse, json, limitHeaders, rateLimitedError } from './fault-effects.ts'
+import { errorResponse, json } from './error-response.ts'
 import { createJournal } from './journal.ts'
 import { createKeyStore, type KeyStore, type StoredKey } from './key-store.ts'
 import { newId } from './random.ts'
-import { createRateLimiter } from './rate-limiter.ts'
+import { createRateLimiter, rateLimitHeaders } from './rate-limiter.ts'
 import type { AccountData } from './resources/account-data.ts'
 import { createOperationRunner } from './run-operation.ts'
 import { redactDeep, redactSecrets } from './secrets.ts'
@@ -26,8 +26,6 @@ export interface EngineCoreOptions {
   clock?: Clock
   /** Check every v1 response against the contract; a drift becomes a 500 naming it. */
   checkResponses?: boolean
-  /** Named faults for the mutation harness. Never set outside tests. */
-  faults?: Iterable<string>
   /** Called with every contract drift found by `checkResponses`. */
   onContractViolation?: (message: string) => void
   /** Answers requests under `/_mock/` (the control plane), when given. */
@@ -46,15 +44,11 @@ interface Handled {
 /** The engine's core: routing, authentication, rate limits, permissions, validation, and the v1 pipeline. */
 export function createEngineCore(options: EngineCoreOptions) {
   const clock = options.clock ?? createClock()
-  const faults: ReadonlySet<string> = new Set(options.faults ?? [])
   const router = createRouter(options.document)
   const validators = createValidators(options.document)
   const accounts: AccountStore = createAccountStore(clock)
   const keys: KeyStore = createKeyStore(clock)
-  const rateLimiter = createRateLimiter({
-    extraAdmitted: faults.has('rate-limit-off-by-one') ? 1 : 0,
-    countRefused: faults.has('rate-limit-counts-429'),
-  })
+  const rateLimiter = createRateLimiter()
   const journal = createJournal()
   const runOperation = createOperationRunner({
     handlers: options.handlers,
@@ -62,10 +56,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     keys,
     validators,
     clock,
-    faults,
   })
-  const fail = (error: ApiError, requestId: string, headers?: Record<string, string>) =>
-    errorResponse(faults, error, requestId, headers)
 
   /** Headers every answer gets, key values redacted from errors, and the journal entry. */
   function finish(
@@ -76,9 +67,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     handled: Handled,
   ): EngineResponse {
     const { response } = handled
-    if (!faults.has('request-id-missing')) response.headers['request-id'] = requestId
-    if (faults.has('wrong-content-type') && response.body !== undefined)
-      response.headers['content-type'] = 'text/plain; charset=utf-8'
+    response.headers['request-id'] = requestId
     // CORS for the API only: the control plane is never meant to be driven by another site's page.
     if (url.pathname.startsWith(API_PREFIX))
       Object.assign(response.headers, corsHeaders(request.headers.origin))
@@ -124,23 +113,26 @@ export function createEngineCore(options: EngineCoreOptions) {
   ): Handled {
     const key = stored.record
     const account = accounts.get(key.account_id)
-    if (!account) return { response: fail(errors.unauthenticated('Invalid API key provided.'), requestId) }
+    if (!account)
+      return { response: errorResponse(errors.unauthenticated('Invalid API key provided.'), requestId) }
     const now = clock.now()
     key.last_used_at = toTimestamp(now)
 
-    let windows = accounts.windows(account)
-    if (faults.has('burst-limit-ignored'))
-      windows = windows.map((w) => (w.policy === 'burst' ? { ...w, quota: w.quota * 1000 } : w))
-    const decision = rateLimiter.check(account.id, windows, now)
-    const headers = limitHeaders(faults, decision, now)
-    if (!decision.admitted) return { response: fail(rateLimitedError(faults, decision), requestId, headers) }
+    const decision = rateLimiter.check(account.id, accounts.windows(account), now)
+    const headers = rateLimitHeaders(decision.windows, now)
+    if (!decision.admitted)
+      return {
+        response: errorResponse(errors.rateLimited(decision.policy, decision.retryAfter), requestId, headers),
+      }
 
     const route = router.match(request.method, apiPath)
     if (route.kind === 'not-found')
-      return { response: fail(errors.routeNotFound(request.method, url.pathname), requestId, headers) }
+      return {
+        response: errorResponse(errors.routeNotFound(request.method, url.pathname), requestId, headers),
+      }
     if (route.kind === 'method-not-allowed')
       return {
-        response: fail(
+        response: errorResponse(
           errors.methodNotAllowed(request.method.toUpperCase(), route.allow),
           requestId,
           headers,
@@ -153,7 +145,7 @@ export function createEngineCore(options: EngineCoreOptions) {
       return { response: checkResponse(operation, response), operation }
     } catch (error) {
       if (!(error instanceof ApiError)) throw error
-      return { response: checkResponse(operation, fail(error, requestId, headers)), operation }
+      return { response: checkResponse(operation, errorResponse(error, requestId, headers)), operation }
     }
   }
 
@@ -161,24 +153,25 @@ export function createEngineCore(options: EngineCoreOptions) {
   async function dispatch(request: EngineRequest, url: URL, requestId: string): Promise<Handled> {
     const path = url.pathname
     if (path === '/_mock' || path.startsWith('/_mock/')) {
-      if (!options.control) return { response: fail(errors.routeNotFound(request.method, path), requestId) }
+      if (!options.control)
+        return { response: errorResponse(errors.routeNotFound(request.method, path), requestId) }
       return { response: await options.control(request, url, requestId) }
     }
     if (path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`))
-      return { response: fail(errors.routeNotFound(request.method, path), requestId) }
+      return { response: errorResponse(errors.routeNotFound(request.method, path), requestId) }
     const apiPath = path.slice(API_PREFIX.length) || '/'
 
     if (request.method.toUpperCase() === 'OPTIONS') {
       const route = router.match('OPTIONS', apiPath)
       if (route.kind === 'not-found')
-        return { response: fail(errors.routeNotFound('OPTIONS', path), requestId) }
+        return { response: errorResponse(errors.routeNotFound('OPTIONS', path), requestId) }
       const allow = route.kind === 'method-not-allowed' ? route.allow.join(', ') : 'OPTIONS'
       const headers = { allow, ...preflightHeaders(request.headers.origin, allow) }
       return { response: { status: 204, headers, body: undefined } }
     }
 
-    const auth = await authenticate(request.headers.authorization, url.searchParams, { keys, clock, faults })
-    if (!auth.ok) return { response: fail(auth.error, requestId), key: auth.key }
+    const auth = await authenticate(request.headers.authorization, url.searchParams, { keys, clock })
+    if (!auth.ok) return { response: errorResponse(auth.error, requestId), key: auth.key }
     return { ...handleAuthenticated(request, url, apiPath, auth.key, requestId), key: auth.key }
   }
 
@@ -189,7 +182,10 @@ export function createEngineCore(options: EngineCoreOptions) {
     try {
       url = new URL(request.url, 'http://mock.invalid')
     } catch {
-      const response = fail(errors.invalidParameter('url', 'The request URL is malformed.'), requestId)
+      const response = errorResponse(
+        errors.invalidParameter('url', 'The request URL is malformed.'),
+        requestId,
+      )
       return finish(request, new URL('http://mock.invalid/'), started, requestId, { response })
     }
     try {
@@ -201,7 +197,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     }
   }
 
-  return { handle, clock, accounts, keys, rateLimiter, journal, router, validators, faults }
+  return { handle, clock, accounts, keys, rateLimiter, journal, router, validators }
 }
 
 export type EngineCore = ReturnType<typeof createEngineCore>

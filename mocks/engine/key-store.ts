@@ -2,8 +2,7 @@ import { type Cidr, cidrContains, parseCidr, parseIp } from './cidr.ts'
 import { type Clock, toTimestamp } from './clock.ts'
 import { expandPermissions, PUBLISHABLE_SCOPES, SCOPES, type Scope } from './permissions.ts'
 import { newId, randomBase62 } from './random.ts'
-import { constantTimeEqual, redactKey } from './secrets.ts'
-import { sha256Hex } from './sha256.ts'
+import { constantTimeEqual, redactKey, sha256Hex } from './secrets.ts'
 
 export type KeyType = 'secret' | 'publishable'
 

@@ -67,18 +67,11 @@ class SlidingWindow {
   }
 }
 
-export interface RateLimiterOptions {
-  /** Off-by-one fault for the mutation harness: admits one request more than the quota. */
-  extraAdmitted?: number
-  /** Fault for the mutation harness: refused requests (429) are counted too. */
-  countRefused?: boolean
-}
-
 /**
  * Per-account rate limiting over two sliding windows (decisions.md section 6).
  * `check` is synchronous, so in a single-threaded runtime exactly `quota` of any burst are admitted.
  */
-export function createRateLimiter({ extraAdmitted = 0, countRefused = false }: RateLimiterOptions = {}) {
+export function createRateLimiter() {
   const accounts = new Map<string, Map<string, SlidingWindow>>()
 
   function windowsOf(accountId: string, limits: readonly WindowLimit[]): SlidingWindow[] {
@@ -117,9 +110,7 @@ export function createRateLimiter({ extraAdmitted = 0, countRefused = false }: R
       const nowSec = Math.floor(nowMs / 1000)
       const windows = windowsOf(accountId, limits)
       for (const window of windows) window.evict(nowSec)
-      const exhausted = limits.filter(
-        (limit, i) => (windows[i] as SlidingWindow).used() >= limit.quota + extraAdmitted,
-      )
+      const exhausted = limits.filter((limit, i) => (windows[i] as SlidingWindow).used() >= limit.quota)
       if (exhausted.length > 0) {
         const windowStates = states(limits, windows, nowMs)
         let policy = exhausted[0]?.policy ?? 'burst'
@@ -130,7 +121,6 @@ export function createRateLimiter({ extraAdmitted = 0, countRefused = false }: R
             policy = state.policy
           }
         }
-        if (countRefused) for (const window of windows) window.add(nowSec)
         return { admitted: false, windows: windowStates, policy, retryAfter: Math.max(1, retryAfter) }
       }
       for (const window of windows) window.add(nowSec)

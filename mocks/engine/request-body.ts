@@ -1,4 +1,4 @@
-import { ApiError, errors } from './api-error.ts'
+import { errors } from './api-error.ts'
 
 /** Bodies over 1 MiB are refused with 413 (decisions.md section 7). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -27,26 +27,19 @@ export function parseJsonBody(
   body: string | null,
   contentType: string | undefined,
   required: boolean,
-  faults: ReadonlySet<string>,
 ): unknown {
   const empty = body === null || body.trim() === ''
-  if (!empty && exceedsBodyLimit(body) && !faults.has('oversize-accepted'))
-    throw errors.payloadTooLarge(MAX_BODY_BYTES)
+  if (!empty && exceedsBodyLimit(body)) throw errors.payloadTooLarge(MAX_BODY_BYTES)
   if (empty) {
     if (required) throw errors.invalidJson('This request needs a JSON body (Content-Type: application/json).')
     return undefined
   }
-  if (!isJsonContentType(contentType) && !faults.has('non-json-accepted'))
-    throw errors.unsupportedMediaType(contentType ?? '')
+  if (!isJsonContentType(contentType)) throw errors.unsupportedMediaType(contentType ?? '')
   let parsed: unknown
   try {
     parsed = JSON.parse(body)
   } catch (cause) {
     const detail = cause instanceof Error ? cause.message : 'malformed JSON'
-    if (faults.has('invalid-json-422'))
-      throw new ApiError(422, 'validation_error', 'validation_failed', 'Invalid body', {
-        errors: [{ param: '', code: 'invalid', message: detail }],
-      })
     throw errors.invalidJson(`The request body is not valid JSON: ${detail}.`)
   }
   if (!isJsonObject(parsed))

@@ -3,7 +3,6 @@ import { errors } from './api-error.ts'
 import type { Clock } from './clock.ts'
 import type { Operation } from './contract/router.ts'
 import type { Validators } from './contract/validators.ts'
-import { type Faults, reportedFieldErrors } from './fault-effects.ts'
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './idempotency.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import type { KeyStore, StoredKey } from './key-store.ts'
@@ -18,7 +17,6 @@ export interface OperationRunnerOptions {
   keys: KeyStore
   validators: Validators
   clock: Clock
-  faults: Faults
 }
 
 /** Base URL assumed for `Location` when the transport does not say (the mock's default address). */
@@ -35,50 +33,23 @@ export function createOperationRunner({
   keys,
   validators,
   clock,
-  faults,
 }: OperationRunnerOptions) {
-  function checkAccess(
-    request: EngineRequest,
-    operation: Operation,
-    params: Record<string, string>,
-    stored: StoredKey,
-    account: Account,
-  ): void {
+  function checkAccess(request: EngineRequest, operation: Operation, stored: StoredKey): void {
     const key = stored.record
     if (!keys.ipAllowed(key, request.clientIp))
       throw errors.keyRestricted('This API key may not be used from this IP address.')
     const allowedOrigins = key.restrictions.allowed_origins
-    if (
-      allowedOrigins.length > 0 &&
-      !allowedOrigins.includes(request.headers.origin ?? '') &&
-      !faults.has('origin-restriction-ignored')
-    )
+    if (allowedOrigins.length > 0 && !allowedOrigins.includes(request.headers.origin ?? ''))
       throw errors.keyRestricted('This API key may not be used from this origin.')
-    const skipPermission = faults.has('publishable-can-write') && key.type === 'publishable'
-    let needed = operation.permissions
-    if (faults.has('remove-member-needs-one-scope')) needed = needed.slice(0, 1)
-    let missing = skipPermission ? undefined : missingScope(key.permissions, needed)
-    if (faults.has('implied-scope-ignored'))
-      missing = needed.find((scope) => !key.permissions.includes(scope))
-    if (missing && faults.has('404-before-403'))
-      handlers[operation.operationId]?.load?.({ params, data: dataFor(account) } as OperationContext)
+    const missing = missingScope(key.permissions, operation.permissions)
     if (missing) throw errors.missingPermission(missing)
   }
 
   function parseQuery(url: URL, operation: Operation): Record<string, unknown> {
-    if (faults.has('unknown-query-accepted'))
-      for (const name of [...url.searchParams.keys()])
-        if (!operation.parameters.some((p) => p.name === name)) url.searchParams.delete(name)
-    if (faults.has('limit-unbounded') && Number(url.searchParams.get('limit')) > 100)
-      url.searchParams.set('limit', '100')
     const query = validators.query(operation.operationId, operation.parameters, url.searchParams)
     if (!query.ok) throw errors.invalidParameter(query.param, query.message)
     const { starting_after, ending_before } = query.values
-    if (
-      starting_after !== undefined &&
-      ending_before !== undefined &&
-      !faults.has('cursor-conflict-accepted')
-    )
+    if (starting_after !== undefined && ending_before !== undefined)
       throw errors.parameterConflict(
         'ending_before',
         'starting_after and ending_before cannot be used together.',
@@ -98,11 +69,12 @@ export function createOperationRunner({
   }
 
   function parseBody(request: EngineRequest, operation: Operation): unknown {
-    if (!operation.hasBody) return undefined
+    // Refused whether or not the operation takes a body: a 413 must mean that nothing happened.
     if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
+    if (!operation.hasBody) return undefined
     if (request.bodyNotUtf8) throw errors.invalidJson('The request body is not valid UTF-8.')
     const required = operation.bodyRequired
-    const body = parseJsonBody(request.body, request.headers['content-type'], required, faults)
+    const body = parseJsonBody(request.body, request.headers['content-type'], required)
     if (body !== undefined) assertJsonDepth(request.body)
     return body
   }
@@ -115,7 +87,7 @@ export function createOperationRunner({
     stored: StoredKey,
     account: Account,
   ): OperationResult {
-    checkAccess(request, operation, params, stored, account)
+    checkAccess(request, operation, stored)
     const query = parseQuery(url, operation)
     const idempotencyKey = idempotencyKeyOf(request, operation)
     const body = parseBody(request, operation)
@@ -126,12 +98,10 @@ export function createOperationRunner({
       idempotencyKey === undefined ? '' : `${operation.operationId}\u0000${canonicalJson(body)}`
     if (idempotencyKey !== undefined) {
       const previous = data.idempotency.lookup(idempotencyKey, fingerprint, now)
-      if (previous.kind === 'replay' && !faults.has('idempotency-replay-ignored'))
+      if (previous.kind === 'replay')
         return {
           ...previous.result,
-          headers: faults.has('idempotent-replayed-missing')
-            ? previous.result.headers
-            : { ...previous.result.headers, 'idempotent-replayed': 'true' },
+          headers: { ...previous.result.headers, 'idempotent-replayed': 'true' },
         }
     }
 
@@ -147,24 +117,19 @@ export function createOperationRunner({
       query,
       body,
       clock,
-      faults,
       baseUrl,
     }
     // 404: the addressed resource, before the body is judged.
     const resource = handler.load?.(ctx)
     // 422: the body against the contract.
     if (body !== undefined) {
-      const fieldErrors = reportedFieldErrors(
-        faults,
-        validators.body(operation.operationId, operation.object, body),
-      )
+      const fieldErrors = validators.body(operation.operationId, operation.object, body)
       if (fieldErrors.length > 0) throw errors.validationFailed(fieldErrors)
     }
     // 409: a reused idempotency key with another request.
     if (
       idempotencyKey !== undefined &&
-      data.idempotency.lookup(idempotencyKey, fingerprint, now).kind === 'conflict' &&
-      !faults.has('idempotency-conflict-ignored')
+      data.idempotency.lookup(idempotencyKey, fingerprint, now).kind === 'conflict'
     )
       throw errors.conflict(
         'idempotency_key_reused',

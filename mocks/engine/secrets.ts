@@ -1,11 +1,12 @@
-const encoder = new TextEncoder()
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 
-/** SHA-256 of a secret as lowercase hex, with Web Crypto (Node and browsers alike). */
-export async function hashSecret(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', encoder.encode(value))
-  let hex = ''
-  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, '0')
-  return hex
+/**
+ * SHA-256 of a string's UTF-8 bytes as lowercase hex (@noble/hashes: audited, synchronous, the same in
+ * Node and browsers), so that key lookups need no round trip through async Web Crypto.
+ */
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)))
 }
 
 /** Compares two strings in time that depends only on their length, never on where they differ. */

@@ -53,7 +53,6 @@ export interface OperationContext {
   /** The parsed JSON body (already validated against the contract when the handler sees it). */
   body: unknown
   clock: Clock
-  faults: ReadonlySet<string>
   /** The API's public base URL, ending in `/v1` (for `Location`). */
   baseUrl: string
 }

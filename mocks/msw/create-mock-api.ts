@@ -14,14 +14,18 @@ export interface MockApi {
   /** The demo account's publishable key (`pk-svc-...`). */
   readonly publishableKey: string
   readonly baseUrl: string
-  /** Swaps in a fresh platform seeded as at the start (new demo keys); call it in `beforeEach`. */
+  /**
+   * Back to the seeded state, as `POST /_mock/reset` does: every change is undone, the clock follows real time
+   * again, and the demo keys stay valid, so an app client built once with `api.secretKey` keeps working.
+   * Call it in `beforeEach`.
+   */
   reset(): Promise<void>
 }
 
 /** Creates a seeded platform and MSW handlers that run it. */
 export async function createMockApi(options: MockApiOptions = {}): Promise<MockApi> {
   const { baseUrl = DEFAULT_BASE_URL, ...platformOptions } = options
-  let platform = await createMockPlatform({ checkResponses: true, ...platformOptions })
+  const platform = await createMockPlatform({ checkResponses: true, ...platformOptions })
   return {
     handlers: createHandlers(() => platform, { baseUrl }),
     get platform() {
@@ -35,7 +39,7 @@ export async function createMockApi(options: MockApiOptions = {}): Promise<MockA
     },
     baseUrl,
     async reset() {
-      platform = await createMockPlatform({ checkResponses: true, ...platformOptions })
+      platform.reset()
     },
   }
 }

@@ -28,15 +28,18 @@ export function createHandlers(
     '',
   )
 
+  const absoluteRoot = /^https?:\/\//i.test(apiRoot) ? apiRoot : undefined
+
   const forward = (prefix: string) =>
     http.all(`${mountPoint}${prefix}/*`, async ({ request }) => {
       const url = new URL(request.url)
       const pathname = url.pathname.slice(mountPath.length)
+      // `Location` comes from the configured base URL (or, for a relative one, the page's own origin).
       const engineRequest = await toEngineRequest(
         request,
         pathname,
         url.search,
-        `${url.origin}${mountPath}/v1`,
+        absoluteRoot ?? `${url.origin}${mountPath}/v1`,
       )
       return toFetchResponse(await platform().handle(engineRequest))
     })

@@ -2,8 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { errors } from '../engine/api-error.ts'
 import { MAX_BODY_BYTES } from '../engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
+import { capConnections, defaultMaxConnections } from './connection-cap.ts'
 import { edgeErrorResponse, onClientError } from './edge-errors.ts'
 import { createJsonEncoder, encodeJson } from './json-encoder.ts'
+import { answerProtocolEdges, missingHost, sendEdgeError } from './protocol-edges.ts'
 import { readBody } from './read-body.ts'
 
 export interface RequestHandler {
@@ -25,6 +27,18 @@ export interface HttpServerOptions {
   socketIdleTimeoutMs?: number
   /** Bodies over this many bytes get 413 without being read whole. Default 1 MiB. */
   maxBodyBytes?: number
+  /**
+   * The API's public base URL, ending in `/v1`, for the `Location` of created resources (read per
+   * request, so it may be known only once the server listens). Undefined: the address and port the
+   * connection reached. Never the `Host` header, which the client chooses.
+   */
+  baseUrl?: () => string | undefined
+  /**
+   * Most connections held at once (`capConnections`): past it a new connection replaces the one idle
+   * the longest, or gets 503 when all are busy. Default `defaultMaxConnections()` (1024, or less under
+   * a low descriptor limit).
+   */
+  maxConnections?: number
 }
 
 /** After a 413 the rest of the body is drained for at most this long, then the socket is closed. */
@@ -73,11 +87,8 @@ function refuseOversize(
   send(res, response, method)
 }
 
-/** The API's base URL as this client reached it, from a well-formed `Host` header, else the socket's address. */
-function baseUrlOf(req: IncomingMessage): string {
-  const host = req.headers.host
-  if (host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host))
-    return `http://${host}/v1`
+/** The API's base URL at the address and port this connection reached (the server's own, not the client's Host). */
+function socketBaseUrl(req: IncomingMessage): string {
   const { localAddress, localPort } = req.socket
   const address = localAddress?.includes(':') ? `[${localAddress}]` : (localAddress ?? '127.0.0.1')
   return `http://${address}:${localPort ?? 80}/v1`
@@ -101,8 +112,21 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
   let seenChanges: number | undefined
   const server = createServer(
     // Node checks the header and request timeouts on this interval (30 s by default, far too coarse).
-    { connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(headersTimeout / 4))) },
+    {
+      connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(headersTimeout / 4))),
+      // Node's own refusal is a bare 400; the handler answers with the envelope instead.
+      requireHostHeader: false,
+    },
     async (req, res) => {
+      // A connection refused for the cap was answered 503 already: none of its requests runs.
+      if (cap.refused(req.socket)) {
+        req.socket.destroy()
+        return
+      }
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+        sendEdgeError(res, missingHost())
+        return
+      }
       const method = (req.method ?? 'GET').toUpperCase()
       const write = !SAFE_METHODS.has(method)
       if (write) writesInFlight++
@@ -115,19 +139,16 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
           headers: headersOf(req),
           body: body.ok ? body.body : null,
           clientIp: req.socket.remoteAddress,
-          baseUrl: baseUrlOf(req),
+          baseUrl: options.baseUrl?.() ?? socketBaseUrl(req),
           // An oversize body is not read: the engine answers 413 in its order of checks.
           bodyTooLarge: !body.ok,
           bodyNotUtf8: body.ok && body.invalidUtf8 === true,
         }
         const response = await handler().handle(request)
+        // The engine answered in its order of checks (401, 404, ... or 413); whatever it said is what
+        // happened, and what its journal recorded: send it, then close the connection (the body is unread).
         if (!body.ok) {
-          refuseOversize(
-            req,
-            res,
-            method,
-            response.status < 400 ? edgeErrorResponse(errors.payloadTooLarge(limit)) : response,
-          )
+          refuseOversize(req, res, method, response)
           return
         }
         await options.beforeSend?.(request, response)
@@ -155,7 +176,9 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
   server.requestTimeout = requestTimeout
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000
   server.timeout = options.socketIdleTimeoutMs ?? 60_000
+  const cap = capConnections(server, { max: options.maxConnections ?? defaultMaxConnections() })
   server.on('clientError', onClientError)
+  answerProtocolEdges(server, limit)
   // A client may shut its sending side once its request is complete (half-close). By default Node then
   // drops the response still being prepared (a durable state write takes milliseconds): answer, then close.
   Object.assign(server, { httpAllowHalfOpen: true })

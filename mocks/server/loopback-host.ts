@@ -13,3 +13,9 @@ export function isLoopbackHost(host: string): boolean {
   if (isIP(bare) === 6) return bare === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(bare)
   return false
 }
+
+/** Whether a `--host` value is the wildcard address (`0.0.0.0`, `::`): every address of the machine. */
+export function isWildcardHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1')
+  return bare === '0.0.0.0' || /^[0:]+$/.test(bare)
+}

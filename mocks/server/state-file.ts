@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync, unlinkSync } from 'node:fs'
-import { open, rename } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import type { EngineSnapshot } from '../engine/create-engine.ts'
+import { removeStaleTemporaries, writeFileAtomically } from './write-file-atomically.ts'
 
 interface Batch {
   take: () => EngineSnapshot
@@ -9,62 +8,10 @@ interface Batch {
   failures: ((error: unknown) => void)[]
 }
 
-/** Whether a process with this id is running (a temporary file it owns must be left alone). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/** Removes temporary files left by a process killed in the middle of a write. */
-function removeStaleTemporaries(path: string): void {
-  const prefix = `${basename(path)}.`
-  let names: string[]
-  try {
-    names = readdirSync(dirname(path))
-  } catch {
-    return
-  }
-  for (const name of names) {
-    const pid = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined
-    if (pid === undefined || Number(pid) === process.pid || running(Number(pid))) continue
-    try {
-      unlinkSync(join(dirname(path), name))
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-/** Writes the whole state to a temporary file, fsyncs it, renames it over the file, fsyncs the folder. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`
-  const file = await open(temporary, 'w', 0o600)
-  try {
-    await file.writeFile(text)
-    await file.sync()
-  } finally {
-    await file.close()
-  }
-  await rename(temporary, path)
-  try {
-    const folder = await open(dirname(path), 'r')
-    try {
-      await folder.sync()
-    } finally {
-      await folder.close()
-    }
-  } catch {
-    // Some file systems cannot fsync a folder; the rename is still atomic.
-  }
-}
-
 /**
- * The mock's state on disk: written whole with write-then-rename and fsync (file and folder), so the
- * file is always either the previous state or the new one, and durable before a response is sent.
+ * The mock's state on disk: written whole with `writeFileAtomically` (an exclusive, unpredictable,
+ * owner-only temporary, fsync, rename, fsync of the folder), so the file is always either the previous
+ * state or the new one, and durable before a response is sent.
  * Saves requested while a write is in flight are coalesced into the next write (group commit): each
  * `save()` resolves after a write whose snapshot was taken after it was called.
  */
@@ -80,7 +27,7 @@ export function createStateFile(path: string) {
       await new Promise((resolve) => setImmediate(resolve))
       pending = undefined
       try {
-        await writeAtomically(path, JSON.stringify(batch.take()))
+        await writeFileAtomically(path, JSON.stringify(batch.take()))
         writes++
         for (const resolve of batch.waiters) resolve()
       } catch (error) {

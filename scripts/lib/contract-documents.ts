@@ -2,7 +2,7 @@ import type { ContractProfile } from '../../contract-rules/index.ts'
 
 /** A hand-written contract document and the names of what is generated from it. */
 export interface ContractDocument {
-  /** Short name, also the stem of the generated files (`v1` -> `v1.d.ts`, `v1.document.ts`). */
+  /** Short name, also the stem of the generated files (`v1` -> `v1.types.ts`, `v1.document.ts`). */
   name: string
   /** Path of the YAML source, relative to the repository root. */
   source: string

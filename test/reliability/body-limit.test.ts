@@ -2,9 +2,10 @@ import type { Server } from 'node:http'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
+import { dashboardPages } from '../../mocks/server/dashboard/dashboard-pages.ts'
 import { createHttpServer, listen } from '../../mocks/server/http-server.ts'
 import { errorProblems } from './support/error-schema.ts'
-import { httpJson } from './support/http-json.ts'
+import { httpJson, provisionAccount } from './support/http-json.ts'
 import { parseResponse, type RawResponse } from './support/raw-http.ts'
 import { agentBody } from './support/targets.ts'
 
@@ -132,5 +133,101 @@ describe('request bodies over 1 MiB', () => {
     )
     expect(uploads.map((u) => u.response?.status)).toEqual(Array(20).fill(413))
     expect((await httpJson(origin, 'GET', '/v1/user', { key })).status).toBe(200)
+  })
+})
+
+/**
+ * A 413 means nothing happened: an operation that takes no body still refuses an oversize one, in
+ * its place in the order of checks, changes nothing, and the journal records the 413 the client saw.
+ */
+describe('a body over 1 MiB on an operation that takes no body', () => {
+  let platform: MockPlatform
+  let server: Server
+  let port: number
+  let origin: string
+  let key: string
+  beforeAll(async () => {
+    platform = await createMockPlatform({ pages: dashboardPages() })
+    key = platform.demo.secretKey ?? ''
+    server = createHttpServer(() => platform)
+    port = (await listen(server, 0, '127.0.0.1')).port
+    origin = `http://127.0.0.1:${port}`
+  })
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  )
+
+  const first = async (path: string) =>
+    (await httpJson(origin, 'GET', path, { key })).body.data[0].id as string
+  const status = async (path: string, auth = key) =>
+    (await httpJson(origin, 'GET', path, { key: auth })).status
+
+  /** Sends `method path` with an oversize body (declared or streamed), and checks the 413 and the journal. */
+  async function refused(method: string, path: string, framing: 'declared' | 'chunked') {
+    const length =
+      framing === 'declared' ? `Content-Length: ${2 * MiB}\r\n` : 'Transfer-Encoding: chunked\r\n'
+    const head = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n${length}\r\n`
+    const { response } = await streamUntilAnswered(port, head, framing === 'declared' ? 0 : 4 * MiB)
+    expect(response?.status).toBe(413)
+    const body = JSON.parse(response?.body.toString('utf8') ?? 'null')
+    expect(body.error.code).toBe('payload_too_large')
+    expect(errorProblems(path, 413, response?.headers ?? {}, body)).toEqual([])
+    const requestId = response?.headers['request-id']?.[0]
+    const entry = platform.journal.list({ limit: 1000 }).data.find((e) => e.id === requestId)
+    expect(entry?.status).toBe(413)
+  }
+
+  it.each(['declared', 'chunked'] as const)(
+    'DELETE /v1/agents/{id} (%s) deletes nothing',
+    async (framing) => {
+      const id = await first('/v1/agents?limit=1')
+      await refused('DELETE', `/v1/agents/${id}`, framing)
+      expect(await status(`/v1/agents/${id}`)).toBe(200)
+    },
+  )
+
+  it.each(['declared', 'chunked'] as const)(
+    'DELETE /v1/team-members/{id} (%s) removes no one',
+    async (framing) => {
+      const members = (await httpJson(origin, 'GET', '/v1/team-members?limit=100', { key })).body.data
+      const id = members.find((m: { role: string }) => m.role !== 'owner').id as string
+      await refused('DELETE', `/v1/team-members/${id}`, framing)
+      expect(await status(`/v1/team-members/${id}`)).toBe(200)
+    },
+  )
+
+  it('DELETE /v1/call-logs/{id} deletes nothing', async () => {
+    const id = await first('/v1/call-logs?limit=1')
+    await refused('DELETE', `/v1/call-logs/${id}`, 'declared')
+    expect(await status(`/v1/call-logs/${id}`)).toBe(200)
+  })
+
+  it('POST /_mock/keys/{id}/revoke revokes nothing', async () => {
+    const { keyId, key: value } = await provisionAccount(origin, { plan: 'pro' })
+    await refused('POST', `/_mock/keys/${keyId}/revoke`, 'declared')
+    expect(platform.keys.get(keyId)?.status).toBe('active')
+    expect(await status('/v1/user', value)).toBe(200)
+  })
+
+  it('DELETE /_mock/accounts/{id} deletes nothing', async () => {
+    const { accountId, key: value } = await provisionAccount(origin, { plan: 'pro' })
+    await refused('DELETE', `/_mock/accounts/${accountId}`, 'chunked')
+    expect(platform.accounts.get(accountId)).toBeDefined()
+    expect(await status('/v1/user', value)).toBe(200)
+  })
+
+  it('POST /_mock/reset resets nothing', async () => {
+    const created = await httpJson(origin, 'POST', '/v1/agents', { key, body: agentBody('kept') })
+    expect(created.status).toBe(201)
+    await refused('POST', '/_mock/reset', 'declared')
+    expect(await status(`/v1/agents/${created.body.id}`)).toBe(200)
+  })
+
+  it('GET /_mock/dashboard is refused too, and the journal agrees', async () => {
+    await refused('GET', '/_mock/dashboard', 'declared')
   })
 })

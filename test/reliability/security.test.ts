@@ -1,9 +1,18 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startMock } from '../../mocks/cli/mock-command.ts'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { parseMockFlags, startMock } from '../../mocks/cli/mock-command.ts'
 import type { EngineRequest } from '../../mocks/engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
 import { createHttpServer, listen } from '../../mocks/server/http-server.ts'
@@ -13,6 +22,13 @@ import { httpJson, provisionAccount } from './support/http-json.ts'
 import { type SpawnedMock, spawnMock } from './support/spawn-mock.ts'
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789'
+
+/** The CLI's flags for `voice-api-kit mock --port 0 <args>`. */
+function flagsOf(args: string[]) {
+  const flags = parseMockFlags(['--port', '0', ...args])
+  if (flags === 'help') throw new Error('unreachable')
+  return flags
+}
 
 function control(platform: MockPlatform, clientIp: string | undefined, headers: Record<string, string> = {}) {
   const request: EngineRequest = { method: 'GET', url: '/_mock/clock', headers, body: null, clientIp }
@@ -161,7 +177,7 @@ describe('key values', () => {
       '--keys-file',
       join(folder, 'keys.json'),
     ])
-    // The keys file is written just after the banner.
+    // The keys file is written just before the banner.
     for (let i = 0; i < 100 && !existsSync(join(folder, 'keys.json')); i++)
       await new Promise((resolve) => setTimeout(resolve, 20))
   })
@@ -210,7 +226,7 @@ describe('key values', () => {
     const stateText = readFileSync(join(folder, 'state.json'), 'utf8')
     await mock.kill('SIGTERM')
     const lines = mock.output().split('\n')
-    const afterBanner = lines.filter((line) => !/^\s+(secret|publishable) key\s/.test(line)).join('\n')
+    const afterBanner = lines.filter((line) => !/^\s+export (SECRET|PUBLISHABLE)_KEY=/.test(line)).join('\n')
     for (const value of secrets) {
       expect(JSON.stringify(bodies).includes(value)).toBe(false)
       expect(JSON.stringify(journal.body).includes(value)).toBe(false)
@@ -244,10 +260,7 @@ describe('binding', () => {
 
   it('prints no warning on a loopback address other than 127.0.0.1, and uses the slow-client timeouts', async () => {
     const lines: string[] = []
-    const running = await startMock(
-      { port: 0, host: '127.0.0.2', seed: 1, plan: 'pro', quiet: true },
-      (line) => lines.push(line),
-    )
+    const running = await startMock(flagsOf(['--host', '127.0.0.2', '--quiet']), (line) => lines.push(line))
     try {
       expect(lines.join('\n')).not.toContain('warning')
       expect(running.server.headersTimeout).toBe(10_000)
@@ -257,4 +270,145 @@ describe('binding', () => {
       await running.close()
     }
   })
+})
+
+describe('--keys-file', () => {
+  let folder: string
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'vak-keys-file-'))
+  })
+  afterEach(() => rmSync(folder, { recursive: true, force: true }))
+
+  async function startWithKeysFile(keysFile: string) {
+    const running = await startMock(flagsOf(['--quiet', '--keys-file', keysFile]), () => {})
+    await running.close()
+  }
+
+  it('is owner-only (mode 600) even when a world-readable file was there before', async () => {
+    const keysFile = join(folder, 'keys.json')
+    writeFileSync(keysFile, '{}', { mode: 0o644 })
+    await startWithKeysFile(keysFile)
+    expect(statSync(keysFile).mode & 0o777).toBe(0o600)
+    expect(JSON.parse(readFileSync(keysFile, 'utf8')).secret_key).toMatch(/^sk-svc-/)
+  })
+
+  it('replaces a link at its path instead of writing the keys into the link target', async () => {
+    const keysFile = join(folder, 'keys.json')
+    const victim = join(folder, 'victim.txt')
+    writeFileSync(victim, 'precious\n', { mode: 0o644 })
+    symlinkSync(victim, keysFile)
+    await startWithKeysFile(keysFile)
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n')
+    expect(lstatSync(keysFile).isSymbolicLink()).toBe(false)
+    expect(statSync(keysFile).mode & 0o777).toBe(0o600)
+  })
+})
+
+describe('the control plane, dashboard and docs behind the Host check (DNS rebinding)', () => {
+  let running: Awaited<ReturnType<typeof startMock>>
+  let origin: string
+  beforeAll(async () => {
+    running = await startMock(flagsOf(['--quiet', '--allowed-hosts', 'mock.internal,.dev.example']), () => {})
+    origin = running.baseUrl.replace(/\/v1$/, '')
+  })
+  afterAll(() => running.close())
+
+  const accountId = () => running.platform.demo.account.id
+  const keyCount = () => running.platform.keys.list(accountId()).length
+
+  it('refuses the rebinding attack of the report: a same-origin page at evil.example:4100 creates no key', async () => {
+    const before = keyCount()
+    const response = await httpJson(origin, 'POST', `/_mock/accounts/${accountId()}/keys`, {
+      headers: {
+        host: 'evil.example:4100',
+        origin: 'http://evil.example:4100',
+        'sec-fetch-site': 'same-origin',
+      },
+      body: { type: 'secret', name: 'x' },
+    })
+    expect(response.status).toBe(403)
+    expect(response.body.error.code).toBe('host_not_allowed')
+    expect(response.body.error.message).toContain('evil.example')
+    expect(response.body.error.message).toContain('--allowed-hosts')
+    expect(JSON.stringify(response.body)).not.toMatch(/[sp]k-svc-/)
+    expect(errorProblems('/_mock/accounts/x/keys', 403, response.headers, response.body)).toEqual([])
+    expect(keyCount()).toBe(before)
+  })
+
+  it.each([
+    ['GET', '/_mock/dashboard'],
+    ['GET', '/_mock/dashboard/main.js'],
+    ['GET', '/_mock/docs'],
+    ['GET', '/_mock/clock'],
+    ['GET', '/_mock/journal'],
+    ['POST', '/_mock/reset'],
+    ['POST', '/_mock/clock/advance'],
+  ])('answers %s %s for another name with 403 host_not_allowed', async (method, path) => {
+    const offset = running.platform.clock.offsetSeconds()
+    const response = await httpJson(origin, method, path, {
+      headers: { host: 'rebound.attacker.example' },
+      ...(method === 'POST' && path.endsWith('advance') ? { body: { seconds: 60 } } : {}),
+    })
+    expect(response.status).toBe(403)
+    expect(response.headers['content-type']).toMatch(/^application\/json/)
+    expect(response.body.error.code).toBe('host_not_allowed')
+    expect(running.platform.clock.offsetSeconds()).toBe(offset)
+  })
+
+  it.each([
+    'localhost',
+    'localhost:4010',
+    'app.localhost',
+    '127.0.0.1',
+    '[::1]',
+    '192.168.7.7',
+    'mock.internal:4010',
+    'api.dev.example',
+  ])('answers the control plane for Host %s', async (host) => {
+    const response = await httpJson(origin, 'GET', '/_mock/clock', { headers: { host } })
+    expect(response.status).toBe(200)
+  })
+
+  it('leaves the v1 API reachable under any name (it needs a key, and sends CORS headers anyway)', async () => {
+    const response = await httpJson(origin, 'GET', '/v1/user', {
+      key: running.platform.demo.secretKey,
+      headers: { host: 'api.attacker.example' },
+    })
+    expect(response.status).toBe(200)
+  })
+
+  it('is off in-process (MSW adapters have no Host to check: their handlers match the base URL)', async () => {
+    const platform = await createMockPlatform()
+    const response = await platform.handle({
+      method: 'GET',
+      url: '/_mock/clock',
+      headers: { host: 'evil.example' },
+      body: null,
+    })
+    expect(response.status).toBe(200)
+  })
+})
+
+describe('--allowed-hosts', () => {
+  it.each([
+    [
+      ['--allowed-hosts', 'a.example,.b.example'],
+      ['a.example', '.b.example'],
+    ],
+    [
+      ['--allowed-hosts', ' A.Example , b.example '],
+      ['a.example', 'b.example'],
+    ],
+    [[], []],
+  ])('parses %j', (args, hosts) => {
+    const flags = parseMockFlags(args)
+    expect(flags !== 'help' && flags.allowedHosts).toEqual(hosts)
+  })
+
+  it.each(['', '*', 'http://a.example', 'a.example:4010', '.com', 'a.example,,b.example'])(
+    'refuses %j with a usage error',
+    (value) => {
+      expect(() => parseMockFlags(['--allowed-hosts', value])).toThrow(/--allowed-hosts/)
+    },
+  )
 })

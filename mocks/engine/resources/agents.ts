@@ -10,10 +10,10 @@ import type { Agent } from './types.ts'
 export const agentsOf = (ctx: OperationContext) => ctx.data.agents as Collection<Agent>
 
 /** An agent as a key may see it: publishable keys never see the sensitive fields. */
-export function presentAgent(agent: Agent, key: ApiKey, faults: ReadonlySet<string>): Partial<Agent> {
+export function presentAgent(agent: Agent, key: ApiKey): Partial<Agent> {
   // A copy: later changes to the stored agent never reach a response already handed out.
   const visible: Partial<Agent> = { ...agent }
-  if (key.type !== 'publishable' || faults.has('sensitive-field-to-publishable')) return visible
+  if (key.type !== 'publishable') return visible
   for (const field of SENSITIVE_AGENT_FIELDS) delete visible[field]
   return visible
 }
@@ -33,10 +33,7 @@ export function agentHandlers(): Handlers {
     listAgents: {
       run: (ctx) => ({
         status: 200,
-        body: listPage(agentsOf(ctx), ctx.query, {
-          present: (agent) => presentAgent(agent, ctx.key, ctx.faults),
-          faults: ctx.faults,
-        }),
+        body: listPage(agentsOf(ctx), ctx.query, { present: (agent) => presentAgent(agent, ctx.key) }),
       }),
     },
     createAgent: {
@@ -54,14 +51,14 @@ export function agentHandlers(): Handlers {
         agentsOf(ctx).insert(agent)
         return {
           status: 201,
-          body: presentAgent(agent, ctx.key, ctx.faults),
+          body: presentAgent(agent, ctx.key),
           headers: { location: `${ctx.baseUrl}/agents/${agent.id}` },
         }
       },
     },
     getAgent: {
       load: findAgent,
-      run: (ctx, agent: Agent) => ({ status: 200, body: presentAgent(agent, ctx.key, ctx.faults) }),
+      run: (ctx, agent: Agent) => ({ status: 200, body: presentAgent(agent, ctx.key) }),
     },
     updateAgent: {
       load: findAgent,
@@ -81,13 +78,13 @@ export function agentHandlers(): Handlers {
         }
         updated.updated_at = ctx.clock.iso()
         Object.assign(agent, updated)
-        return { status: 200, body: presentAgent(agent, ctx.key, ctx.faults) }
+        return { status: 200, body: presentAgent(agent, ctx.key) }
       },
     },
     deleteAgent: {
       load: findAgent,
       run(ctx, agent: Agent) {
-        if (!ctx.faults.has('deleted-agent-readable')) agentsOf(ctx).remove(agent.id)
+        agentsOf(ctx).remove(agent.id)
         return { status: 200, body: { id: agent.id, object: 'agent', deleted: true } }
       },
     },

@@ -106,9 +106,8 @@ function series(boundaries: number[]) {
   }
 }
 
-function sumTallies(tallies: Tally[], offByOne = false): Tally {
+function sumTallies(tallies: Tally[]): Tally {
   const total = emptyTally()
-  if (offByOne) total.call_count = 1
   for (const tally of tallies)
     for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += tally[key]
   return total
@@ -175,7 +174,7 @@ export function analyticsHandlers(): Handlers {
             timezone,
             group_by: groupBy,
             agent_id: agentId,
-            totals: metrics(sumTallies(all.tallies, ctx.faults.has('analytics-total-off-by-one'))),
+            totals: metrics(sumTallies(all.tallies)),
             series: all.present(),
             groups: presentedGroups,
           },

@@ -13,22 +13,17 @@ export function summarizeCallLog(log: CallLog): Omit<CallLog, 'transcript'> {
 }
 
 /** The filters of `GET /call-logs` as one predicate; `agent_id` is served by an index instead. */
-export function callLogFilter(
-  query: Record<string, unknown>,
-  faults: ReadonlySet<string> = new Set(),
-): ((log: CallLog) => boolean) | undefined {
+export function callLogFilter(query: Record<string, unknown>): ((log: CallLog) => boolean) | undefined {
   const checks: ((log: CallLog) => boolean)[] = []
   const { status, direction, started_after, started_before, min_duration_seconds, max_duration_seconds } =
     query
-  if (typeof status === 'string' && !faults.has('status-filter-ignored'))
-    checks.push((log) => log.status === status)
+  if (typeof status === 'string') checks.push((log) => log.status === status)
   if (typeof direction === 'string') checks.push((log) => log.direction === direction)
   // A call not started or not ended (`started_at` / `duration_seconds` null) matches no filter on them.
   const startedAt = (log: CallLog) => (log.started_at === null ? Number.NaN : Date.parse(log.started_at))
   if (typeof started_after === 'string') {
     const after = Date.parse(started_after)
-    if (faults.has('started-after-inclusive')) checks.push((log) => startedAt(log) >= after)
-    else checks.push((log) => startedAt(log) > after)
+    checks.push((log) => startedAt(log) > after)
   }
   if (typeof started_before === 'string') {
     const before = Date.parse(started_before)
@@ -78,9 +73,8 @@ export function callLogHandlers(): Handlers {
           status: 200,
           body: listPage(callLogsOf(ctx), ctx.query, {
             index: typeof agentId === 'string' ? { name: 'agent_id', value: agentId } : undefined,
-            filter: callLogFilter(ctx.query, ctx.faults),
-            present: ctx.faults.has('transcript-in-list') ? (log: CallLog) => log : summarizeCallLog,
-            faults: ctx.faults,
+            filter: callLogFilter(ctx.query),
+            present: summarizeCallLog,
           }),
         }
       },

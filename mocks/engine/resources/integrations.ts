@@ -46,9 +46,8 @@ export function integrationHandlers(): Handlers {
         }
         const now = ctx.clock.iso()
         if (enabled !== undefined) integration.enabled = enabled
-        if (config !== undefined)
-          integration.config = ctx.faults.has('config-merged') ? { ...integration.config, ...config } : config
-        if (credentials === null && !ctx.faults.has('disconnect-ignored')) {
+        if (config !== undefined) integration.config = config
+        if (credentials === null) {
           integration.status = 'not_connected'
           integration.connected_at = null
           integration.credential_hint = null
@@ -56,15 +55,9 @@ export function integrationHandlers(): Handlers {
           integration.status = 'connected'
           integration.connected_at = now
           integration.credential_hint = credentialHint(credentials)
-          if (ctx.faults.has('credential-hint-last-key'))
-            integration.credential_hint = credentialHint({ x: Object.values(credentials).at(-1) ?? '' })
         }
         integration.updated_at = now
-        const body =
-          ctx.faults.has('credentials-echoed') && credentials
-            ? { ...integration, credentials }
-            : { ...integration }
-        return { status: 200, body }
+        return { status: 200, body: { ...integration } }
       },
     },
   }

@@ -19,10 +19,7 @@ export function teamMemberHandlers(): Handlers {
     listTeamMembers: {
       run: (ctx) => ({
         status: 200,
-        body: listPage(teamMembersOf(ctx), ctx.query, {
-          faults: ctx.faults,
-          present: (member) => ({ ...member }),
-        }),
+        body: listPage(teamMembersOf(ctx), ctx.query, { present: (member) => ({ ...member }) }),
       }),
     },
     inviteTeamMember: {
@@ -67,7 +64,7 @@ export function teamMemberHandlers(): Handlers {
     updateTeamMember: {
       load: findMember,
       run(ctx, member: TeamMember) {
-        if (member.role === 'owner' && !ctx.faults.has('owner-mutable'))
+        if (member.role === 'owner')
           throw errors.conflict('owner_role_immutable', "The owner's role cannot be changed.", 'role')
         member.role = (ctx.body as { role: TeamMember['role'] }).role
         return { status: 200, body: { ...member } }
@@ -76,7 +73,7 @@ export function teamMemberHandlers(): Handlers {
     removeTeamMember: {
       load: findMember,
       run(ctx, member: TeamMember) {
-        if (member.role === 'owner' && !ctx.faults.has('owner-mutable'))
+        if (member.role === 'owner')
           throw errors.conflict(
             'cannot_remove_owner',
             'The owner cannot be removed from the team.',

@@ -27,19 +27,22 @@ function file(name: string): () => EngineResponse {
   })
 }
 
+/** Whether a file of this folder is one of the dashboard's browser assets (not this module, compiled or not). */
+function isAsset(name: string): boolean {
+  const extension = extname(name)
+  return (extension === '.js' || extension === '.css') && !name.startsWith('dashboard-pages.')
+}
+
 /**
  * The dashboard's pages for the control plane's `pages` map: `/dashboard` (the HTML) and
- * `/dashboard/<file>` for its scripts and styles. Files are read on each request, so no build step.
+ * `/dashboard/<file>` for its scripts and styles. They are plain files in this module's folder (the build
+ * copies them beside the compiled module), read on each request, so no bundling step.
  */
 export function dashboardPages(): Record<string, () => EngineResponse> {
   const pages: Record<string, () => EngineResponse> = {
     '/dashboard': file('index.html'),
     '/dashboard/': file('index.html'),
   }
-  for (const name of readdirSync(DIRECTORY)) {
-    const extension = extname(name)
-    if ((extension === '.js' || extension === '.css') && !name.endsWith('.d.ts'))
-      pages[`/dashboard/${name}`] = file(name)
-  }
+  for (const name of readdirSync(DIRECTORY)) if (isAsset(name)) pages[`/dashboard/${name}`] = file(name)
   return pages
 }

@@ -224,7 +224,15 @@ export function mountDashboard(root, options = {}) {
     h('nav', { class: 'vak-links', 'aria-label': 'Links' }, links),
   )
 
+  /** @type {HTMLElement | undefined} the token prompt while it is shown (one at a time) */
+  let tokenPrompt
+  let tokenTried = false
+
   function showTokenPrompt() {
+    if (tokenPrompt) {
+      tokenPrompt.querySelector('input')?.focus()
+      return
+    }
     const input = h('input', { id: 'vak-admin-token', type: 'password', autocomplete: 'off', required: true })
     const prompt = h(
       'form',
@@ -235,6 +243,8 @@ export function mountDashboard(root, options = {}) {
           api.setAdminToken(input.value)
           input.value = ''
           prompt.remove()
+          tokenPrompt = undefined
+          tokenTried = true
           start()
         },
       },
@@ -242,18 +252,22 @@ export function mountDashboard(root, options = {}) {
       h(
         'p',
         {},
-        'This mock was started with --admin-token. Enter it to use the dashboard; it is kept in this page only.',
+        tokenTried
+          ? 'The mock did not accept that token. Enter the --admin-token the mock was started with.'
+          : 'This mock was started with --admin-token. Enter it to use the dashboard; it is kept in this page only.',
       ),
       h('label', { for: 'vak-admin-token' }, 'Admin token'),
       input,
       h('button', { type: 'submit', class: 'vak-button vak-primary-button' }, 'Continue'),
     )
+    tokenPrompt = prompt
     main.prepend(prompt)
     input.focus()
   }
 
   async function start() {
     await ctx.refresh('accounts', 'clock')
+    if (tokenPrompt) return
     if (!state.accountId || !ctx.account()) state.accountId = state.accounts[0]?.id ?? ''
     await ctx.refresh('accounts', 'keys', 'usage', 'journal')
   }

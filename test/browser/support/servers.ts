@@ -3,9 +3,9 @@ import { parseMockFlags, type RunningMock, startMock } from '../../../mocks/cli/
 
 const EXAMPLE_CONFIG = fileURLToPath(new URL('../../../examples/vite-app/vite.config.ts', import.meta.url))
 
-/** The standalone mock on a free loopback port, quiet. */
-export async function startStandaloneMock(): Promise<RunningMock & { origin: string }> {
-  const flags = parseMockFlags(['--port', '0', '--quiet'])
+/** The standalone mock on a free loopback port, quiet, with any more CLI flags given. */
+export async function startStandaloneMock(args: string[] = []): Promise<RunningMock & { origin: string }> {
+  const flags = parseMockFlags(['--port', '0', '--quiet', ...args])
   if (flags === 'help') throw new Error('unreachable')
   const mock = await startMock(flags, () => {})
   return { ...mock, origin: mock.baseUrl.replace(/\/v1$/, '') }

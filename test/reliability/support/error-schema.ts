@@ -9,6 +9,10 @@ function compileError(id: string, document: { components?: unknown }): ValidateF
 }
 
 const v1Error = compileError('urn:test:v1', v1Document)
+/** A v1 422 narrows the envelope further: `errors[]` and `request_id` are required. */
+const v1Unprocessable = createContractAjv(v1Document, 'urn:test:v1-422').compile({
+  $ref: '#/components/responses/UnprocessableEntity/content/application~1json/schema',
+})
 const controlError = compileError('urn:test:control', mockControlDocument)
 
 function header(headers: Headers | Record<string, string | string[] | undefined>, name: string) {
@@ -19,8 +23,8 @@ function header(headers: Headers | Record<string, string | string[] | undefined>
 
 /**
  * What is wrong with an error response, against the contract: the body must match the `Error` schema
- * of the v1 contract (or of the control plane's for `/_mock/` paths, which adds its own codes), a v1 401
- * has no `request_id`, and any other `request_id` repeats the `Request-Id` header.
+ * of the v1 contract (or of the control plane's for `/_mock/` paths, which adds its own codes), a v1 422
+ * that of the contract's `UnprocessableEntity` response (with `errors[]`), a v1 401 has no `request_id`, and any other `request_id` repeats the `Request-Id` header.
  */
 export function errorProblems(
   path: string,
@@ -32,6 +36,8 @@ export function errorProblems(
   const validate = isControl ? controlError : v1Error
   if (!validate(body))
     return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`)
+  if (status === 422 && !isControl && !v1Unprocessable(body))
+    return (v1Unprocessable.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} (422)`)
   const error = (body as { error: { request_id?: string } }).error
   if (status === 401 && !isControl)
     return error.request_id === undefined ? [] : ['a 401 body carries request_id']

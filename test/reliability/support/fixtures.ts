@@ -45,7 +45,7 @@ async function list(platform: MockPlatform, key: string, path: string): Promise<
  * snapshot, so that `/_mock/reset` returns to it.
  */
 export async function createFixtures(
-  options: { onContractViolation?: (message: string) => void; faults?: string[] } = {},
+  options: { onContractViolation?: (message: string) => void } = {},
 ): Promise<Fixtures> {
   const base = await createMockPlatform()
   const demo = base.demo.account.id
@@ -87,7 +87,6 @@ export async function createFixtures(
     snapshot: base.snapshot(),
     checkResponses: true,
     onContractViolation: options.onContractViolation,
-    faults: options.faults,
   })
   const handle = (request: EngineRequest) => platform.handle(request)
   return {

@@ -21,15 +21,21 @@ export interface SpawnedMock {
 }
 
 /**
- * Starts `voice-api-kit mock --port 0 <args>` (in `cwd`, the repository by default) and resolves once
- * its first line names the URL.
+ * Starts `voice-api-kit mock --port 0 <args>` (in `cwd`, the repository by default; with at most
+ * `fileLimit` open descriptors when given) and resolves once its first line names the URL.
  */
 export function spawnMock(
   args: string[],
-  options: { cwd?: string; timeoutMs?: number } = {},
+  options: { cwd?: string; timeoutMs?: number; fileLimit?: number } = {},
 ): Promise<SpawnedMock> {
   const timeoutMs = options.timeoutMs ?? 20_000
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'mock', '--port', '0', ...args], {
+  const argv = [process.execPath, '--import', TSX, MAIN, 'mock', '--port', '0', ...args]
+  // With a descriptor limit, through a shell that lowers it (`ulimit -n`) and then becomes the mock.
+  const [command, ...rest] =
+    options.fileLimit === undefined
+      ? argv
+      : ['/bin/sh', '-c', `ulimit -n ${options.fileLimit} && exec "$@"`, 'sh', ...argv]
+  const child = spawn(command ?? process.execPath, rest, {
     cwd: options.cwd ?? ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   })

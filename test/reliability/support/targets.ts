@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createMockPlatform } from '../../../mocks/platform.ts'
-import { createHttpServer, listen } from '../../../mocks/server/http-server.ts'
+import { createMockPlatform, type MockPlatform } from '../../../mocks/platform.ts'
+import { createHttpServer, listen, type RequestHandler } from '../../../mocks/server/http-server.ts'
 import { spawnMock } from './spawn-mock.ts'
 
 /** A running mock over real HTTP: in this process, or the CLI with `--state-file` in a child. */
@@ -13,10 +13,16 @@ export interface Target {
   close(): Promise<void>
 }
 
-/** The engine behind `createHttpServer` in this process, on a free loopback port. */
-export async function inProcessTarget(options: { faults?: string[] } = {}): Promise<Target> {
-  const platform = await createMockPlatform({ checkResponses: true, faults: options.faults })
-  const server: Server = createHttpServer(() => platform)
+/**
+ * The engine behind `createHttpServer` in this process, on a free loopback port; `wrap` puts test code
+ * between the server and the engine (a faulty implementation for the sensitivity tests).
+ */
+export async function inProcessTarget(
+  options: { wrap?: (platform: MockPlatform) => RequestHandler } = {},
+): Promise<Target> {
+  const platform = await createMockPlatform({ checkResponses: true })
+  const handler: RequestHandler = options.wrap ? options.wrap(platform) : platform
+  const server: Server = createHttpServer(() => handler)
   const { port } = await listen(server, 0, '127.0.0.1')
   return {
     name: 'in-process server',

@@ -265,7 +265,7 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "validation_error" | "api_error";
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error";
+                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "host_not_allowed" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error" | "service_unavailable";
                 /** @description Human-readable; never contains a key value or the admin token. */
                 message: string;
                 /** @description The parameter or dotted body path at fault. */
@@ -341,7 +341,7 @@ export interface components {
              */
             email?: string;
             /** @default Mock Account */
-            name: string;
+            name?: string;
             /** @description Custom quotas for any plan; omitted or `null` = the plan's defaults. */
             limits?: components["schemas"]["RateLimits"] | null;
         };
@@ -538,8 +538,9 @@ export interface components {
             };
         };
         /**
-         * @description 403 - no admin token is configured and the client is not on a loopback address (`loopback_only`), or the
-         *     request comes from another site's page (`cross_site_request`).
+         * @description 403 - the `Host` header names neither this mock nor an allowed host (`host_not_allowed`, a guard against
+         *     DNS rebinding), no admin token is configured and the client is not on a loopback address
+         *     (`loopback_only`), or the request comes from another site's page (`cross_site_request`).
          */
         Forbidden: {
             headers: {
@@ -552,7 +553,7 @@ export interface components {
                         /** @constant */
                         type?: "permission_error";
                         /** @enum {unknown} */
-                        code?: "loopback_only" | "cross_site_request";
+                        code?: "host_not_allowed" | "loopback_only" | "cross_site_request";
                         message?: string;
                         request_id: string;
                     };
@@ -602,7 +603,10 @@ export interface components {
                 };
             };
         };
-        /** @description 413 - the request body is larger than 1 MiB. */
+        /**
+         * @description 413 - the request body is larger than 1 MiB, on any request (also one that takes no body, such as
+         *     `POST /reset` or `DELETE /accounts/{account_id}`): the request is refused whole and nothing is done.
+         */
         PayloadTooLarge: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -692,6 +696,43 @@ export interface components {
     };
     pathItems: never;
 }
+export type Error = components['schemas']['Error'];
+export type FieldError = components['schemas']['FieldError'];
+export type Timestamp = components['schemas']['Timestamp'];
+export type NullableTimestamp = components['schemas']['NullableTimestamp'];
+export type Plan = components['schemas']['Plan'];
+export type Scope = components['schemas']['Scope'];
+export type ResetResult = components['schemas']['ResetResult'];
+export type RateLimits = components['schemas']['RateLimits'];
+export type Account = components['schemas']['Account'];
+export type DeletedAccount = components['schemas']['DeletedAccount'];
+export type AccountCreateRequest = components['schemas']['AccountCreateRequest'];
+export type AccountUpdateRequest = components['schemas']['AccountUpdateRequest'];
+export type AccountList = components['schemas']['AccountList'];
+export type RateLimitWindow = components['schemas']['RateLimitWindow'];
+export type RateLimitUsage = components['schemas']['RateLimitUsage'];
+export type KeyRestrictions = components['schemas']['KeyRestrictions'];
+export type KeyCreateRequest = components['schemas']['KeyCreateRequest'];
+export type ApiKey = components['schemas']['ApiKey'];
+export type CreatedApiKey = components['schemas']['CreatedApiKey'];
+export type ApiKeyList = components['schemas']['ApiKeyList'];
+export type Clock = components['schemas']['Clock'];
+export type ClockAdvanceRequest = components['schemas']['ClockAdvanceRequest'];
+export type JournalEntry = components['schemas']['JournalEntry'];
+export type JournalList = components['schemas']['JournalList'];
+export type ResponseBadRequest = components['responses']['BadRequest'];
+export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseForbidden = components['responses']['Forbidden'];
+export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseMethodNotAllowed = components['responses']['MethodNotAllowed'];
+export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
+export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
+export type ResponseUnprocessableEntity = components['responses']['UnprocessableEntity'];
+export type ParameterAccountId = components['parameters']['AccountId'];
+export type ParameterKeyId = components['parameters']['KeyId'];
+export type HeaderRequestId = components['headers']['Request-Id'];
+export type HeaderAllow = components['headers']['Allow'];
+export type HeaderWwwAuthenticate = components['headers']['WWW-Authenticate'];
 export type $defs = Record<string, never>;
 export interface operations {
     resetMock: {
@@ -718,6 +759,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     listAccounts: {
@@ -744,6 +786,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     createAccount: {
@@ -806,6 +849,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     deleteAccount: {
@@ -835,6 +879,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     updateAccount: {
@@ -900,6 +945,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     listKeys: {
@@ -929,6 +975,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     createKey: {
@@ -994,6 +1041,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getClock: {
@@ -1020,6 +1068,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     advanceClock: {
@@ -1088,6 +1137,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
 }

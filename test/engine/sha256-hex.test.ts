@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../mocks/engine/sha256.ts'
+import { sha256Hex } from '../../mocks/engine/secrets.ts'
 
 const nodeSha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
 

@@ -369,7 +369,7 @@ export interface components {
                  * @description Machine-readable error code; branch on this.
                  * @enum {string}
                  */
-                code: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict" | "invalid_api_key" | "insufficient_permissions" | "key_restricted" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limit_exceeded" | "internal_error";
+                code: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict" | "invalid_api_key" | "insufficient_permissions" | "key_restricted" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
                 /** @description Human-readable explanation; never contains a whole API key or a credential. */
                 message: string;
                 /**
@@ -468,7 +468,7 @@ export interface components {
             provider: components["schemas"]["VoiceProvider"];
             voice_id: string;
             /** @default 1 */
-            speed: number;
+            speed?: number;
         };
         /** @description Fields to change in the agent's voice; merged into the stored voice. */
         VoiceUpdate: {
@@ -490,9 +490,9 @@ export interface components {
             provider: components["schemas"]["LlmProvider"];
             model: string;
             /** @default 0.7 */
-            temperature: number;
+            temperature?: number;
             /** @default 1024 */
-            max_tokens: number;
+            max_tokens?: number;
         };
         /** @description Fields to change in the agent's language model; merged into the stored object. */
         LlmUpdate: {
@@ -548,38 +548,38 @@ export interface components {
         AgentCreateRequest: {
             name: string;
             /** @default null */
-            description: string | null;
+            description?: string | null;
             /**
              * @default active
              * @enum {string}
              */
-            status: "active" | "inactive";
+            status?: "active" | "inactive";
             /** @default en-US */
-            language: components["schemas"]["Language"];
+            language?: components["schemas"]["Language"];
             /** @default  */
-            system_prompt: string;
+            system_prompt?: string;
             /** @default null */
-            first_message: string | null;
+            first_message?: string | null;
             /**
              * @default agent
              * @enum {string}
              */
-            first_speaker: "agent" | "user";
+            first_speaker?: "agent" | "user";
             voice: components["schemas"]["VoiceInput"];
             llm: components["schemas"]["LlmInput"];
             /** @default 1800 */
-            max_call_duration_seconds: number;
+            max_call_duration_seconds?: number;
             /** @default false */
-            recording_enabled: boolean;
+            recording_enabled?: boolean;
             /**
              * Format: uri
              * @default null
              */
-            webhook_url: string | null;
+            webhook_url?: string | null;
             /** @default [] */
-            webhook_events: components["schemas"]["WebhookEvent"][];
+            webhook_events?: components["schemas"]["WebhookEvent"][];
             /** @default {} */
-            metadata: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["Metadata"];
         };
         /**
          * @description Body of `updateAgent`: any subset of the agent's writable fields, at least one. `null` clears
@@ -894,7 +894,7 @@ export interface components {
              * @default viewer
              * @enum {string}
              */
-            role: "admin" | "editor" | "viewer";
+            role?: "admin" | "editor" | "viewer";
             name?: string;
         };
         /** @description Body of `updateTeamMember`. */
@@ -1079,7 +1079,10 @@ export interface components {
                 };
             };
         };
-        /** @description 413 - the request body is larger than 1 MiB (1,048,576 bytes). */
+        /**
+         * @description 413 - the request body is larger than 1 MiB (1,048,576 bytes), on any operation, whether or not it takes a
+         *     body: the request is refused whole and nothing is done.
+         */
         PayloadTooLarge: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -1271,7 +1274,8 @@ export interface components {
         /**
          * @description The created resource: an absolute URL or a reference relative to the request's URL (RFC 9110), e.g.
          *     `https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or `/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`. The
-         *     mock sends the absolute URL, built from the request's own origin and base path.
+         *     mock sends the absolute URL, built from the server's own public base URL (never from the request's
+         *     `Host` header, which the client chooses).
          * @example https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts
          */
         Location: string;
@@ -1296,6 +1300,80 @@ export interface components {
     };
     pathItems: never;
 }
+export type Error = components['schemas']['Error'];
+export type FieldError = components['schemas']['FieldError'];
+export type Scope = components['schemas']['Scope'];
+export type Metadata = components['schemas']['Metadata'];
+export type Timestamp = components['schemas']['Timestamp'];
+export type PhoneNumber = components['schemas']['PhoneNumber'];
+export type Language = components['schemas']['Language'];
+export type User = components['schemas']['User'];
+export type VoiceProvider = components['schemas']['VoiceProvider'];
+export type LlmProvider = components['schemas']['LlmProvider'];
+export type WebhookEvent = components['schemas']['WebhookEvent'];
+export type Voice = components['schemas']['Voice'];
+export type VoiceInput = components['schemas']['VoiceInput'];
+export type VoiceUpdate = components['schemas']['VoiceUpdate'];
+export type Llm = components['schemas']['Llm'];
+export type LlmInput = components['schemas']['LlmInput'];
+export type LlmUpdate = components['schemas']['LlmUpdate'];
+export type Agent = components['schemas']['Agent'];
+export type AgentCreateRequest = components['schemas']['AgentCreateRequest'];
+export type AgentUpdateRequest = components['schemas']['AgentUpdateRequest'];
+export type AgentList = components['schemas']['AgentList'];
+export type DeletedObject = components['schemas']['DeletedObject'];
+export type NullableTimestamp = components['schemas']['NullableTimestamp'];
+export type CallStatus = components['schemas']['CallStatus'];
+export type CallDirection = components['schemas']['CallDirection'];
+export type CallEndReason = components['schemas']['CallEndReason'];
+export type TranscriptEntry = components['schemas']['TranscriptEntry'];
+export type CallAnalysis = components['schemas']['CallAnalysis'];
+export type CallLogSummary = components['schemas']['CallLogSummary'];
+export type CallLog = components['schemas']['CallLog'];
+export type CallLogList = components['schemas']['CallLogList'];
+export type SentimentCounts = components['schemas']['SentimentCounts'];
+export type AnalyticsMetrics = components['schemas']['AnalyticsMetrics'];
+export type AnalyticsBucket = components['schemas']['AnalyticsBucket'];
+export type AnalyticsGroup = components['schemas']['AnalyticsGroup'];
+export type CallAnalytics = components['schemas']['CallAnalytics'];
+export type IntegrationSlug = components['schemas']['IntegrationSlug'];
+export type IntegrationConfig = components['schemas']['IntegrationConfig'];
+export type Integration = components['schemas']['Integration'];
+export type IntegrationUpdateRequest = components['schemas']['IntegrationUpdateRequest'];
+export type IntegrationList = components['schemas']['IntegrationList'];
+export type TeamMember = components['schemas']['TeamMember'];
+export type TeamMemberInviteRequest = components['schemas']['TeamMemberInviteRequest'];
+export type TeamMemberUpdateRequest = components['schemas']['TeamMemberUpdateRequest'];
+export type TeamMemberList = components['schemas']['TeamMemberList'];
+export type ResponseBadRequest = components['responses']['BadRequest'];
+export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseForbidden = components['responses']['Forbidden'];
+export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseMethodNotAllowed = components['responses']['MethodNotAllowed'];
+export type ResponseConflict = components['responses']['Conflict'];
+export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
+export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
+export type ResponseUnprocessableEntity = components['responses']['UnprocessableEntity'];
+export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
+export type ParameterLimit = components['parameters']['Limit'];
+export type ParameterStartingAfter = components['parameters']['StartingAfter'];
+export type ParameterEndingBefore = components['parameters']['EndingBefore'];
+export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
+export type ParameterAgentId = components['parameters']['AgentId'];
+export type ParameterCallLogId = components['parameters']['CallLogId'];
+export type ParameterIntegrationId = components['parameters']['IntegrationId'];
+export type ParameterMemberId = components['parameters']['MemberId'];
+export type HeaderRequestId = components['headers']['Request-Id'];
+export type HeaderRateLimit = components['headers']['RateLimit'];
+export type HeaderRateLimitPolicy = components['headers']['RateLimit-Policy'];
+export type HeaderXRateLimitLimit = components['headers']['X-RateLimit-Limit'];
+export type HeaderXRateLimitRemaining = components['headers']['X-RateLimit-Remaining'];
+export type HeaderXRateLimitReset = components['headers']['X-RateLimit-Reset'];
+export type HeaderRetryAfter = components['headers']['Retry-After'];
+export type HeaderLocation = components['headers']['Location'];
+export type HeaderIdempotentReplayed = components['headers']['Idempotent-Replayed'];
+export type HeaderWwwAuthenticate = components['headers']['WWW-Authenticate'];
+export type HeaderAllow = components['headers']['Allow'];
 export type $defs = Record<string, never>;
 export interface operations {
     getUser: {
@@ -1327,6 +1405,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1373,6 +1452,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1459,6 +1539,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1494,6 +1575,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1596,6 +1678,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1631,6 +1714,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1666,6 +1750,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1714,6 +1799,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1746,6 +1832,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1781,6 +1868,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1869,6 +1957,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1955,6 +2044,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1991,6 +2081,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs'
+import type { Server, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { ApiError } from '../engine/api-error.ts'
+import { edgeErrorResponse, writeRawResponse } from './edge-errors.ts'
+
+/** Descriptors kept for the process itself (stdio, the state file, the event loop, DNS...). */
+const RESERVED_DESCRIPTORS = 64
+const DEFAULT_MAX = 1024
+
+/** The soft limit of open files of this process (Linux: /proc/self/limits), or undefined elsewhere. */
+export function openFileLimit(): number | undefined {
+  try {
+    const line = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))
+    return line?.[1] ? Number(line[1]) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The connection cap when none is given: 1024, or three quarters of the descriptors left after 64
+ * for the process when that is lower (at least 16), so the cap bites before the descriptors run out.
+ */
+export function defaultMaxConnections(fileLimit = openFileLimit()): number {
+  if (fileLimit === undefined) return DEFAULT_MAX
+  return Math.max(16, Math.min(DEFAULT_MAX, Math.floor(((fileLimit - RESERVED_DESCRIPTORS) * 3) / 4)))
+}
+
+export interface ConnectionCapOptions {
+  /** Most connections open at once. */
+  max: number
+  /**
+   * A connection that has not yet sent a whole request is spared this long after it opened (its
+   * request is probably on its way); after that it counts as idle. Default 1 s.
+   */
+  graceMs?: number
+  /** How long a refused connection may linger (its 503 being read) before it is destroyed. Default 1 s. */
+  lingerMs?: number
+}
+
+interface Connection {
+  openedAt: number
+  /** Requests being answered on it (pipelined requests are answered one at a time). */
+  busy: number
+  served: number
+  idleSince: number
+}
+
+export interface ConnectionCap {
+  /** Whether the socket was refused (its requests must not be answered). */
+  refused(socket: Socket): boolean
+  /** Connections held now. */
+  open(): number
+}
+
+/**
+ * Caps the connections a server holds. A new connection past the cap takes the place of the
+ * connection idle the longest (a keep-alive connection between requests, or one that sent no whole
+ * request within `graceMs`), which is closed; if every connection is busy, the new one is answered
+ * 503 with the error envelope and `Retry-After: 1`, and closed. Busy connections are never touched.
+ */
+export function capConnections(server: Server, options: ConnectionCapOptions): ConnectionCap {
+  const { max, graceMs = 1_000, lingerMs = 1_000 } = options
+  const connections = new Map<Socket, Connection>()
+  const refusedSockets = new WeakSet<Socket>()
+
+  /** The connection idle the longest among those that may be closed, if any. */
+  function longestIdle(now: number): Socket | undefined {
+    let victim: Socket | undefined
+    let since = Number.POSITIVE_INFINITY
+    for (const [socket, connection] of connections) {
+      if (connection.busy > 0) continue
+      if (connection.served === 0 && now - connection.openedAt < graceMs) continue
+      if (connection.idleSince < since) {
+        since = connection.idleSince
+        victim = socket
+      }
+    }
+    return victim
+  }
+
+  function refuse(socket: Socket): void {
+    refusedSockets.add(socket)
+    socket.on('error', () => socket.destroy())
+    writeRawResponse(
+      socket,
+      edgeErrorResponse(
+        new ApiError(
+          503,
+          'api_error',
+          'service_unavailable',
+          `The mock holds its maximum of ${max} connections, all busy; retry in a second (or start it with a higher --max-connections).`,
+          {},
+          { 'retry-after': '1' },
+        ),
+      ),
+    )
+    setTimeout(() => socket.destroy(), lingerMs).unref()
+  }
+
+  server.on('connection', (socket: Socket) => {
+    const now = performance.now()
+    if (connections.size >= max) {
+      const victim = longestIdle(now)
+      if (!victim) {
+        refuse(socket)
+        return
+      }
+      connections.delete(victim)
+      victim.destroy()
+    }
+    connections.set(socket, { openedAt: now, busy: 0, served: 0, idleSince: now })
+    socket.once('close', () => connections.delete(socket))
+  })
+
+  server.prependListener('request', (req, res: ServerResponse) => {
+    const connection = connections.get(req.socket as Socket)
+    if (!connection) return
+    connection.busy++
+    res.once('close', () => {
+      connection.busy--
+      connection.served++
+      connection.idleSince = performance.now()
+    })
+  })
+
+  return {
+    refused: (socket) => refusedSockets.has(socket),
+    open: () => connections.size,
+  }
+}

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto'
+import { constants, readdirSync, unlinkSync } from 'node:fs'
+import { open, rename, unlink } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+
+/**
+ * Create the temporary, write only, and fail if anything (a file, a link, dangling or not) is already
+ * there; never follow a link where the platform can say so (`O_NOFOLLOW` is absent on Windows).
+ */
+const EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0)
+
+/** `<file>.<pid>.<32 hex>.tmp`, and `<file>.<pid>.tmp` from versions before the random part. */
+const TEMPORARY = /^(\d+)(?:\.[0-9a-f]{32})?\.tmp$/
+
+export interface WriteOptions {
+  /** Permission bits of the file. Default 0o600 (owner only: the files hold state and keys). */
+  mode?: number
+}
+
+/** Whether a process with this id is running (a temporary file it owns must be left alone). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+async function syncFolder(folder: string): Promise<void> {
+  try {
+    const handle = await open(folder, 'r')
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  } catch {
+    // Some file systems cannot fsync a folder; the rename is still atomic.
+  }
+}
+
+/**
+ * Writes a file so that it is always either the old content or the new one, durably, and safely in
+ * a folder others can write to: the data goes to a temporary beside it that is created exclusively
+ * (`O_EXCL`, never through a link), named unpredictably (pid and 128 random bits) and owner-only
+ * (mode 600); it is fsynced, renamed over the file (a link at `path` is replaced, not followed), and
+ * the folder is fsynced. On any failure the temporary is removed and the old file is left as it was.
+ */
+export async function writeFileAtomically(
+  path: string,
+  data: string | Uint8Array,
+  { mode = 0o600 }: WriteOptions = {},
+): Promise<void> {
+  const temporary = `${path}.${process.pid}.${randomBytes(16).toString('hex')}.tmp`
+  const file = await open(temporary, EXCLUSIVE, mode)
+  try {
+    try {
+      // The umask may have taken bits away at creation; the mode asked for is the mode given.
+      await file.chmod(mode)
+      await file.writeFile(data)
+      await file.sync()
+    } finally {
+      await file.close()
+    }
+    await rename(temporary, path)
+  } catch (error) {
+    await unlink(temporary).catch(() => {})
+    throw error
+  }
+  await syncFolder(dirname(path))
+}
+
+/**
+ * Removes the temporaries that processes killed in the middle of `writeFileAtomically(path)` left
+ * beside `path` (a link is removed, never followed); those of running processes are left alone.
+ */
+export function removeStaleTemporaries(path: string): void {
+  const prefix = `${basename(path)}.`
+  let names: string[]
+  try {
+    names = readdirSync(dirname(path))
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) ? TEMPORARY.exec(name.slice(prefix.length))?.[1] : undefined
+    if (pid === undefined || Number(pid) === process.pid || running(Number(pid))) continue
+    try {
+      unlinkSync(join(dirname(path), name))
+    } catch {
+      // Already gone.
+    }
+  }
+}

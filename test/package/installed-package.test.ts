@@ -1,0 +1,272 @@
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  createProject,
+  currentRuntime,
+  diskUsageKiB,
+  meaningful,
+  packPackage,
+  type Runtime,
+  registryRuntime,
+  runIn,
+  type StartedMock,
+  startInstalledMock,
+} from './support/consumer-project.ts'
+
+/**
+ * The package as its users get it: packed from the build, installed into fresh projects (Node 20 with msw 2,
+ * and Node 24 with msw 3), and used there the way the README says, with nothing of this repository around.
+ */
+
+/** The size budget of the installed package without its optional peers (msw, Vitest, Prism). */
+const MAX_INSTALLED_MIB = 12
+const SLOW = 240_000
+
+let tarball: string
+beforeAll(async () => {
+  tarball = await packPackage()
+}, SLOW)
+
+describe('the packed tarball', () => {
+  it('holds the build, the contract documents, the worker, README and LICENSE, and nothing of the repository', async () => {
+    const listing = await runIn(join(tarball, '..'), currentRuntime('2'), 'tar', ['-tzf', tarball])
+    const files = listing.stdout.split('\n').filter(Boolean)
+    for (const needed of [
+      'package/dist/mocks/node.js',
+      'package/dist/mocks/node.d.ts',
+      'package/dist/contracts/index.d.ts',
+      'package/dist/openapi/index.d.ts',
+      'package/dist/openapi/v1.json',
+      'package/dist/docs/v1.html.gz',
+      'package/dist/mocks/server/dashboard/index.html',
+      'package/openapi/v1.yaml',
+      'package/mocks/browser/mockServiceWorker.js',
+      'package/README.md',
+      'package/LICENSE',
+    ])
+      expect(files).toContain(needed)
+    const strays = files.filter((file) =>
+      /^package\/(test|scripts|examples|\.ci|contract-rules)\/|\.test\.|\.ts$(?<!\.d\.ts)|\.map$/.test(file),
+    )
+    expect(strays).toEqual([])
+  })
+
+  it(
+    'passes publint and arethetypeswrong (ESM-only profile; the YAML, CSS and worker exports are files, not modules)',
+    async () => {
+      const runtime = currentRuntime('2')
+      const publint = await runIn(process.cwd(), runtime, 'npx', ['publint', tarball, '--strict'])
+      expect(publint.code, publint.stdout + publint.stderr).toBe(0)
+      expect(publint.stdout).toContain('All good')
+      const attw = await runIn(process.cwd(), runtime, 'npx', [
+        'attw',
+        tarball,
+        '--profile',
+        'esm-only',
+        '--format',
+        'ascii',
+        '--exclude-entrypoints',
+        './mocks/browser/mockServiceWorker.js',
+        './mocks/dashboard.css',
+        './openapi/v1.yaml',
+        './openapi/mock-control.yaml',
+      ])
+      expect(attw.code, attw.stdout + attw.stderr).toBe(0)
+    },
+    SLOW,
+  )
+})
+
+describe('installed alone, without any optional peer (Node 20)', () => {
+  const runtime = currentRuntime('none')
+  let project: string
+  let mock: StartedMock | undefined
+
+  beforeAll(async () => {
+    project = await createProject(tarball, runtime, [])
+  }, SLOW)
+  afterAll(async () => {
+    await mock?.stop()
+    rmSync(project, { recursive: true, force: true })
+  })
+
+  it(`adds at most ${MAX_INSTALLED_MIB} MiB to node_modules`, async () => {
+    expect(readdirSync(join(project, 'node_modules')).sort()).not.toContain('vitest')
+    const kib = await diskUsageKiB(join(project, 'node_modules'))
+    console.log(`installed size without peers: ${(kib / 1024).toFixed(1)} MiB (du -sk node_modules)`)
+    expect(kib).toBeLessThanOrEqual(MAX_INSTALLED_MIB * 1024)
+  })
+
+  it('answers npx voice-api-kit --help', async () => {
+    const help = await runIn(project, runtime, 'npx', ['voice-api-kit', '--help'])
+    expect(help.code).toBe(0)
+    for (const command of ['mock', 'contract', 'prism', 'proxy']) expect(help.stdout).toContain(command)
+    expect(help.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it('says how to install Prism when it is missing, in one line', async () => {
+    const prism = await runIn(project, runtime, 'npx', ['voice-api-kit', 'prism'])
+    expect(prism.code).toBe(1)
+    expect(meaningful(prism.stderr)).toEqual([
+      expect.stringContaining('npm install --save-dev @stoplight/prism-cli'),
+    ])
+  })
+
+  it(
+    'starts npx voice-api-kit mock and serves the API, the dashboard and the docs',
+    async () => {
+      mock = await startInstalledMock(project, runtime, ['--keys-file', 'keys.json'])
+      const keys = JSON.parse(readFileSync(join(project, 'keys.json'), 'utf8')) as { secret_key: string }
+      const user = await fetch(`${mock.baseUrl}/user`, {
+        headers: { authorization: `Bearer ${keys.secret_key}` },
+      })
+      expect(user.status).toBe(200)
+      const origin = mock.baseUrl.replace(/\/v1$/, '')
+      const dashboard = await fetch(`${origin}/_mock/dashboard`)
+      expect(dashboard.status).toBe(200)
+      const script = /src="([^"]+\.js)"/.exec(await dashboard.text())?.[1]
+      expect(script).toBeDefined()
+      expect((await fetch(new URL(script ?? '', `${origin}/_mock/dashboard`))).status).toBe(200)
+      const docs = await fetch(`${origin}/_mock/docs`)
+      expect(docs.status).toBe(200)
+      expect(await docs.text()).toContain('Voice Agent Platform API')
+    },
+    SLOW,
+  )
+})
+
+/** What a frontend team's project does with the package, on one Node.js with one msw major version. */
+function consumerSuite(label: string, makeRuntime: () => Promise<Runtime>) {
+  describe(label, () => {
+    let runtime: Runtime
+    let project: string
+    let mock: StartedMock | undefined
+
+    beforeAll(async () => {
+      runtime = await makeRuntime()
+      project = await createProject(tarball, runtime, [
+        `msw@${runtime.msw}`,
+        'typescript@5',
+        'openapi-fetch@0',
+        'vitest@4',
+        'vite@8',
+        `@types/node@${runtime.name.startsWith('Node 24') ? '24' : '20'}`,
+      ])
+    }, SLOW)
+    afterAll(async () => {
+      await mock?.stop()
+      rmSync(project, { recursive: true, force: true })
+    })
+
+    it('runs on the Node.js and msw it says', async () => {
+      const versions = await runIn(project, runtime, 'node', [
+        '-p',
+        "process.versions.node + ' ' + require('./node_modules/msw/package.json').version",
+      ])
+      const [node, msw] = versions.stdout.trim().split(' ')
+      expect(`Node ${node}`).toBe(runtime.name)
+      expect(msw?.split('.')[0]).toBe(runtime.msw)
+    })
+
+    it('imports every entry point from plain Node ESM, without a loader', async () => {
+      const run = await runIn(project, runtime, 'node', ['imports.mjs'])
+      expect(run.code, run.stderr).toBe(0)
+      const exported = JSON.parse(run.stdout) as Record<string, string[] | string>
+      expect(exported['voice-api-kit/mocks/node']).toEqual(expect.arrayContaining(['createMockApi']))
+      expect(exported['voice-api-kit/mocks/browser']).toEqual(expect.arrayContaining(['startMockWorker']))
+      expect(exported['voice-api-kit/mocks/dashboard']).toEqual(['mountDashboard'])
+      expect(exported['voice-api-kit/contracts']).toEqual(expect.arrayContaining(['runChecks', 'allChecks']))
+      expect(exported['voice-api-kit/contracts/vitest']).toEqual(
+        expect.arrayContaining(['defineContractSuite']),
+      )
+      expect(exported['voice-api-kit/openapi']).toEqual(['mockControlDocument', 'v1Document'])
+      expect(exported['openapi/v1.json']).toEqual(['openapi', 'jsonSchemaDialect', 'info'])
+    })
+
+    it('answers GET /v1/agents through createMockApi and msw/node, and api.reset() keeps the demo keys valid', async () => {
+      const run = await runIn(project, runtime, 'node', ['msw.mjs'])
+      expect(run.code, run.stderr).toBe(0)
+      expect(JSON.parse(run.stdout)).toEqual({ status: 200, agents: expect.any(Number), afterReset: 200 })
+      expect(JSON.parse(run.stdout).agents).toBeGreaterThan(0)
+    })
+
+    it(
+      'compiles a strict NodeNext consumer of every export and an openapi-fetch client with 0 errors (skipLibCheck: false)',
+      async () => {
+        const tsc = await runIn(project, runtime, 'npx', ['tsc', '-p', 'tsconfig.json'])
+        expect(tsc.stdout + meaningful(tsc.stderr).join('\n')).toBe('')
+        expect(tsc.code).toBe(0)
+      },
+      SLOW,
+    )
+
+    it(
+      'serves the API, the dashboard and the docs from npx voice-api-kit mock',
+      async () => {
+        mock = await startInstalledMock(project, runtime, ['--keys-file', 'keys.json'])
+        const keys = JSON.parse(readFileSync(join(project, 'keys.json'), 'utf8')) as { secret_key: string }
+        const origin = mock.baseUrl.replace(/\/v1$/, '')
+        const answers = await Promise.all([
+          fetch(`${mock.baseUrl}/user`, { headers: { authorization: `Bearer ${keys.secret_key}` } }),
+          fetch(`${origin}/_mock/dashboard`),
+          fetch(`${origin}/_mock/docs`),
+        ])
+        expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200])
+      },
+      SLOW,
+    )
+
+    it(
+      'passes the contract suite from npx voice-api-kit contract',
+      async () => {
+        expect(mock).toBeDefined()
+        const run = await runIn(project, runtime, 'npx', [
+          'voice-api-kit',
+          'contract',
+          '--base-url',
+          mock?.baseUrl ?? '',
+          '--provision',
+          'mock',
+          '--destructive',
+        ])
+        expect(run.code, run.stdout + run.stderr).toBe(0)
+        expect(run.stdout).toMatch(/[1-9]\d* passed, 0 failed/)
+      },
+      SLOW,
+    )
+
+    it(
+      'builds a Vite app whose production bundle holds no mock code (and whose development build does)',
+      async () => {
+        const production = await runIn(join(project, 'app'), runtime, 'npx', [
+          'vite',
+          'build',
+          '--logLevel',
+          'error',
+        ])
+        expect(production.code, production.stderr).toBe(0)
+        const assets = (folder: string) =>
+          readdirSync(join(project, 'app', folder, 'assets')).map((name) =>
+            readFileSync(join(project, 'app', folder, 'assets', name), 'utf8'),
+          )
+        const mockCode = /createMockPlatform|rate_limit_exceeded|mockServiceWorker|Contract drift/
+        expect(assets('dist').some((text) => mockCode.test(text))).toBe(false)
+        // The same app built for development keeps the worker: the check above can see mock code.
+        const development = await runIn(
+          join(project, 'app'),
+          runtime,
+          'npx',
+          ['vite', 'build', '--outDir', 'dev-dist', '--logLevel', 'error'],
+          { env: { NODE_ENV: 'development' } },
+        )
+        expect(development.code, development.stderr).toBe(0)
+        expect(assets('dev-dist').some((text) => mockCode.test(text))).toBe(true)
+      },
+      SLOW,
+    )
+  })
+}
+
+consumerSuite('a frontend project on Node 20 with msw 2', async () => currentRuntime('2'))
+consumerSuite('a frontend project on Node 24 with msw 3', () => registryRuntime(24, '3'))

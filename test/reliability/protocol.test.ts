@@ -1,0 +1,165 @@
+import type { Server } from 'node:http'
+import { connect } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseMockFlags, type RunningMock, startMock } from '../../mocks/cli/mock-command.ts'
+import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
+import { createHttpServer, listen } from '../../mocks/server/http-server.ts'
+import { errorProblems } from './support/error-schema.ts'
+import { httpJson } from './support/http-json.ts'
+import { parseResponse, type RawResponse, rawExchange } from './support/raw-http.ts'
+import { agentBody } from './support/targets.ts'
+
+const MiB = 1024 * 1024
+
+/**
+ * Sends a request head with `Expect: 100-continue`, then waits: the body follows only once the
+ * server said 100 Continue. Resolves with what came before the body (an interim 100 or a final
+ * answer) and the final response.
+ */
+function expectContinue(
+  port: number,
+  head: string,
+  body: string,
+): Promise<{ interim?: number; response?: RawResponse; sentBody: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    let data = Buffer.alloc(0)
+    let interim: number | undefined
+    let sentBody = false
+    const finish = () => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve({ interim, response: parseResponse(data), sentBody })
+    }
+    const timer = setTimeout(finish, 3_000)
+    socket.on('connect', () => socket.write(head))
+    socket.on('data', (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk])
+      if (interim === undefined && data.subarray(0, 12).toString('latin1') === 'HTTP/1.1 100') {
+        const end = data.indexOf('\r\n\r\n')
+        if (end < 0) return
+        interim = 100
+        data = data.subarray(end + 4)
+        sentBody = true
+        socket.write(body)
+      }
+      if (parseResponse(data)) finish()
+    })
+    socket.on('error', finish)
+    socket.on('close', finish)
+  })
+}
+
+describe('the HTTP edge of the mock server', () => {
+  let platform: MockPlatform
+  let server: Server
+  let port: number
+  let origin: string
+  let key: string
+  beforeAll(async () => {
+    platform = await createMockPlatform({ checkResponses: true })
+    key = platform.demo.secretKey ?? ''
+    server = createHttpServer(() => platform)
+    port = (await listen(server, 0, '127.0.0.1')).port
+    origin = `http://127.0.0.1:${port}`
+  })
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  )
+
+  const agentHead = (expect: string, length: number) =>
+    `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nExpect: ${expect}\r\nContent-Length: ${length}\r\n\r\n`
+
+  describe('Expect', () => {
+    it('answers Expect: 100-continue with 100 Continue, then the real answer to the body', async () => {
+      const body = JSON.stringify(agentBody('after 100'))
+      const { interim, response } = await expectContinue(port, agentHead('100-continue', body.length), body)
+      expect(interim).toBe(100)
+      expect(response?.status).toBe(201)
+    })
+
+    it('answers Expect: 100-continue with a declared body over 1 MiB by 413 at once, without asking for the body', async () => {
+      const { interim, response, sentBody } = await expectContinue(
+        port,
+        agentHead('100-continue', 2 * MiB),
+        'x',
+      )
+      expect(interim).toBeUndefined()
+      expect(sentBody).toBe(false)
+      expect(response?.status).toBe(413)
+      const error = JSON.parse(response?.body.toString('utf8') ?? 'null')
+      expect(error.error.code).toBe('payload_too_large')
+    })
+
+    it.each(['something-else', '100-continue-please', 'foo=bar'])(
+      'answers Expect: %s with 417 and the error envelope, not a bare 417',
+      async (value) => {
+        const { response } = await rawExchange(port, `${agentHead(value, 2)}{}`)
+        expect(response?.status).toBe(417)
+        const body = JSON.parse(response?.body.toString('utf8') ?? 'null')
+        expect(body.error).toMatchObject({ type: 'invalid_request_error', param: 'Expect' })
+        expect(errorProblems('/v1/agents', 417, response?.headers ?? {}, body)).toEqual([])
+      },
+    )
+  })
+
+  it('answers CONNECT with 405 and the error envelope, then closes', async () => {
+    const { response } = await rawExchange(
+      port,
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      { end: false },
+    )
+    expect(response?.status).toBe(405)
+    expect(response?.headers.allow?.[0]).toMatch(/GET/)
+    const body = JSON.parse(response?.body.toString('utf8') ?? 'null')
+    expect(body.error.code).toBe('method_not_allowed')
+    expect(errorProblems('/v1', 405, response?.headers ?? {}, body)).toEqual([])
+    expect(response?.headers.connection).toEqual(['close'])
+  })
+
+  it('answers an HTTP/1.1 request without Host with 400 and the error envelope', async () => {
+    const { response } = await rawExchange(
+      port,
+      `GET /v1/user HTTP/1.1\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+    )
+    expect(response?.status).toBe(400)
+    const body = JSON.parse(response?.body.toString('utf8') ?? 'null')
+    expect(body.error).toMatchObject({ code: 'invalid_parameter', param: 'Host' })
+    expect(errorProblems('/v1/user', 400, response?.headers ?? {}, body)).toEqual([])
+  })
+
+  it('builds Location from the address the connection reached, never from the Host header', async () => {
+    const created = await httpJson(origin, 'POST', '/v1/agents', {
+      key,
+      headers: { host: 'evil.example:9' },
+      body: agentBody('located'),
+    })
+    expect(created.status).toBe(201)
+    expect(created.headers.location).toBe(`${origin}/v1/agents/${created.body.id}`)
+  })
+})
+
+describe('Location from the CLI', () => {
+  let running: RunningMock
+  beforeAll(async () => {
+    const flags = parseMockFlags(['--port', '0', '--quiet', '--host', 'localhost'])
+    if (flags === 'help') throw new Error('unreachable')
+    running = await startMock(flags, () => {})
+  })
+  afterAll(() => running.close())
+
+  it('is the base URL the mock printed (--host localhost), whatever Host the client sent', async () => {
+    const port = new URL(running.baseUrl).port
+    const created = await httpJson(`http://127.0.0.1:${port}`, 'POST', '/v1/agents', {
+      key: running.platform.demo.secretKey,
+      headers: { host: 'attacker.example' },
+      body: agentBody('printed base'),
+    })
+    expect(running.baseUrl).toBe(`http://localhost:${port}/v1`)
+    expect(created.headers.location).toBe(`${running.baseUrl}/agents/${created.body.id}`)
+  })
+})

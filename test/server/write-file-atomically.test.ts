@@ -1,0 +1,116 @@
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  watch,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { EngineSnapshot } from '../../mocks/engine/create-engine.ts'
+import { createStateFile } from '../../mocks/server/state-file.ts'
+import { removeStaleTemporaries, writeFileAtomically } from '../../mocks/server/write-file-atomically.ts'
+
+let folder: string
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'vak-atomic-'))
+})
+afterEach(() => rmSync(folder, { recursive: true, force: true }))
+
+const snapshot = { version: 1, seed: 1 } as unknown as EngineSnapshot
+
+/** Names a temporary could have had in earlier versions of the mock: `<file>.<pid>.tmp`. */
+const predictableNames = (path: string) => [`${path}.${process.pid}.tmp`, `${path}.tmp`]
+
+describe('createStateFile(path).save', () => {
+  it('never writes through a link planted at a predictable temporary name', async () => {
+    const path = join(folder, 'state.json')
+    const victim = join(folder, 'victim.txt')
+    writeFileSync(victim, 'precious\n')
+    for (const name of predictableNames(path)) symlinkSync(victim, name)
+    await createStateFile(path).save(() => snapshot)
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n')
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(snapshot)
+    expect(lstatSync(path).isSymbolicLink()).toBe(false)
+  })
+
+  it('never creates the target of a dangling link planted at a predictable temporary name', async () => {
+    const path = join(folder, 'state.json')
+    const target = join(folder, 'created-through-link.txt')
+    for (const name of predictableNames(path)) symlinkSync(target, name)
+    await createStateFile(path).save(() => snapshot)
+    expect(existsSync(target)).toBe(false)
+  })
+})
+
+describe('writeFileAtomically', () => {
+  it('writes the file whole with mode 600, even over a file that was readable by all', async () => {
+    const path = join(folder, 'keys.json')
+    writeFileSync(path, 'old', { mode: 0o644 })
+    await writeFileAtomically(path, '{"secret":1}\n')
+    expect(readFileSync(path, 'utf8')).toBe('{"secret":1}\n')
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+  })
+
+  it('replaces a link at the path itself instead of writing to its target', async () => {
+    const path = join(folder, 'keys.json')
+    const victim = join(folder, 'victim.txt')
+    writeFileSync(victim, 'precious\n')
+    symlinkSync(victim, path)
+    await writeFileAtomically(path, 'new\n')
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n')
+    expect(lstatSync(path).isSymbolicLink()).toBe(false)
+    expect(readFileSync(path, 'utf8')).toBe('new\n')
+  })
+
+  it('names each temporary unpredictably (pid and 128 random bits), beside the file', async () => {
+    const path = join(folder, 'state.json')
+    const seen = new Set<string>()
+    const watcher = watch(folder, (_event, name) => {
+      if (name?.endsWith('.tmp')) seen.add(name)
+    })
+    try {
+      for (let i = 0; i < 5; i++) await writeFileAtomically(path, `write ${i}`)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    } finally {
+      watcher.close()
+    }
+    expect(seen.size).toBe(5)
+    for (const name of seen)
+      expect(name).toMatch(new RegExp(`^state\\.json\\.${process.pid}\\.[0-9a-f]{32}\\.tmp$`))
+  })
+
+  it('removes its temporary and keeps the old file when the write fails', async () => {
+    const path = join(folder, 'state.json')
+    mkdirSync(path)
+    writeFileSync(join(path, 'inside'), 'x')
+    await expect(writeFileAtomically(path, 'new')).rejects.toThrow()
+    expect(readdirSync(folder)).toEqual(['state.json'])
+    expect(readdirSync(path)).toEqual(['inside'])
+  })
+})
+
+describe('removeStaleTemporaries', () => {
+  it('removes the temporaries of dead processes, keeps live ones, and removes a planted link without following it', () => {
+    const path = join(folder, 'state.json')
+    const victim = join(folder, 'victim.txt')
+    writeFileSync(victim, 'precious\n')
+    const dead = 2 ** 22 + 17 // above Linux's pid_max default: no such process
+    const stale = [`state.json.${dead}.tmp`, `state.json.${dead}.0123456789abcdef0123456789abcdef.tmp`]
+    for (const name of stale) writeFileSync(join(folder, name), 'x')
+    symlinkSync(victim, join(folder, `state.json.${dead}.fedcba9876543210fedcba9876543210.tmp`))
+    const live = `state.json.${process.pid}.00000000000000000000000000000000.tmp`
+    writeFileSync(join(folder, live), 'x')
+    writeFileSync(join(folder, 'state.json.other'), 'x')
+    removeStaleTemporaries(path)
+    expect(readdirSync(folder).sort()).toEqual([live, 'state.json.other', 'victim.txt'].sort())
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n')
+  })
+})
