@@ -86,7 +86,8 @@ describe.skipIf(SKIP_BROWSER_TESTS)(`the HTML report of the contract suite in Ch
     )
     const figures = await page.locator('dl.figures').innerText()
     expect(figures).toMatch(/Requests\s+\d+ sent to the API/)
-    expect(figures).toMatch(/Coverage\s+\d+ of 145 documented \(operation, status\) pairs \(\d+%\)/)
+    const { exercised, documented } = report.result.coverage
+    expect(figures).toContain(`${exercised} of ${documented} documented (operation, status) pairs`)
   })
 
   it('groups the results by area, with a link to each', async () => {
