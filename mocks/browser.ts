@@ -19,7 +19,7 @@ export {
   createSessionStore,
   DEFAULT_STORAGE_KEY,
   type SavedState,
-  type StateStore,
+  type SessionStore,
 } from './browser/session-store.ts'
 export { type MockWorker, type MockWorkerOptions, startMockWorker } from './browser/start-mock-worker.ts'
 export { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './msw/handlers.ts'

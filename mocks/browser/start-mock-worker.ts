@@ -1,12 +1,10 @@
-import { http } from 'msw'
 import type { SetupWorker } from 'msw/browser'
-import { toFetchResponse } from '../msw/fetch-bridge.ts'
 import { createHandlers } from '../msw/handlers.ts'
 import type { MockPlatform, MockPlatformOptions } from '../platform.ts'
 import { createPersistentPlatform } from './persistent-platform.ts'
-import { createSessionStore, DEFAULT_STORAGE_KEY, type StateStore } from './session-store.ts'
+import { createSessionStore, DEFAULT_STORAGE_KEY, type SessionStore } from './session-store.ts'
 
-export interface MockWorkerOptions extends Omit<MockPlatformOptions, 'snapshot' | 'clock'> {
+export interface MockWorkerOptions extends Omit<MockPlatformOptions, 'store' | 'clock'> {
   /** Where the app sends API requests, ending in `/v1`. Default `/v1` (the page's own origin). */
   baseUrl?: string
   /** URL of the service-worker script. Default `/mockServiceWorker.js`. */
@@ -35,13 +33,13 @@ export interface MockWorker {
   readonly baseUrl: string
   /** Whether this page load continued a saved state (true after a reload). */
   readonly restored: boolean
-  /** Forgets the saved state and reseeds (same data, new demo key values). `POST /_mock/reset` does the same. */
+  /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
   reset(): Promise<void>
   /** Stops intercepting requests (the state stays saved). */
   stop(): void
 }
 
-const noStore: StateStore = { load: () => undefined, save: () => false, clear() {} }
+const noStore: SessionStore = { load: () => undefined, save: () => false, clear() {} }
 
 /**
  * Starts MSW's service worker with the stateful mock engine running in the page: requests to
@@ -60,30 +58,12 @@ export async function startMockWorker(options: MockWorkerOptions = {}): Promise<
   } = options
   const store = persist ? createSessionStore(globalThis.sessionStorage, storageKey) : noStore
   const persistent = await createPersistentPlatform({ checkResponses: true, ...platformOptions, store })
-  const mountPoint = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')
 
-  // The engine's own reset goes back to the state this page load started from; in the browser a reset
-  // means the seeded state, so the control plane checks the request and the platform is then reseeded.
-  const resetHandler = http.post(`${mountPoint}/_mock/reset`, async ({ request }) => {
-    const headers: Record<string, string> = {}
-    request.headers.forEach((value, name) => {
-      headers[name] = value
-    })
-    const body = await request.text()
-    const answer = await persistent.platform.handle({
-      method: 'POST',
-      url: `/_mock/reset${new URL(request.url).search}`,
-      headers,
-      body: body === '' ? null : body,
-    })
-    if (answer.status === 200) await persistent.reset()
-    return toFetchResponse(answer)
-  })
   const view = () => ({ ...persistent.platform, handle: persistent.handle })
   // Loaded here, not at the top: this module can then be imported anywhere (a server render, a Node test that
   // only reads its types); msw 3 refuses `msw/browser` outside a browser.
   const { setupWorker } = await import('msw/browser')
-  const worker = setupWorker(resetHandler, ...createHandlers(view, { baseUrl }))
+  const worker = setupWorker(...createHandlers(view, { baseUrl }))
   await worker.start({ serviceWorker: { url: serviceWorkerUrl }, onUnhandledRequest, quiet })
 
   const flush = () => persistent.flush()

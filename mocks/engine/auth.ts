@@ -47,14 +47,14 @@ export interface AuthOptions {
 }
 
 /** Authenticates a request: missing, malformed, invalid, revoked and expired keys each say so. */
-export async function authenticate(
+export function authenticate(
   header: string | undefined,
   query: URLSearchParams,
   { keys, clock }: AuthOptions,
-): Promise<AuthResult> {
+): AuthResult {
   const token = parseAuthorization(header, query)
   if (token instanceof ApiError) return { ok: false, error: token }
-  const stored = await keys.find(token)
+  const stored = keys.find(token)
   if (!stored)
     return { ok: false, error: errors.unauthenticated(`Invalid API key provided${describe(token)}.`) }
   const { record } = stored

@@ -10,6 +10,8 @@ export interface Clock {
   offsetSeconds(): number
   /** Back to real time (the control plane's reset). */
   reset(): void
+  /** Sets the offset (a saved or replicated clock). */
+  setOffsetSeconds(seconds: number): void
 }
 
 export interface ClockOptions {
@@ -34,6 +36,9 @@ export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOpti
     offsetSeconds: () => offsetMs / 1000,
     reset() {
       offsetMs = 0
+    },
+    setOffsetSeconds(seconds) {
+      offsetMs = seconds * 1000
     },
   }
 }

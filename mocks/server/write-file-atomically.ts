@@ -41,7 +41,8 @@ async function syncFolder(folder: string): Promise<void> {
 }
 
 /**
- * Writes a file so that it is always either the old content or the new one, durably, and safely in
+ * Writes a file (whole, or from an async iterable of pieces) so that it is always either the old content
+ * or the new one, durably, and safely in
  * a folder others can write to: the data goes to a temporary beside it that is created exclusively
  * (`O_EXCL`, never through a link), named unpredictably (pid and 128 random bits) and owner-only
  * (mode 600); it is fsynced, renamed over the file (a link at `path` is replaced, not followed), and
@@ -49,7 +50,7 @@ async function syncFolder(folder: string): Promise<void> {
  */
 export async function writeFileAtomically(
   path: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | AsyncIterable<string>,
   { mode = 0o600 }: WriteOptions = {},
 ): Promise<void> {
   const temporary = `${path}.${process.pid}.${randomBytes(16).toString('hex')}.tmp`
@@ -58,7 +59,9 @@ export async function writeFileAtomically(
     try {
       // The umask may have taken bits away at creation; the mode asked for is the mode given.
       await file.chmod(mode)
-      await file.writeFile(data)
+      if (typeof data === 'string' || data instanceof Uint8Array) await file.writeFile(data)
+      // Written piece by piece (a large state): the event loop keeps serving between the pieces.
+      else for await (const chunk of data) await file.write(chunk)
       await file.sync()
     } finally {
       await file.close()

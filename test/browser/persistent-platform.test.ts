@@ -69,16 +69,28 @@ describe('createPersistentPlatform', () => {
     expect(saved).not.toContain(value)
   })
 
-  it('starts over on reset: the seeded data again, new demo key values, nothing saved from before', async () => {
+  it('starts over on reset as POST /_mock/reset does: the seeded data again, the demo keys still valid', async () => {
     const storage = memoryStorage()
     const persistent = await createPersistentPlatform({ store: createSessionStore(storage) })
     const before = { account: persistent.platform.demo.account.id, key: persistent.secretKey }
     await persistent.handle(post('/_mock/clock/advance', { seconds: 60 }))
+    await persistent.handle(
+      post(`/_mock/accounts/${before.account}/keys`, { type: 'secret', name: 'gone after reset' }),
+    )
     await persistent.reset()
     expect(persistent.platform.demo.account.id).toBe(before.account)
-    expect(persistent.secretKey).not.toBe(before.key)
+    expect(persistent.secretKey).toBe(before.key)
     expect(persistent.platform.clock.offsetSeconds()).toBe(0)
+    expect(persistent.platform.keys.list(before.account).map((key) => key.name)).not.toContain(
+      'gone after reset',
+    )
     expect((await persistent.handle(get('/v1/user', persistent.secretKey))).status).toBe(200)
+    // What was saved is the reset state too: a reload finds it.
+    const reloaded = await createPersistentPlatform({ store: createSessionStore(storage) })
+    expect(reloaded.platform.keys.list(before.account).map((key) => key.name)).not.toContain(
+      'gone after reset',
+    )
+    expect(reloaded.secretKey).toBe(before.key)
   })
 
   it('reseeds when the saved state is unusable', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMemoryStore } from '../../mocks/engine/state/store.ts'
 import { createMockPlatform } from '../../mocks/platform.ts'
 import { call, provision } from '../support/client.ts'
 import { startTransport, type Transport } from '../support/transports.ts'
@@ -170,7 +171,7 @@ describe('a platform restored from a saved state', () => {
     first.clock.advance(600)
     const saved = JSON.parse(JSON.stringify(first.snapshot()))
 
-    const second = await createMockPlatform({ seed: 3, snapshot: saved })
+    const second = await createMockPlatform({ seed: 3, store: createMemoryStore(saved) })
     expect(second.clock.offsetSeconds()).toBe(600)
     const restored = await second.handle(get(`/v1/agents/${agent.id}`, key))
     expect((restored.body as { name: string }).name).toBe('Renamed before the restart')

@@ -48,7 +48,7 @@ export function agentHandlers(): Handlers {
           created_at: now,
           updated_at: now,
         } as Agent
-        agentsOf(ctx).insert(agent)
+        agentsOf(ctx).put(agent)
         return {
           status: 201,
           body: presentAgent(agent, ctx.key),
@@ -77,8 +77,9 @@ export function agentHandlers(): Handlers {
               : value
         }
         updated.updated_at = ctx.clock.iso()
-        Object.assign(agent, updated)
-        return { status: 200, body: presentAgent(agent, ctx.key) }
+        const stored = updated as Agent
+        agentsOf(ctx).put(stored)
+        return { status: 200, body: presentAgent(stored, ctx.key) }
       },
     },
     deleteAgent: {

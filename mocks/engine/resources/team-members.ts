@@ -52,7 +52,7 @@ export function teamMemberHandlers(): Handlers {
           joined_at: null,
           created_at: now,
         }
-        teamMembersOf(ctx).insert(member)
+        teamMembersOf(ctx).put(member)
         return {
           status: 201,
           body: { ...member },
@@ -66,8 +66,9 @@ export function teamMemberHandlers(): Handlers {
       run(ctx, member: TeamMember) {
         if (member.role === 'owner')
           throw errors.conflict('owner_role_immutable', "The owner's role cannot be changed.", 'role')
-        member.role = (ctx.body as { role: TeamMember['role'] }).role
-        return { status: 200, body: { ...member } }
+        const updated = { ...member, role: (ctx.body as { role: TeamMember['role'] }).role }
+        teamMembersOf(ctx).put(updated)
+        return { status: 200, body: { ...updated } }
       },
     },
     removeTeamMember: {
