@@ -12,7 +12,9 @@
  * ```
  *
  * The state (accounts, key hashes, resources, clock, journal) survives a reload of the tab through
- * `sessionStorage`; `mock.reset()` or `POST /_mock/reset` starts over.
+ * `sessionStorage`, with the values of the two demo keys (so that `mock.secretKey` and
+ * `mock.publishableKey` keep working; no other key value is ever stored); `mock.reset()` or
+ * `POST /_mock/reset` starts over.
  */
 export { createPersistentPlatform, type PersistentPlatform } from './browser/persistent-platform.ts'
 export {

@@ -1144,7 +1144,7 @@ export const mockControlDocument: OpenApiDocument = {
       "post": {
         "operationId": "advanceClock",
         "summary": "Advance the mock's clock",
-        "description": "Moves the clock forward by `seconds` (fractions allowed; more than 0, at most one year per call) and\nanswers with the new clock. Rate-limit windows slide, keys past `expires_at` start failing, idempotency\nkeys older than 24 h are forgotten, and new timestamps use the new time. The clock never goes back\n(except through `resetMock`).\n",
+        "description": "Moves the clock forward by `seconds` (fractions allowed; more than 0, at most one year per call) and\nanswers with the new clock. Rate-limit windows slide, keys past `expires_at` start failing, idempotency\nkeys older than 24 h are forgotten, and new timestamps use the new time. The clock never goes back\n(except through `resetMock`), and never past 9998-12-31T23:59:59Z, so that every timestamp derived\nfrom it (a key's `rotation_due_at`, 90 days on) keeps a four-digit year: an advance past that instant\nis 422 (`errors[0].param` `seconds`, code `maximum`, the message says how far it may still go) and\nchanges nothing.\n",
         "tags": [
           "Clock"
         ],
@@ -1407,13 +1407,13 @@ export const mockControlDocument: OpenApiDocument = {
         "example": "req_Mc4Tr8Yw1Qp6Zn3V"
       },
       "Allow": {
-        "description": "The methods documented for this path, comma separated.",
+        "description": "The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET.",
         "required": true,
         "schema": {
           "type": "string",
-          "pattern": "^(GET|POST|PATCH|DELETE)(, (GET|POST|PATCH|DELETE))*$"
+          "pattern": "^(GET|HEAD|POST|PATCH|DELETE)(, (GET|HEAD|POST|PATCH|DELETE))*$"
         },
-        "example": "GET, PATCH"
+        "example": "GET, HEAD, PATCH"
       },
       "WWW-Authenticate": {
         "description": "RFC 6750 challenge of the control plane.",
@@ -2624,7 +2624,7 @@ export const mockControlDocument: OpenApiDocument = {
                 }
               },
               "expires_at": {
-                "description": "Must be in the future (by the mock clock); `null` = never.",
+                "description": "Must be in the future (by the mock clock); `null` = never. Any RFC 3339 offset and fraction is\naccepted; the key records it in UTC with `Z`, in whole seconds (`2030-06-30T12:00:00.5+02:00` is\nkept as `2030-06-30T10:00:00Z`). A leap second (`:60`), an impossible date, an instant past\n9999-12-31T23:59:59Z or one not in the future is 422 (`restrictions.expires_at`).\n",
                 "type": [
                   "string",
                   "null"

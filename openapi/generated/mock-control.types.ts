@@ -223,7 +223,10 @@ export interface paths {
          * @description Moves the clock forward by `seconds` (fractions allowed; more than 0, at most one year per call) and
          *     answers with the new clock. Rate-limit windows slide, keys past `expires_at` start failing, idempotency
          *     keys older than 24 h are forgotten, and new timestamps use the new time. The clock never goes back
-         *     (except through `resetMock`).
+         *     (except through `resetMock`), and never past 9998-12-31T23:59:59Z, so that every timestamp derived
+         *     from it (a key's `rotation_due_at`, 90 days on) keeps a four-digit year: an advance past that instant
+         *     is 422 (`errors[0].param` `seconds`, code `maximum`, the message says how far it may still go) and
+         *     changes nothing.
          */
         post: operations["advanceClock"];
         delete?: never;
@@ -396,7 +399,10 @@ export interface components {
                 allowed_origins?: string[];
                 /**
                  * Format: date-time
-                 * @description Must be in the future (by the mock clock); `null` = never.
+                 * @description Must be in the future (by the mock clock); `null` = never. Any RFC 3339 offset and fraction is
+                 *     accepted; the key records it in UTC with `Z`, in whole seconds (`2030-06-30T12:00:00.5+02:00` is
+                 *     kept as `2030-06-30T10:00:00Z`). A leap second (`:60`), an impossible date, an instant past
+                 *     9999-12-31T23:59:59Z or one not in the future is 422 (`restrictions.expires_at`).
                  */
                 expires_at?: string | null;
             };
@@ -702,8 +708,8 @@ export interface components {
          */
         "Request-Id": string;
         /**
-         * @description The methods documented for this path, comma separated.
-         * @example GET, PATCH
+         * @description The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET.
+         * @example GET, HEAD, PATCH
          */
         Allow: string;
         /**

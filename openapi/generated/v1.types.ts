@@ -1295,8 +1295,9 @@ export interface components {
          */
         "WWW-Authenticate": string;
         /**
-         * @description The methods documented for this path, comma separated, e.g. `GET, PATCH, DELETE`.
-         * @example GET, PATCH, DELETE
+         * @description The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET,
+         *     e.g. `GET, HEAD, PATCH, DELETE`.
+         * @example GET, HEAD, PATCH, DELETE
          */
         Allow: string;
     };
@@ -1759,7 +1760,10 @@ export interface operations {
     getCallAnalytics: {
         parameters: {
             query?: {
-                /** @description Inclusive start of the range (RFC 3339). Default `end` minus 7 days. */
+                /**
+                 * @description Inclusive start of the range (RFC 3339). Default `end` minus 7 days. Not before 1970-01-01T00:00:00Z
+                 *     (400 naming `start`, or `end` when the default start would be).
+                 */
                 start?: string;
                 /** @description Exclusive end of the range (RFC 3339). Default the current time. */
                 end?: string;
