@@ -1,0 +1,77 @@
+import type { AccountStore } from '../accounts.ts'
+import { errors, type FieldError } from '../api-error.ts'
+import type { Clock } from '../clock.ts'
+import type { ControlHandler } from '../control-plane.ts'
+import { json } from '../error-response.ts'
+import { newId } from '../random.ts'
+import type { AccountDataStore } from '../resources/account-data.ts'
+import type { CallLifecycle } from './call-lifecycle.ts'
+import { type CallInput, type PlanContext, planCall } from './call-plan.ts'
+
+/** What starting a call acts on. */
+export interface CallControlOptions {
+  accounts: AccountStore
+  data: AccountDataStore
+  clock: Clock
+  lifecycle: CallLifecycle
+  /** The faker and vocabulary are built from the contract on the first call (they cost a few ms). */
+  planContext: () => PlanContext
+}
+
+/** Problems of a call's input that the contract's schema cannot see (all named by field). */
+function inputProblems(input: CallInput): FieldError[] {
+  const problems: FieldError[] = []
+  if (input.channel === 'web') {
+    if (input.direction === 'outbound')
+      problems.push({
+        param: 'direction',
+        code: 'invalid',
+        message: "Web calls are inbound: 'direction' must be 'inbound' for channel 'web'.",
+      })
+    for (const param of ['from_number', 'to_number'] as const)
+      if (input[param] !== undefined)
+        problems.push({
+          param,
+          code: 'invalid',
+          message: `Web calls have no phone numbers: leave '${param}' out for channel 'web'.`,
+        })
+  }
+  if (input.from_number !== undefined && input.from_number === input.to_number)
+    problems.push({
+      param: 'to_number',
+      code: 'invalid',
+      message: "'to_number' must differ from 'from_number'.",
+    })
+  return problems
+}
+
+/** The control plane's `startCall` (mock-control.yaml, tag Calls). */
+export function callControlHandlers(options: CallControlOptions): Record<string, ControlHandler> {
+  const { accounts, data, clock, lifecycle } = options
+  return {
+    startCall({ params, body }) {
+      const accountId = params.account_id ?? ''
+      if (!accounts.get(accountId)) throw errors.resourceNotFound('account', accountId, 'account_id')
+      const input = body as CallInput
+      const agent = data.get(accountId)?.agents.get(input.agent_id)
+      const problems = inputProblems(input)
+      if (!agent)
+        problems.unshift({
+          param: 'agent_id',
+          code: 'not_found',
+          message: `'agent_id': account ${accountId} has no agent '${input.agent_id}'.`,
+        })
+      if (problems.length > 0 || !agent) throw errors.validationFailed(problems)
+      const now = clock.now()
+      const { call, log } = planCall(
+        input,
+        agent,
+        { accountId, callId: newId('call') },
+        options.planContext(),
+        { ms: now, iso: clock.iso() },
+      )
+      lifecycle.begin(call, log, now)
+      return json(201, log)
+    },
+  }
+}
