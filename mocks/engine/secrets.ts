@@ -24,10 +24,15 @@ export function redactKey(value: string): string {
 }
 
 const KEY_SHAPED = /[sp]k-svc-[A-Za-z0-9]{12,}/g
+/** A webhook signing secret (`whsec_` and base64, also URL-encoded); nothing of it is ever shown. */
+const SIGNING_SECRET_SHAPED = /whsec_(?:[A-Za-z0-9+/=]|%2[bBfF]|%3[dD]){8,}/g
 
-/** Text with every key-shaped token replaced by its redacted form (error messages, journal paths). */
+/**
+ * Text with every key-shaped token replaced by its redacted form, and every signing secret by `whsec_...`
+ * (error messages, journal paths).
+ */
 export function redactSecrets(text: string): string {
-  return text.replace(KEY_SHAPED, redactKey)
+  return text.replace(KEY_SHAPED, redactKey).replace(SIGNING_SECRET_SHAPED, 'whsec_...')
 }
 
 /** A JSON value (an error body) with every string in it passed through `redactSecrets`. */

@@ -92,7 +92,7 @@ export function createCallLifecycle(options: {
 
   scheduler.on(JOB.say, (job) => {
     const found = current(job)
-    if (!found || found.log.status !== 'in_progress') return
+    if (found?.log.status !== 'in_progress') return
     write(found.call, { ...found.log, transcript: said(found.call, job.data as number) })
   })
 
