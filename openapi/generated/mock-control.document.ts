@@ -1339,12 +1339,195 @@ export const mockControlDocument: OpenApiDocument = {
         }
       }
     },
+    "/accounts/{account_id}/agents": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AccountId"
+        }
+      ],
+      "get": {
+        "operationId": "listAccountAgents",
+        "summary": "List an account's agents (for starting calls)",
+        "description": "The account's agents, newest first, with what a call needs to know of them: name, status, and where their\nwebhooks go. Not paginated (`has_more` is always `false`). The full agents are in `GET /v1/agents`.\n",
+        "tags": [
+          "Calls"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The account's agents.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AgentSummaryList"
+                },
+                "examples": {
+                  "two": {
+                    "summary": "Two agents, one sending webhooks to a local receiver",
+                    "value": {
+                      "object": "list",
+                      "has_more": false,
+                      "data": [
+                        {
+                          "id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                          "name": "Brightline Dental Front Desk",
+                          "status": "active",
+                          "webhook_url": "http://127.0.0.1:3000/webhooks/voice",
+                          "webhook_events": [
+                            "call.started",
+                            "call.ended"
+                          ]
+                        },
+                        {
+                          "id": "agt_7Lw4Rt9Qx2Mz5Kb8",
+                          "name": "Vet Reminders",
+                          "status": "inactive",
+                          "webhook_url": null,
+                          "webhook_events": []
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
     "/accounts/{account_id}/calls": {
       "parameters": [
         {
           "$ref": "#/components/parameters/AccountId"
         }
       ],
+      "get": {
+        "operationId": "listCalls",
+        "summary": "List an account's recent calls",
+        "description": "The account's most recent call logs, newest first (seeded, simulated or any other), as\n`GET /v1/call-logs` shows them, without a key: to watch simulated calls progress. `limit` 1-100,\ndefault 10.\n",
+        "tags": [
+          "Calls"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "How many calls to return (1-100, default 10).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 10
+            },
+            "examples": {
+              "five": {
+                "value": 5
+              }
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The most recent calls, newest first.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CallLogList"
+                },
+                "examples": {
+                  "ringing": {
+                    "summary": "A simulated call ringing",
+                    "value": {
+                      "object": "list",
+                      "has_more": true,
+                      "data": [
+                        {
+                          "id": "call_8Rk2Wq5Tz9Lm3Nx7",
+                          "object": "call_log",
+                          "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                          "channel": "phone",
+                          "direction": "inbound",
+                          "from_number": "+14155550123",
+                          "to_number": "+14155550188",
+                          "status": "ringing",
+                          "end_reason": null,
+                          "started_at": "2026-03-12T14:02:11Z",
+                          "ended_at": null,
+                          "duration_seconds": null,
+                          "cost_usd": null,
+                          "recording_url": null,
+                          "analysis": null,
+                          "metadata": {},
+                          "created_at": "2026-03-12T14:02:10Z",
+                          "transcript": []
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      },
       "post": {
         "operationId": "startCall",
         "summary": "Start a simulated call",
@@ -3754,6 +3937,100 @@ export const mockControlDocument: OpenApiDocument = {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/WebhookDelivery"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "CallLogList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "data",
+          "has_more"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/CallLog"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "AgentSummary": {
+        "type": "object",
+        "description": "An agent as starting a call needs it (the whole agent is `GET /v1/agents/{agent_id}`).",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "name",
+          "status",
+          "webhook_url",
+          "webhook_events"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^agt_[A-Za-z0-9]+$"
+          },
+          "name": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "active",
+              "inactive"
+            ]
+          },
+          "webhook_url": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "webhook_events": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "call.started",
+                "call.ended",
+                "call.analyzed",
+                "transcript.ready"
+              ]
+            }
+          }
+        }
+      },
+      "AgentSummaryList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "data",
+          "has_more"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AgentSummary"
             }
           },
           "has_more": {

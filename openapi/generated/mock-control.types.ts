@@ -255,6 +255,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account_id}/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an account's agents (for starting calls)
+         * @description The account's agents, newest first, with what a call needs to know of them: name, status, and where their
+         *     webhooks go. Not paginated (`has_more` is always `false`). The full agents are in `GET /v1/agents`.
+         */
+        get: operations["listAccountAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{account_id}/calls": {
         parameters: {
             query?: never;
@@ -265,7 +289,13 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List an account's recent calls
+         * @description The account's most recent call logs, newest first (seeded, simulated or any other), as
+         *     `GET /v1/call-logs` shows them, without a key: to watch simulated calls progress. `limit` 1-100,
+         *     default 10.
+         */
+        get: operations["listCalls"];
         put?: never;
         /**
          * Start a simulated call
@@ -741,6 +771,27 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             has_more: boolean;
         };
+        CallLogList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["CallLog"][];
+            has_more: boolean;
+        };
+        /** @description An agent as starting a call needs it (the whole agent is `GET /v1/agents/{agent_id}`). */
+        AgentSummary: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            webhook_url: string | null;
+            webhook_events: ("call.started" | "call.ended" | "call.analyzed" | "transcript.ready")[];
+        };
+        AgentSummaryList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["AgentSummary"][];
+            has_more: boolean;
+        };
     };
     responses: {
         /**
@@ -980,6 +1031,9 @@ export type DeletedWebhookSecret = components['schemas']['DeletedWebhookSecret']
 export type WebhookAttempt = components['schemas']['WebhookAttempt'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
+export type CallLogList = components['schemas']['CallLogList'];
+export type AgentSummary = components['schemas']['AgentSummary'];
+export type AgentSummaryList = components['schemas']['AgentSummaryList'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseForbidden = components['responses']['Forbidden'];
@@ -1390,6 +1444,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JournalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listAccountAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's agents. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSummaryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listCalls: {
+        parameters: {
+            query?: {
+                /** @description How many calls to return (1-100, default 10). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The most recent calls, newest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallLogList"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -179,3 +179,27 @@ describe('POST /_mock/accounts/{account_id}/calls', () => {
     expect(platform.nextDueAt()).toBeUndefined()
   })
 })
+
+describe('GET /_mock/accounts/{account_id}/calls and /agents', () => {
+  it('lists the newest calls with their current status, and the agents with their webhooks', async () => {
+    const { platform, key, accountId } = await frozenPlatform()
+    const agent = await firstAgent(platform, key)
+    const agents = await send(platform, 'GET', `/_mock/accounts/${accountId}/agents`)
+    expect(agents.status).toBe(200)
+    expect(agents.body.data[0]).toEqual({
+      id: agent.id,
+      name: agent.name,
+      status: agent.status,
+      webhook_url: agent.webhook_url,
+      webhook_events: agent.webhook_events,
+    })
+    const started = await send(platform, 'POST', `/_mock/accounts/${accountId}/calls`, {
+      body: { agent_id: agent.id },
+    })
+    await advance(platform, 1)
+    const calls = await send(platform, 'GET', `/_mock/accounts/${accountId}/calls?limit=2`)
+    expect(calls.body.data).toHaveLength(2)
+    expect(calls.body.data[0]).toMatchObject({ id: started.body.id, status: 'ringing' })
+    expect(calls.body.has_more).toBe(true)
+  })
+})

@@ -48,7 +48,37 @@ function inputProblems(input: CallInput): FieldError[] {
 /** The control plane's `startCall` (mock-control.yaml, tag Calls). */
 export function callControlHandlers(options: CallControlOptions): Record<string, ControlHandler> {
   const { accounts, data, clock, lifecycle } = options
+
+  function accountId(params: Record<string, string>): string {
+    const id = params.account_id ?? ''
+    if (!accounts.get(id)) throw errors.resourceNotFound('account', id, 'account_id')
+    return id
+  }
+
   return {
+    listAccountAgents({ params }) {
+      const agents = data.get(accountId(params))?.agents.values() ?? []
+      return json(200, {
+        object: 'list',
+        data: agents.map(({ id, name, status, webhook_url, webhook_events }) => ({
+          id,
+          name,
+          status,
+          webhook_url,
+          webhook_events,
+        })),
+        has_more: false,
+      })
+    },
+    listCalls({ params, query }) {
+      const limit = typeof query.limit === 'number' ? query.limit : 10
+      const logs = data.get(accountId(params))?.callLogs.page({ limit })
+      return json(200, {
+        object: 'list',
+        data: logs?.ok ? logs.data : [],
+        has_more: logs?.ok ? logs.has_more : false,
+      })
+    },
     startCall({ params, body }) {
       const accountId = params.account_id ?? ''
       if (!accounts.get(accountId)) throw errors.resourceNotFound('account', accountId, 'account_id')
