@@ -217,8 +217,10 @@ export interface paths {
         };
         /**
          * List integrations
-         * @description Lists the whole integration catalog: always exactly seven entries, one per provider, in this fixed order:
-         *     `twilio`, `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`. Integrations are
+         * @description Lists the whole integration catalog: always exactly seven entries, one per provider: `twilio`,
+         *     `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`. The catalogue is fixed, not made
+         *     of objects clients create, so its order is the implementation's choice (the mock lists it in this order;
+         *     clients must not rely on it). Integrations are
          *     not created or deleted; every account has all seven (initially `not_connected`, disabled). The list is
          *     not paginated (no `limit` / cursor parameters; `has_more` is always `false`). Credentials are never
          *     returned, only `credential_hint`. Needs `integrations:read` (also granted by `integrations:write`).
@@ -508,7 +510,8 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description ISO 8601 UTC timestamp with `Z`, whole seconds.
+         * @description ISO 8601 / RFC 3339 UTC timestamp with `Z`, with or without fractional seconds
+         *     (`2026-03-04T09:15:27Z`, `2026-03-04T09:15:27.250Z`). The mock writes whole seconds.
          */
         Timestamp: string;
         /** @description Phone number in E.164 format. */
@@ -1091,7 +1094,7 @@ export interface components {
                         code?: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict";
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1147,7 +1150,7 @@ export interface components {
                         code?: "insufficient_permissions" | "key_restricted";
                         message?: string;
                         required_permission?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1175,7 +1178,7 @@ export interface components {
                         code?: "resource_not_found" | "route_not_found";
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1200,7 +1203,7 @@ export interface components {
                         /** @constant */
                         code?: "method_not_allowed";
                         message?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1230,7 +1233,7 @@ export interface components {
                         code?: "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused";
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1257,7 +1260,7 @@ export interface components {
                         /** @constant */
                         code?: "payload_too_large";
                         message?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1284,7 +1287,7 @@ export interface components {
                         /** @constant */
                         code?: "unsupported_media_type";
                         message?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1315,7 +1318,7 @@ export interface components {
                         errors: components["schemas"]["FieldError"][];
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1347,7 +1350,7 @@ export interface components {
                         message?: string;
                         policy: string;
                         retry_after: number;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1446,10 +1449,10 @@ export interface components {
          */
         "Retry-After": number;
         /**
-         * @description Absolute URL of the created resource, built from the server's own public base URL (never from the
-         *     request's `Host` header, which the client chooses), e.g.
-         *     `https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or
-         *     `http://127.0.0.1:4010/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`.
+         * @description The created resource: an absolute URL or a reference relative to the request's URL (RFC 9110), e.g.
+         *     `https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or `/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`. The
+         *     mock sends the absolute URL, built from the server's own public base URL (never from the request's
+         *     `Host` header, which the client chooses).
          * @example https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts
          */
         Location: string;
@@ -1460,8 +1463,9 @@ export interface components {
          */
         "Idempotent-Replayed": "true";
         /**
-         * @description RFC 6750 challenge. Without credentials: `Bearer realm="api"`. With a key that is malformed, unknown,
-         *     revoked or expired: `Bearer realm="api", error="invalid_token"`.
+         * @description RFC 6750 `Bearer` challenge; its `realm` and `error` parameters are optional, and without credentials it
+         *     carries no `error` (RFC 6750 section 3.1). The mock sends, without credentials, `Bearer realm="api"`; with
+         *     a key that is malformed, unknown, revoked or expired, `Bearer realm="api", error="invalid_token"`.
          * @example Bearer realm="api", error="invalid_token"
          */
         "WWW-Authenticate": string;
