@@ -1,7 +1,5 @@
 import { type Account, createAccountStore, type Limits, type Plan } from './accounts.ts'
 import { ApiError } from './api-error.ts'
-import type { CallInput } from './calls/call-plan.ts'
-import { createCalls } from './calls/create-calls.ts'
 import { type Clock, createClock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import { createControlPlane } from './control-plane.ts'
@@ -17,10 +15,9 @@ import { analyticsHandlers } from './resources/analytics.ts'
 import { callLogHandlers } from './resources/call-logs.ts'
 import { integrationCatalog, integrationHandlers } from './resources/integrations.ts'
 import { teamMemberHandlers } from './resources/team-members.ts'
-import type { CallLog } from './resources/types.ts'
 import { userHandlers } from './resources/user.ts'
-import { createScheduler } from './schedule/scheduler.ts'
 import { type DemoAccount, type SeedOptions, seedDemoAccount } from './seed/seed.ts'
+import { createSimulation, simulationApi } from './simulation.ts'
 import type { StateSnapshot } from './state/change-set.ts'
 import { recordedClock } from './state/clock-table.ts'
 import { createMeta, type DemoIds } from './state/meta.ts'
@@ -28,9 +25,6 @@ import { checkSavedState } from './state/saved-state.ts'
 import { createState } from './state/state.ts'
 import { createMemoryStore, type StateStore, StoreUnavailable } from './state/store.ts'
 import type { EngineRequest, EngineResponse } from './types.ts'
-import type { EventListener } from './webhooks/call-event.ts'
-import { createWebhooks } from './webhooks/create-webhooks.ts'
-import type { AttemptOutcome, ClaimRequest } from './webhooks/webhook-deliveries.ts'
 
 export interface EngineOptions {
   /** The v1 contract and the control-plane contract (the generated JSON documents). */
@@ -83,27 +77,15 @@ export async function createEngine(options: EngineOptions) {
   const rateLimiter = createRateLimiter(state, clock)
   const journal = createJournal(state)
   const meta = createMeta(state)
-  const scheduler = createScheduler(state, options.onScheduleError)
-  const webhooks = createWebhooks({ state, clock, accounts, deliver: options.webhookDeliveries === true })
-  const calls = createCalls({
+  const simulation = createSimulation({
     state,
     clock,
-    scheduler,
     accounts,
     data,
     document: v1,
     seed,
-    emit: (type, log, call, at) =>
-      webhooks.emit(
-        type,
-        log,
-        {
-          account_id: call.account_id,
-          agent_id: call.agent_id,
-          agent: data.get(call.account_id)?.agents.get(call.agent_id),
-        },
-        at,
-      ),
+    deliver: options.webhookDeliveries === true,
+    onScheduleError: options.onScheduleError,
   })
 
   const provision = (account: Account) => data.provision(account, clock, catalog)
@@ -174,21 +156,18 @@ export async function createEngine(options: EngineOptions) {
     adminToken: options.adminToken,
     allowedHosts: options.allowedHosts,
     pages: options.pages,
-    handlers: { ...calls.handlers, ...webhooks.handlers },
+    handlers: simulation.handlers,
     seed,
     provisionAccount: provision,
     deleteAccountData: (accountId) => {
-      calls.removeAccount(accountId)
-      webhooks.removeAccount(accountId)
+      simulation.removeAccount(accountId)
       data.remove(accountId)
     },
     demoAccountId: () => meta.demo()?.account_id ?? demo.account.id,
     reset,
   })
 
-  /** Runs what fell due on the mock clock, each transition as of its own time. */
-  const runDue = () => scheduler.runDue(clock.now())
-
+  const { runDue, webhooks } = simulation
   const watchers = new Set<() => void>()
 
   /** Runs one step through the store, then tells listeners of its events and watchers that it happened. */
@@ -239,67 +218,21 @@ export async function createEngine(options: EngineOptions) {
     }
   }
 
-  /** Real time (epoch ms): the mock clock less its offset. */
-  const realNow = () => clock.now() - clock.offsetSeconds() * 1000
-
   return {
     /** Answers one request (v1 API or control plane). */
     handle: step,
-    /**
-     * Runs every transition due on the mock clock (calls ringing, connecting, ending, ...), as one step. Adapters
-     * call it on a real-time timer while `nextDueAt()` is defined; requests run what is due on their own.
-     */
-    tick: () => run(() => void runDue()),
-    /**
-     * When the next transition or webhook attempt falls due (epoch ms, mock clock), or undefined when nothing
-     * is scheduled.
-     */
-    nextDueAt(): number | undefined {
-      const next = scheduler.nextAt()
-      const attempt = webhooks.delivering ? webhooks.deliveries.nextDueAt(realNow()) : undefined
-      if (next === undefined) return attempt
-      return attempt === undefined ? next : Math.min(next, attempt)
-    },
+    ...simulationApi(simulation, clock, {
+      run,
+      handle: step,
+      demoAccountId: () => meta.demo()?.account_id ?? demo.account.id,
+      adminToken: options.adminToken,
+    }),
     /** Calls `watcher` after every step (a request, a tick, a delivery step); returns how to stop. */
     watch(watcher: () => void): () => void {
       watchers.add(watcher)
       return () => {
         watchers.delete(watcher)
       }
-    },
-    /**
-     * Calls `listener` with every call event (`call.started`, `call.ended`, `transcript.ready`, `call.analyzed`)
-     * as it is produced, whatever the agent subscribes to; returns how to stop listening.
-     */
-    onEvent: (listener: EventListener) => webhooks.bus.listen(listener),
-    calls: {
-      /**
-       * Starts a simulated call, as `POST /_mock/accounts/{account_id}/calls` does (the demo account's by
-       * default), and resolves to its call log (`queued`). Rejects with the control plane's message on bad input.
-       */
-      async start(input: Partial<CallInput> & { agent_id: string }, accountId?: string) {
-        const response = await step({
-          method: 'POST',
-          url: `/_mock/accounts/${accountId ?? meta.demo()?.account_id ?? demo.account.id}/calls`,
-          headers: {
-            'content-type': 'application/json',
-            ...(options.adminToken ? { authorization: `Bearer ${options.adminToken}` } : {}),
-          },
-          body: JSON.stringify(input),
-        })
-        if (response.status !== 201) {
-          const error = (response.body as { error?: { message?: string } } | undefined)?.error
-          throw new Error(error?.message ?? `Starting the call failed (${response.status}).`)
-        }
-        return response.body as CallLog
-      },
-    },
-    /** The deliverer's side of webhooks (the Node server): claim due attempts, record how they went. */
-    webhooks: {
-      claimDue: (request: ClaimRequest) => run(() => webhooks.deliveries.claimDue(request)),
-      complete: (outcome: AttemptOutcome) => run(() => webhooks.deliveries.complete(outcome)),
-      /** Whether this engine records deliveries. */
-      delivering: webhooks.delivering,
     },
     /** Moves whenever the data changes (here or, with a shared store, in another process). */
     changes: () => state.version(),
