@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, it } from 'vitest'
 import { http, type MockProcess, runCli, startMockProcess } from './mock-process.ts'
@@ -23,7 +26,8 @@ async function pointFirstAgentAt(mock: MockProcess, url: string, events: string[
 
 describe('voice-api-kit mock: calls and webhooks in real time', () => {
   it('moves a call and delivers its signed events as real time passes, without any clock advance', async () => {
-    const mock = await startMockProcess()
+    // The command users run (the build in dist/).
+    const mock = await startMockProcess([], { built: true })
     const receiver = await startReceiver()
     stops.push(mock.stop, receiver.close)
     const control = mock.keys.control_url
@@ -69,6 +73,29 @@ describe('voice-api-kit mock: calls and webhooks in real time', () => {
     await http('POST', `${control}/clock/advance`, { seconds: 200 })
     await eventually(() => receiver.received.length >= 1, 5000, 'call.analyzed')
     expect(receiver.events().map((e) => e.type)).toEqual(['call.analyzed'])
+  })
+
+  it('keeps a call under way in the state file: after a restart it goes on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vak-calls-state-'))
+    const args = ['--quiet', '--state-file', join(dir, 'state.json')]
+    const keysFile = join(dir, 'keys.json')
+    const first = await startMockProcess(args, { keysFile })
+    stops.push(first.stop)
+    const key = first.keys.secret_key
+    const agent = (await http('GET', `${first.baseUrl}/agents?limit=1`, undefined, key)).body.data[0]
+    const call = await http('POST', `${first.keys.control_url}/accounts/${first.keys.account_id}/calls`, {
+      agent_id: agent.id,
+      ring_seconds: 300,
+    })
+    await first.stop()
+    const second = await startMockProcess(args, { keysFile })
+    stops.push(second.stop)
+    expect(second.keys.account_id).toBe(first.keys.account_id)
+    const before = await http('GET', `${second.baseUrl}/call-logs/${call.body.id}`, undefined, key)
+    expect(before.body.status).toBe('ringing')
+    await http('POST', `${second.keys.control_url}/clock/advance`, { seconds: 400 })
+    const after = await http('GET', `${second.baseUrl}/call-logs/${call.body.id}`, undefined, key)
+    expect(after.body.status).toBe('completed')
   })
 
   it('refuses a malformed --webhook-hosts with a one-line usage error (exit 2)', async () => {

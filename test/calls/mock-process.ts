@@ -14,9 +14,13 @@ export interface MockProcess {
   stop(): Promise<void>
 }
 
-/** Runs the CLI with `args`, without waiting for anything. */
-export function runCli(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'mocks/cli/main.ts', ...args], {
+/**
+ * Runs the CLI with `args`, without waiting for anything: the sources through tsx, or with `built` the command
+ * users run (`bin/voice-api-kit.js`: the build in dist/, which `npm test` refreshes first).
+ */
+export function runCli(args: string[], built = false) {
+  const entry = built ? ['bin/voice-api-kit.js'] : ['--import', 'tsx', 'mocks/cli/main.ts']
+  const child = spawn(process.execPath, [...entry, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -31,9 +35,12 @@ export function runCli(args: string[]) {
 }
 
 /** Starts `voice-api-kit mock --port 0` with `args` and resolves once it listens. */
-export async function startMockProcess(args: string[] = []): Promise<MockProcess> {
-  const keysFile = join(mkdtempSync(join(tmpdir(), 'vak-calls-')), 'keys.json')
-  const run = runCli(['mock', '--port', '0', '--keys-file', keysFile, ...args])
+export async function startMockProcess(
+  args: string[] = [],
+  options: { built?: boolean; keysFile?: string } = {},
+): Promise<MockProcess> {
+  const keysFile = options.keysFile ?? join(mkdtempSync(join(tmpdir(), 'vak-calls-')), 'keys.json')
+  const run = runCli(['mock', '--port', '0', '--keys-file', keysFile, ...args], options.built)
   for (let i = 0; i < 400; i++) {
     const match = /listening on (http:\/\/\S+\/v1)/.exec(run.output())
     if (match?.[1]) {
