@@ -459,7 +459,7 @@ export interface components {
                  * @description Machine-readable error code; branch on this.
                  * @enum {string}
                  */
-                code: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict" | "invalid_api_key" | "insufficient_permissions" | "key_restricted" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
+                code: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict" | "invalid_api_key" | "insufficient_permissions" | "key_restricted" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "limit_reached" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
                 /** @description Human-readable explanation; never contains a whole API key or a credential. */
                 message: string;
                 /**
@@ -1212,7 +1212,9 @@ export interface components {
          * @description 409 - the request conflicts with the current state. `member_already_exists` (invite: the e-mail is
          *     already a member or pending invitation; `param: email`), `owner_role_immutable` (the owner's role cannot
          *     change), `cannot_remove_owner` (the owner cannot be removed), `idempotency_key_reused` (the
-         *     `Idempotency-Key` was used with a different body or path; `param: Idempotency-Key`).
+         *     `Idempotency-Key` was used with a different body or path; `param: Idempotency-Key`), `limit_reached`
+         *     (the account already holds as many objects of this kind as the service keeps; the mock: 1,000 agents and
+         *     200 team members per account; nothing is created).
          */
         Conflict: {
             headers: {
@@ -1230,7 +1232,7 @@ export interface components {
                         /** @constant */
                         type?: "conflict_error";
                         /** @enum {unknown} */
-                        code?: "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused";
+                        code?: "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "limit_reached";
                         message?: string;
                         param?: string;
                         request_id?: string;
