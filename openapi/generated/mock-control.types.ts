@@ -318,7 +318,8 @@ export interface paths {
          *     `listWebhookDeliveries`), signed with the account's signing secret (`createWebhookSecret`), and to the
          *     in-process listeners (`api.onEvent(listener)`). Deleting the call log stops the call.
          *
-         *     An `agent_id` that is not an agent of this account is 422 (`param: agent_id`); nothing is created.
+         *     An `agent_id` that is not an agent of this account is 422 (`param: agent_id`); nothing is created. An
+         *     account holds at most 100 calls under way and 200,000 call logs (409 `limit_reached`).
          *     Web calls are inbound and have no numbers; phone numbers left out are made up (the caller's from the
          *     agent's region, the agent's line from its own).
          */
@@ -887,7 +888,7 @@ export interface components {
                 };
             };
         };
-        /** @description 409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account); nothing is created. */
+        /** @description 409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account); nothing is created. */
         LimitReached: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -1586,6 +1587,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["LimitReached"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];

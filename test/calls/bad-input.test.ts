@@ -127,3 +127,28 @@ describe('api.calls.start (in-process)', () => {
     await expect(platform.calls.start({ agent_id: 'agt_doesNotExist1' })).rejects.toThrow(/agent_id/)
   })
 })
+
+describe('POST /_mock/accounts/{account_id}/calls past the bound', () => {
+  it('answers 409 limit_reached for the 101st call under way, and creates nothing', async () => {
+    const { platform, key, accountId } = await frozenPlatform()
+    const agent = await firstAgent(platform, key)
+    for (let i = 0; i < 100; i++)
+      expect(
+        (await send(platform, 'POST', `/_mock/accounts/${accountId}/calls`, { body: { agent_id: agent.id } }))
+          .status,
+      ).toBe(201)
+    const before = platform.snapshot().tables.call_logs?.length
+    const refused = await send(platform, 'POST', `/_mock/accounts/${accountId}/calls`, {
+      body: { agent_id: agent.id },
+    })
+    expect(refused.status).toBe(409)
+    expect(refused.body.error).toMatchObject({ code: 'limit_reached', param: 'account_id' })
+    expect(platform.snapshot().tables.call_logs?.length).toBe(before)
+    // Once they have ended and been analysed, there is room again.
+    await send(platform, 'POST', '/_mock/clock/advance', { body: { seconds: 200 } })
+    expect(
+      (await send(platform, 'POST', `/_mock/accounts/${accountId}/calls`, { body: { agent_id: agent.id } }))
+        .status,
+    ).toBe(201)
+  })
+})

@@ -3,6 +3,7 @@ import { errors, type FieldError } from '../api-error.ts'
 import type { Clock } from '../clock.ts'
 import type { ControlHandler } from '../control-plane.ts'
 import { json } from '../error-response.ts'
+import { assertRoom } from '../limits.ts'
 import { newId } from '../random.ts'
 import type { AccountDataStore } from '../resources/account-data.ts'
 import type { CallLifecycle } from './call-lifecycle.ts'
@@ -17,6 +18,9 @@ export interface CallControlOptions {
   /** The faker and vocabulary are built from the contract on the first call (they cost a few ms). */
   planContext: () => PlanContext
 }
+
+/** Calls under way per account, and call logs per account (seeded ones included: the benchmark seeds 100,000). */
+export const CALL_LIMITS = { underWayPerAccount: 100, callLogsPerAccount: 200_000 } as const
 
 /** Problems of a call's input that the contract's schema cannot see (all named by field). */
 function inputProblems(input: CallInput): FieldError[] {
@@ -92,6 +96,18 @@ export function callControlHandlers(options: CallControlOptions): Record<string,
           message: `'agent_id': account ${accountId} has no agent '${input.agent_id}'.`,
         })
       if (problems.length > 0 || !agent) throw errors.validationFailed(problems)
+      assertRoom(
+        lifecycle.underWay(accountId),
+        CALL_LIMITS.underWayPerAccount,
+        'calls under way per account',
+        'account_id',
+      )
+      assertRoom(
+        data.get(accountId)?.callLogs.size ?? 0,
+        CALL_LIMITS.callLogsPerAccount,
+        'call logs per account',
+        'account_id',
+      )
       const now = clock.now()
       const { call, log } = planCall(
         input,

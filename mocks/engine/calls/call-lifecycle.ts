@@ -136,6 +136,8 @@ export function createCallLifecycle(options: {
       write(call, log)
       scheduler.add(now + QUEUED_MS, JOB.ring, callKey(call.account_id, call.id))
     },
+    /** How many calls of an account are under way (not yet ended, or waiting for their analysis). */
+    underWay: (accountId: string) => calls.keys().filter((key) => key.startsWith(`${accountId}/`)).length,
     /** Stops and forgets every call of an account. */
     removeAccount(accountId: string): void {
       for (const key of calls.keys()) if (key.startsWith(`${accountId}/`)) forget(key)
