@@ -7,8 +7,7 @@ import { dashboardPages } from '../server/dashboard/dashboard-pages.ts'
 import { createHttpServer, listen } from '../server/http-server.ts'
 import { isLoopbackHost, isWildcardHost } from '../server/loopback-host.ts'
 import { docsPage } from '../server/pages.ts'
-import { createWebhookDeliverer } from '../server/webhooks/webhook-deliverer.ts'
-import { startTicker } from '../ticker/start-ticker.ts'
+import { runWebhooks } from '../server/webhooks/run-webhooks.ts'
 import { prepareKeysFile, previousKeys, writeKeysFile } from './keys-file.ts'
 import type { MockFlags } from './mock-flags.ts'
 import { openStore } from './open-store.ts'
@@ -72,22 +71,19 @@ export async function startMock(
 
   // Calls move and webhooks go out in real time; with a shared store, calls started by other processes are
   // learnt of by polling.
-  const deliverer = createWebhookDeliverer(platform, {
+  const webhooks = runWebhooks(platform, {
     hosts: flags.webhookHosts,
     log: flags.quiet ? undefined : log,
-  })
-  const ticker = startTicker(platform, {
-    afterTick: () => deliverer.deliverDue(),
     pollMs: flags.store.kind === 'redis' ? 1000 : undefined,
   })
 
   const close = async () => {
-    ticker.stop()
+    const stopping = webhooks.stop()
     await new Promise<void>((resolve) => {
       server.close(() => resolve())
       server.closeAllConnections()
     })
-    await deliverer.stop()
+    await stopping
     await platform.close()
   }
 
