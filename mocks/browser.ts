@@ -24,5 +24,7 @@ export {
   type SessionStore,
 } from './browser/session-store.ts'
 export { type MockWorker, type MockWorkerOptions, startMockWorker } from './browser/start-mock-worker.ts'
+export type { CallEvent, EventContext, EventListener } from './engine/webhooks/call-event.ts'
+export type { CallStart, MockCalls } from './msw/create-mock-api.ts'
 export { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './msw/handlers.ts'
 export { createMockPlatform, type MockPlatform, type MockPlatformOptions } from './platform.ts'

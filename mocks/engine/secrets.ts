@@ -25,7 +25,9 @@ export function redactKey(value: string): string {
 
 /** A key value, or anything shaped like one whatever its case (`SK-svc-...` is a pasted key too). */
 const KEY_SHAPED = /[sp]k-svc-[a-z0-9]{12,}/gi
-const MAY_HOLD_KEY = /k-svc-|%/i
+/** A webhook signing secret (`whsec_` and base64, also URL-encoded); nothing of it is ever shown. */
+const SIGNING_SECRET_SHAPED = /whsec_(?:[A-Za-z0-9+/=]|%2[bBfF]|%3[dD]){8,}/gi
+const MAY_HOLD_SECRET = /k-svc-|whsec_|%/i
 /** A percent-escape of a character that needs none in a URL (RFC 3986 unreserved), or of `%` itself. */
 const NEEDLESS_ESCAPE = /%([0-9a-f]{2})/gi
 const UNRESERVED_OR_PERCENT = /^[A-Za-z0-9\-._~%]$/
@@ -45,14 +47,15 @@ function decodeNeedlessEscapes(text: string): string {
 }
 
 /**
- * Text with every key-shaped token replaced by its redacted form (error messages, journal paths),
- * judged on the decoded form: a key sent as `%73k-svc-...` (or escaped twice, or in upper case) is
- * redacted too, and the text then comes back decoded. Text that holds no key comes back unchanged.
+ * Text with every key-shaped token replaced by its redacted form, and every signing secret by `whsec_...`
+ * (error messages, journal paths), judged on the decoded form: a key sent as `%73k-svc-...` (or escaped twice,
+ * or in upper case) is redacted too, and the text then comes back decoded. Text that holds no secret comes
+ * back unchanged.
  */
 export function redactSecrets(text: string): string {
-  if (!MAY_HOLD_KEY.test(text)) return text
+  if (!MAY_HOLD_SECRET.test(text)) return text
   const decoded = decodeNeedlessEscapes(text)
-  const redacted = decoded.replace(KEY_SHAPED, redactKey)
+  const redacted = decoded.replace(KEY_SHAPED, redactKey).replace(SIGNING_SECRET_SHAPED, 'whsec_...')
   return redacted === decoded ? text : redacted
 }
 
