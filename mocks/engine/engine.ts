@@ -58,7 +58,11 @@ export function createEngineCore(options: EngineCoreOptions) {
     clock,
   })
 
-  /** Headers every answer gets, key values redacted from errors, and the journal entry. */
+  /**
+   * Headers every answer gets, key values redacted from errors, and the journal entry (of requests to the API:
+   * the control plane and its pages are not journaled, as `mock-control.yaml` says, so that a dashboard that
+   * polls does not push the API's requests out of the journal).
+   */
   function finish(
     request: EngineRequest,
     url: URL,
@@ -74,6 +78,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     // A key sent in the path or as a parameter name is never echoed by an error or kept in the journal.
     if (response.status >= 400 && response.body && typeof response.body === 'object')
       response.body = redactDeep(response.body)
+    if (url.pathname === '/_mock' || url.pathname.startsWith('/_mock/')) return response
     journal.record({
       id: requestId,
       object: 'journal_entry',
