@@ -23,7 +23,8 @@ return {firstId, redis.call('XRANGE', KEYS[2], '(' .. ARGV[3], '+')}
  * set: apply its changes to the table hashes (a reset first deletes them all); then, unless its payload is
  * empty (the first state of a new store, which nobody needs to replay), take the next sequence number and
  * append it to the feed. Returns the ids of the appended entries.
- * KEYS: lock, feed, seq, tables, initialized. ARGV: token, key prefix, max feed length, release, set count,
+ * KEYS: lock, feed, seq, tables, initialized, released (a channel told when the lock is let go). ARGV: token,
+ * key prefix, max feed length, release, set count,
  * then per set: payload JSON, reset flag ('1' or '0'), change count, then per change: table, key, value JSON
  * ('' deletes).
  */
@@ -60,12 +61,17 @@ end
 if release == '1' then
   redis.call('SET', KEYS[5], '1')
   redis.call('DEL', KEYS[1])
+  redis.call('PUBLISH', KEYS[6], '1')
 end
 return ids
 `
 
-/** Lets go of the lock if this caller still holds it. KEYS: lock. ARGV: token. */
+/** Lets go of the lock if this caller still holds it, and says so on a channel. KEYS: lock, released. ARGV: token. */
 export const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('PUBLISH', KEYS[2], '1')
+  return 1
+end
 return 0
 `

@@ -89,7 +89,24 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
     seq: `${prefix}seq`,
     tables: `${prefix}tables`,
     initialized: `${prefix}initialized`,
+    released: `${prefix}released`,
   }
+  // The scripts, sent once and then run by their digest (EVALSHA).
+  client.defineCommand('vakAcquire', { numberOfKeys: 2, lua: ACQUIRE })
+  client.defineCommand('vakCommit', { numberOfKeys: 6, lua: COMMIT })
+  client.defineCommand('vakRelease', { numberOfKeys: 2, lua: RELEASE })
+  const run = client as unknown as Record<
+    'vakAcquire' | 'vakCommit' | 'vakRelease',
+    (...args: string[]) => Promise<unknown>
+  >
+  // A second connection hears when the lock is let go, so that a waiting process tries again at once.
+  const listener = client.duplicate()
+  listener.on('error', () => {
+    // Waiting falls back to polling; the main connection reports failures.
+  })
+  let wake: (() => void) | undefined
+  await listener.subscribe(keys.released).catch(() => {})
+  listener.on('message', () => wake?.())
   const description = `Redis ${new URL(url).host}${new URL(url).pathname || '/0'}`
   let state: EngineState | undefined
   let token = ''
@@ -102,25 +119,33 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
   async function acquire(ttl = lockTtl): Promise<[string, FeedEntry[]]> {
     token = randomBytes(16).toString('hex')
     for (let attempt = 0; ; attempt++) {
-      const taken = (await client.eval(ACQUIRE, 2, keys.lock, keys.feed, token, String(ttl), lastId)) as
+      const taken = (await run.vakAcquire(keys.lock, keys.feed, token, String(ttl), lastId)) as
         | [string, FeedEntry[]]
         | null
       if (taken) return taken
-      // Someone else holds it: wait a little longer each time, with jitter, up to a few milliseconds.
-      const wait = Math.min(5, 0.2 * 1.5 ** Math.min(attempt, 10)) * (0.5 + Math.random())
-      await new Promise((resolve) => setTimeout(resolve, wait))
+      // Someone else holds it: try again when it is let go (or, should that message be missed, a little later
+      // each time, with jitter, up to 20 ms).
+      const wait = Math.min(20, 0.5 * 1.5 ** Math.min(attempt, 12)) * (0.5 + Math.random())
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait)
+        wake = () => {
+          clearTimeout(timer)
+          wake = undefined
+          resolve()
+        }
+      })
     }
   }
 
   async function release(): Promise<void> {
-    await client.eval(RELEASE, 1, keys.lock, token).catch(() => {})
+    await run.vakRelease(keys.lock, keys.released, token).catch(() => {})
   }
 
   async function commit(sets: StoredChangeSet[], releaseLock: boolean, payload = true): Promise<string[]> {
     const args: string[] = [token, prefix, feedLength, releaseLock ? '1' : '0', String(sets.length)]
     for (const set of sets) args.push(...setArgs(set, payload))
-    const k = [keys.lock, keys.feed, keys.seq, keys.tables, keys.initialized]
-    return (await client.eval(COMMIT, k.length, ...k, ...args)) as string[]
+    const k = [keys.lock, keys.feed, keys.seq, keys.tables, keys.initialized, keys.released]
+    return (await run.vakCommit(...k, ...args)) as string[]
   }
 
   /** Every table, read whole (at start, or after falling behind the feed's oldest set). */
@@ -244,6 +269,7 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
 
     async close() {
       while (pumping || queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5))
+      listener.disconnect()
       client.disconnect()
     },
   }
