@@ -7,15 +7,12 @@ import { createContractAjv } from '../mocks/engine/contract/contract-ajv.ts'
 import type { OpenApiDocument } from '../mocks/engine/contract/document.ts'
 import { createEngine } from '../mocks/engine/create-engine.ts'
 import { createKeyStore } from '../mocks/engine/key-store.ts'
-import {
-  type AccountData,
-  provisionAccountData,
-  snapshotAccountData,
-} from '../mocks/engine/resources/account-data.ts'
+import { type AccountData, createAccountDataStore } from '../mocks/engine/resources/account-data.ts'
 import { integrationCatalog } from '../mocks/engine/resources/integrations.ts'
 import type { CallLog } from '../mocks/engine/resources/types.ts'
 import { MODELS, VOICES } from '../mocks/engine/seed/catalog.ts'
 import { type SeedSize, seedDemoAccount } from '../mocks/engine/seed/seed.ts'
+import { createState } from '../mocks/engine/state/state.ts'
 
 const readContract = (name: string) =>
   parse(readFileSync(new URL(`../openapi/${name}`, import.meta.url), 'utf8')) as OpenApiDocument
@@ -32,12 +29,14 @@ function validator(name: string) {
 /** Seeds with the engine's own stores and provisioning, as `createEngine` does. */
 async function seedWith(seed: number, size?: SeedSize) {
   const clock = createClock({ realNow: () => NOW })
-  const accounts = createAccountStore(clock)
-  const keys = createKeyStore(clock)
+  const state = createState()
+  const accounts = createAccountStore(clock, state)
+  const keys = createKeyStore(clock, state)
+  const store = createAccountDataStore(state)
   const catalog = integrationCatalog(document)
   let data: AccountData | undefined
   const started = performance.now()
-  const demo = await seedDemoAccount({
+  const demo = seedDemoAccount({
     seed,
     plan: 'pro',
     size,
@@ -46,20 +45,26 @@ async function seedWith(seed: number, size?: SeedSize) {
     accounts,
     keys,
     dataFor: (account) => {
-      data = provisionAccountData(account, clock, catalog)
+      data = store.provision(account, clock, catalog)
       return data
     },
   })
   const ms = performance.now() - started
   if (!data) throw new Error('dataFor was not called')
-  return { demo, data, accounts, keys, ms }
+  return { demo, data, accounts, keys, ms, state }
 }
 
 /** Everything seeded, as plain JSON, without the key values and ids (from the CSPRNG by design). */
 async function seededState(seed: number, size?: SeedSize) {
-  const { demo, data, keys } = await seedWith(seed, size)
+  const { demo, keys, state } = await seedWith(seed, size)
   const keyRecords = keys.list(demo.account.id).map(({ id: _id, redacted_value: _value, ...rest }) => rest)
-  return JSON.stringify({ account: demo.account, keys: keyRecords, data: snapshotAccountData(data) })
+  return JSON.stringify({ account: demo.account, keys: keyRecords, data: dataTables(state.snapshot()) })
+}
+
+/** The account data tables of a state (agents, call logs, integrations, team members, idempotency). */
+function dataTables(snapshot: { tables: Record<string, unknown> }) {
+  const { agents, call_logs, integrations, team_members, idempotency } = snapshot.tables
+  return { agents, call_logs, integrations, team_members, idempotency }
 }
 
 /** The problems of a call log with the timing rules of the contract's `CallLogSummary`. */
@@ -199,7 +204,9 @@ describe('seedDemoAccount', () => {
     expect(a.data.agents.values().map((agent) => agent.id)).not.toEqual(
       b.data.agents.values().map((agent) => agent.id),
     )
-    expect(JSON.stringify(snapshotAccountData(a.data))).not.toBe(JSON.stringify(snapshotAccountData(b.data)))
+    expect(JSON.stringify(dataTables(a.state.snapshot()))).not.toBe(
+      JSON.stringify(dataTables(b.state.snapshot())),
+    )
   })
 
   it('keeps the agents when only the number of call logs changes', async () => {

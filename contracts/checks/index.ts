@@ -19,6 +19,7 @@ import { routingChecks } from './routing.ts'
 import { teamMemberChecks } from './team-members.ts'
 import { timestampChecks } from './timestamps.ts'
 import { AREAS, type Area, type ContractCheck } from './types.ts'
+import { webhookChecks } from './webhooks.ts'
 
 /**
  * Every check of the suite, in run order (rate limits last, since they exhaust windows). Checks that cover
@@ -43,6 +44,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...timestampChecks,
     ...idempotencyRetryChecks,
     ...badInputChecks(contract.operations),
+    ...webhookChecks,
     ...idempotencyExpiryChecks,
     ...rateLimitChecks,
     ...rateLimitMeaningChecks,

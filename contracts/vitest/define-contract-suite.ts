@@ -4,11 +4,11 @@ import { AREAS, type Area, type ContractCheck } from '../checks/types.ts'
 import { createContract } from '../contract/contract.ts'
 import { formatFailure } from '../report/format-failure.ts'
 import type { CheckOutcome, TeardownReport } from '../runner/outcome.ts'
-import { openSession, type Session } from '../runner/session.ts'
+import { ConfigError, openSession, type Session } from '../runner/session.ts'
 import type { TargetConfig } from '../target/target.ts'
 
 export interface ContractSuiteOptions {
-  /** Only these areas (`responses`, `authentication`, `authorization`, `resources`, `bad-input`, `rate-limits`). */
+  /** Only these areas (`responses`, `authentication`, `authorization`, `resources`, `bad-input`, `rate-limits`, `webhooks`). */
   areas?: string[]
   /** Timeout of one check in ms (default: room for three waits of `maxWaitSeconds`, at least 120 s). */
   timeoutMs?: number
@@ -67,12 +67,16 @@ export function defineContractSuite(
   let session: Session | undefined
   let openError: unknown
 
+  // A run that cannot start (target unreachable, key refused) fails once, here: Vitest then skips the checks
+  // instead of failing each of them with the same error.
   beforeAll(async () => {
     try {
       session = await openSession(typeof target === 'function' ? await target() : target)
       options.onOpen?.(session)
     } catch (error) {
       openError = error
+      if (error instanceof ConfigError) throw new ContractViolation(error.message)
+      throw error
     }
   }, 120_000)
 

@@ -1,11 +1,11 @@
-import { createClock } from '../engine/clock.ts'
+import { createMemoryStore } from '../engine/state/store.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
 import { createMockPlatform, type MockPlatform, type MockPlatformOptions } from '../platform.ts'
-import type { SavedState, StateStore } from './session-store.ts'
+import type { SavedState, SessionStore } from './session-store.ts'
 
-export interface PersistentPlatformOptions extends Omit<MockPlatformOptions, 'snapshot' | 'clock'> {
+export interface PersistentPlatformOptions extends Omit<MockPlatformOptions, 'store' | 'clock'> {
   /** Where the state is kept between reloads. */
-  store: StateStore
+  store: SessionStore
   /** Quiet time before saving changes that do not alter data (last-used times, the journal). Default 200 ms. */
   saveDelayMs?: number
 }
@@ -22,15 +22,19 @@ export interface PersistentPlatform {
   readonly restored: boolean
   /** Answers a request and saves the state: at once when data changed, otherwise after a short delay. */
   handle(request: EngineRequest): Promise<EngineResponse>
+  /** Runs what fell due on the mock clock (calls moving) and saves what changed. */
+  tick(): Promise<void>
   /** Writes any pending state now (call it on `pagehide`). */
   flush(): void
-  /** Forgets the saved state and reseeds: the same data for the same seed, new demo key values. */
+  /** Writes the state now (after a change made outside `handle`, such as `calls.start`). */
+  save(): void
+  /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
   reset(): Promise<void>
 }
 
-async function knownValue(platform: MockPlatform, value: string | undefined, keyId: string) {
+function knownValue(platform: MockPlatform, value: string | undefined, keyId: string) {
   if (!value) return undefined
-  return (await platform.keys.find(value))?.record.id === keyId ? value : undefined
+  return platform.keys.find(value)?.record.id === keyId ? value : undefined
 }
 
 /** Restores the platform from `store` (or seeds it when there is nothing usable) and keeps it saved. */
@@ -51,16 +55,10 @@ export async function createPersistentPlatform(
   }
 
   async function restore(saved: SavedState) {
-    const clock = createClock({ offsetSeconds: saved.snapshot.clock_offset_seconds })
-    platform = await createMockPlatform({ ...platformOptions, snapshot: saved.snapshot, clock })
-    for (const entry of [...saved.journal].reverse()) platform.journal.record(entry)
+    platform = await createMockPlatform({ ...platformOptions, store: createMemoryStore(saved.snapshot) })
     demoKeys = {
-      secretKey: await knownValue(platform, saved.demoKeys.secretKey, platform.demo.secretKeyId),
-      publishableKey: await knownValue(
-        platform,
-        saved.demoKeys.publishableKey,
-        platform.demo.publishableKeyId,
-      ),
+      secretKey: knownValue(platform, saved.demoKeys.secretKey, platform.demo.secretKeyId),
+      publishableKey: knownValue(platform, saved.demoKeys.publishableKey, platform.demo.publishableKeyId),
     }
     restored = true
   }
@@ -69,12 +67,7 @@ export async function createPersistentPlatform(
     if (timer !== undefined) clearTimeout(timer)
     timer = undefined
     dirty = false
-    store.save({
-      version: 1,
-      snapshot: platform.snapshot(),
-      journal: platform.journal.list({ limit: 1000 }).data,
-      demoKeys,
-    })
+    store.save({ version: 2, snapshot: platform.snapshot(), demoKeys })
   }
 
   function saveSoon() {
@@ -116,14 +109,17 @@ export async function createPersistentPlatform(
       else saveSoon()
       return response
     },
+    async tick() {
+      const changesBefore = platform.changes()
+      await platform.tick()
+      if (platform.changes() !== changesBefore) save()
+    },
     flush() {
       if (dirty) save()
     },
+    save,
     async reset() {
-      if (timer !== undefined) clearTimeout(timer)
-      timer = undefined
-      store.clear()
-      await seed()
+      await platform.reset()
       save()
     },
   }

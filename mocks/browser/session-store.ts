@@ -1,20 +1,18 @@
-import type { EngineSnapshot } from '../engine/create-engine.ts'
-import type { JournalEntry } from '../engine/journal.ts'
+import type { StateSnapshot } from '../engine/state/change-set.ts'
 
 /**
  * What the browser keeps between reloads of one tab: the engine state (key hashes only, never a key value
- * created in the dashboard), the request journal, and the values of the two seeded demo keys, so that an app
- * that reads `mock.publishableKey` keeps working after a reload.
+ * created in the dashboard; the request journal with it), and the values of the two seeded demo keys, so that
+ * an app that reads `mock.publishableKey` keeps working after a reload.
  */
 export interface SavedState {
-  version: 1
-  snapshot: EngineSnapshot
-  journal: JournalEntry[]
+  version: 2
+  snapshot: StateSnapshot
   demoKeys: { secretKey?: string; publishableKey?: string }
 }
 
 /** Where the saved state lives; `save` answers false when it could not be written (quota, private mode). */
-export interface StateStore {
+export interface SessionStore {
   load(): SavedState | undefined
   save(state: SavedState): boolean
   clear(): void
@@ -29,10 +27,9 @@ function isSavedState(value: unknown): value is SavedState {
   if (typeof value !== 'object' || value === null) return false
   const state = value as Partial<SavedState>
   return (
-    state.version === 1 &&
+    state.version === 2 &&
     typeof state.snapshot === 'object' &&
-    state.snapshot?.version === 1 &&
-    Array.isArray(state.journal) &&
+    state.snapshot?.version === 2 &&
     typeof state.demoKeys === 'object'
   )
 }
@@ -44,7 +41,7 @@ function isSavedState(value: unknown): value is SavedState {
 export function createSessionStore(
   storage: StorageLike | undefined = globalThis.sessionStorage,
   key: string = DEFAULT_STORAGE_KEY,
-): StateStore {
+): SessionStore {
   let warned = false
   return {
     load() {

@@ -1,12 +1,13 @@
-import { http } from 'msw'
 import type { SetupWorker } from 'msw/browser'
-import { toFetchResponse } from '../msw/fetch-bridge.ts'
+import type { EventListener } from '../engine/webhooks/call-event.ts'
+import type { CallStart, MockCalls } from '../msw/create-mock-api.ts'
 import { createHandlers } from '../msw/handlers.ts'
 import type { MockPlatform, MockPlatformOptions } from '../platform.ts'
+import { startTicker } from '../ticker/start-ticker.ts'
 import { createPersistentPlatform } from './persistent-platform.ts'
-import { createSessionStore, DEFAULT_STORAGE_KEY, type StateStore } from './session-store.ts'
+import { createSessionStore, DEFAULT_STORAGE_KEY, type SessionStore } from './session-store.ts'
 
-export interface MockWorkerOptions extends Omit<MockPlatformOptions, 'snapshot' | 'clock'> {
+export interface MockWorkerOptions extends Omit<MockPlatformOptions, 'store' | 'clock'> {
   /** Where the app sends API requests, ending in `/v1`. Default `/v1` (the page's own origin). */
   baseUrl?: string
   /** URL of the service-worker script. Default `/mockServiceWorker.js`. */
@@ -35,13 +36,17 @@ export interface MockWorker {
   readonly baseUrl: string
   /** Whether this page load continued a saved state (true after a reload). */
   readonly restored: boolean
-  /** Forgets the saved state and reseeds (same data, new demo key values). `POST /_mock/reset` does the same. */
+  /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
   reset(): Promise<void>
-  /** Stops intercepting requests (the state stays saved). */
+  /** Simulated calls: `mock.calls.start({ agent_id })` (they move in real time, or as the clock is advanced). */
+  readonly calls: MockCalls
+  /** Calls `listener` with every call event as it happens; returns how to stop listening. */
+  onEvent(listener: EventListener): () => void
+  /** Stops intercepting requests and moving calls (the state stays saved). */
   stop(): void
 }
 
-const noStore: StateStore = { load: () => undefined, save: () => false, clear() {} }
+const noStore: SessionStore = { load: () => undefined, save: () => false, clear() {} }
 
 /**
  * Starts MSW's service worker with the stateful mock engine running in the page: requests to
@@ -60,34 +65,23 @@ export async function startMockWorker(options: MockWorkerOptions = {}): Promise<
   } = options
   const store = persist ? createSessionStore(globalThis.sessionStorage, storageKey) : noStore
   const persistent = await createPersistentPlatform({ checkResponses: true, ...platformOptions, store })
-  const mountPoint = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')
 
-  // The engine's own reset goes back to the state this page load started from; in the browser a reset
-  // means the seeded state, so the control plane checks the request and the platform is then reseeded.
-  const resetHandler = http.post(`${mountPoint}/_mock/reset`, async ({ request }) => {
-    const headers: Record<string, string> = {}
-    request.headers.forEach((value, name) => {
-      headers[name] = value
-    })
-    const body = await request.text()
-    const answer = await persistent.platform.handle({
-      method: 'POST',
-      url: `/_mock/reset${new URL(request.url).search}`,
-      headers,
-      body: body === '' ? null : body,
-    })
-    if (answer.status === 200) await persistent.reset()
-    return toFetchResponse(answer)
-  })
   const view = () => ({ ...persistent.platform, handle: persistent.handle })
   // Loaded here, not at the top: this module can then be imported anywhere (a server render, a Node test that
   // only reads its types); msw 3 refuses `msw/browser` outside a browser.
   const { setupWorker } = await import('msw/browser')
-  const worker = setupWorker(resetHandler, ...createHandlers(view, { baseUrl }))
+  const worker = setupWorker(...createHandlers(view, { baseUrl }))
   await worker.start({ serviceWorker: { url: serviceWorkerUrl }, onUnhandledRequest, quiet })
 
   const flush = () => persistent.flush()
   globalThis.addEventListener?.('pagehide', flush)
+  // Calls move in real time while the page is open (and catch up on the next step after a reload).
+  const ticker = startTicker({
+    tick: () => persistent.tick(),
+    nextDueAt: () => persistent.platform.nextDueAt(),
+    watch: (watcher) => persistent.platform.watch(watcher),
+    clock: { now: () => persistent.platform.clock.now() },
+  })
 
   return {
     worker,
@@ -105,7 +99,16 @@ export async function startMockWorker(options: MockWorkerOptions = {}): Promise<
       return persistent.restored
     },
     reset: () => persistent.reset(),
+    calls: {
+      start: async (input: CallStart, options?: { accountId?: string }) => {
+        const log = await persistent.platform.calls.start(input, options?.accountId)
+        persistent.save()
+        return log
+      },
+    },
+    onEvent: (listener) => persistent.platform.onEvent(listener),
     stop() {
+      ticker.stop()
       flush()
       globalThis.removeEventListener?.('pagehide', flush)
       worker.stop()

@@ -1,6 +1,7 @@
 import type { Clock } from './clock.ts'
 import { newId } from './random.ts'
 import type { WindowLimit } from './rate-limiter.ts'
+import type { EngineState } from './state/state.ts'
 
 export type Plan = 'free' | 'pro' | 'enterprise'
 
@@ -34,6 +35,8 @@ export interface AccountInput {
   name?: string
   limits?: Limits | null
   id?: string
+  /** When the account was created (the seed backdates its demo account); now by default. */
+  created_at?: string
 }
 
 /** The limits in force for an account. */
@@ -50,10 +53,31 @@ export function windowsOf(account: Account): WindowLimit[] {
   ]
 }
 
-/** The accounts of the platform, in memory. */
-export function createAccountStore(clock: Clock) {
+/** The state table of the accounts, by id. */
+export const ACCOUNTS_TABLE = 'accounts'
+
+/**
+ * The accounts of the platform: a table of the engine's state. Records are replaced, never changed in place,
+ * so a change, a snapshot or a cached value can hold one safely.
+ */
+export function createAccountStore(clock: Clock, state: EngineState) {
   const accounts = new Map<string, Account>()
-  let windowCache = new WeakMap<Account, WindowLimit[]>()
+  const windowCache = new WeakMap<Account, WindowLimit[]>()
+
+  function put(account: Account): void {
+    const before = accounts.get(account.id) ?? null
+    accounts.set(account.id, account)
+    state.record(ACCOUNTS_TABLE, account.id, account, before)
+  }
+
+  state.register(ACCOUNTS_TABLE, {
+    apply(id, value) {
+      if (value === null) accounts.delete(id)
+      else accounts.set(id, value as Account)
+    },
+    entries: () => accounts.entries(),
+    clear: () => accounts.clear(),
+  })
 
   return {
     create(input: AccountInput): Account {
@@ -64,23 +88,25 @@ export function createAccountStore(clock: Clock) {
         email: input.email ?? `${id.toLowerCase()}@example.com`,
         name: input.name ?? 'Mock Account',
         plan: input.plan,
-        created_at: clock.iso(),
+        created_at: input.created_at ?? clock.iso(),
         custom_limits: input.limits ?? null,
       }
-      accounts.set(id, account)
+      put(account)
       return account
     },
     get: (id: string) => accounts.get(id),
     list: () => [...accounts.values()],
+    size: () => accounts.size,
     update(id: string, patch: { plan?: Plan; limits?: Limits | null }): Account | undefined {
       const account = accounts.get(id)
       if (!account) return undefined
-      if (patch.plan) account.plan = patch.plan
-      if (patch.limits !== undefined) account.custom_limits = patch.limits
-      windowCache = new WeakMap()
-      return account
+      const updated = { ...account }
+      if (patch.plan) updated.plan = patch.plan
+      if (patch.limits !== undefined) updated.custom_limits = patch.limits
+      put(updated)
+      return updated
     },
-    /** The account's windows, cached until its limits change (hot path). */
+    /** The account's windows, cached per record: a changed account is a new record (hot path). */
     windows(account: Account): WindowLimit[] {
       let windows = windowCache.get(account)
       if (!windows) {
@@ -90,11 +116,12 @@ export function createAccountStore(clock: Clock) {
       return windows
     },
     /** Forgets an account; its keys and data are removed by their own stores. */
-    remove: (id: string) => accounts.delete(id),
-    restore(list: Account[]): void {
-      accounts.clear()
-      windowCache = new WeakMap()
-      for (const account of list) accounts.set(account.id, account)
+    remove(id: string): boolean {
+      const before = accounts.get(id)
+      if (!before) return false
+      accounts.delete(id)
+      state.record(ACCOUNTS_TABLE, id, null, before)
+      return true
     },
   }
 }

@@ -18,6 +18,9 @@ export type PageResult<T> =
   | { ok: true; data: T[]; has_more: boolean }
   | { ok: false; param: 'starting_after' | 'ending_before'; id: string }
 
+/** Called with every change a collection makes to itself: the new item (null when removed) and the old one. */
+export type CollectionChange<T> = (id: string, item: T | null, before: T | null) => void
+
 /** Deleted ids remembered as cursors, per collection. */
 const MAX_TOMBSTONES = 10_000
 
@@ -51,7 +54,14 @@ export class Collection<T extends Listable> {
   private readonly indexes = new Map<string, { field: keyof T; lists: Map<string, T[]> }>()
   private readonly tombstones = new Map<string, string>()
 
-  constructor(indexFields: (keyof T & string)[] = []) {
+  /**
+   * @param indexFields fields with a secondary index (`page({ index })` scans one value's items only)
+   * @param onChange told of every change made through `put`, `remove` and `load` (not through `apply`)
+   */
+  constructor(
+    indexFields: (keyof T & string)[] = [],
+    private readonly onChange?: CollectionChange<T>,
+  ) {
     for (const field of indexFields) this.indexes.set(field, { field, lists: new Map() })
   }
 
@@ -69,9 +79,17 @@ export class Collection<T extends Listable> {
     return this.newestFirst
   }
 
-  /** Adds many items at once (seeding, restoring): one sort instead of n inserts. */
+  /** Every item, oldest first (the order a snapshot keeps, so that restoring it appends). */
+  oldestFirst(): readonly T[] {
+    return this.ordered
+  }
+
+  /** Adds many items at once (seeding): one sort instead of n inserts. */
   load(items: Iterable<T>): void {
-    for (const item of items) this.byId.set(item.id, item)
+    for (const item of items) {
+      this.onChange?.(item.id, item, this.byId.get(item.id) ?? null)
+      this.byId.set(item.id, item)
+    }
     this.ordered = [...this.byId.values()].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1))
     this.newestFirst = undefined
     for (const index of this.indexes.values()) {
@@ -85,8 +103,26 @@ export class Collection<T extends Listable> {
     }
   }
 
-  insert(item: T): void {
-    if (this.byId.has(item.id)) this.remove(item.id)
+  /** Adds an item, or replaces the one with its id (items are replaced, never changed in place). */
+  put(item: T): void {
+    const before = this.byId.get(item.id) ?? null
+    this.set(item)
+    this.onChange?.(item.id, item, before)
+  }
+
+  /** Sets (or with null removes) an item without telling `onChange`: a change made elsewhere, applied here. */
+  apply(id: string, item: T | null): void {
+    if (item === null) this.unset(id)
+    else this.set(item)
+  }
+
+  private set(item: T): void {
+    const previous = this.byId.get(item.id)
+    if (previous && sortKey(previous) === sortKey(item)) {
+      this.replaceInPlace(previous, item)
+      return
+    }
+    if (previous) this.unset(item.id)
     this.byId.set(item.id, item)
     this.tombstones.delete(item.id)
     this.newestFirst = undefined
@@ -100,6 +136,38 @@ export class Collection<T extends Listable> {
   }
 
   remove(id: string): T | undefined {
+    const item = this.unset(id)
+    if (item) this.onChange?.(id, null, item)
+    return item
+  }
+
+  /** Swaps an item for its new version at the same position of every list (same `created_at` and id). */
+  private replaceInPlace(previous: T, item: T): void {
+    this.byId.set(item.id, item)
+    this.newestFirst = undefined
+    const key = sortKey(item)
+    const swap = (list: T[]) => {
+      const position = firstFrom(list, key, true)
+      if (list[position] === previous) list[position] = item
+    }
+    swap(this.ordered)
+    for (const index of this.indexes.values()) {
+      const oldValue = String(previous[index.field])
+      const newValue = String(item[index.field])
+      if (oldValue === newValue) {
+        const list = index.lists.get(newValue)
+        if (list) swap(list)
+        continue
+      }
+      const oldList = index.lists.get(oldValue)
+      if (oldList) removeSorted(oldList, key)
+      const newList = index.lists.get(newValue)
+      if (newList) insertSorted(newList, item)
+      else index.lists.set(newValue, [item])
+    }
+  }
+
+  private unset(id: string): T | undefined {
     const item = this.byId.get(id)
     if (!item) return undefined
     this.byId.delete(id)

@@ -1,13 +1,15 @@
-import { type AccountStore, type Limits, limitsOf, type Plan } from './accounts.ts'
+import { type Account, type AccountStore, type Limits, limitsOf, type Plan } from './accounts.ts'
 import { ApiError, errors } from './api-error.ts'
 import type { Clock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
+import { json } from './error-response.ts'
 import { createHostCheck } from './host-check.ts'
 import type { Journal } from './journal.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import type { KeyInput, KeyStore } from './key-store.ts'
+import { assertRoom, LIMITS } from './limits.ts'
 import type { RateLimiter } from './rate-limiter.ts'
 import { MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
 import { constantTimeEqual, sha256Hex } from './secrets.ts'
@@ -21,9 +23,13 @@ export interface ControlPlaneOptions {
   rateLimiter: RateLimiter
   journal: Journal
   /** Back to the seeded state. */
-  reset: () => Promise<void> | void
+  reset: () => void
+  /** Gives a new account its starting data (integrations, owner). */
+  provisionAccount: (account: Account) => void
   /** Drops an account's resources (agents, call logs, ...) when the account is deleted. */
   deleteAccountData: (accountId: string) => void
+  /** The seeded demo account, which cannot be deleted (a reset brings back its seeded state). */
+  demoAccountId: () => string
   /** When set, every control request must carry `Authorization: Bearer <token>`; otherwise loopback only. */
   adminToken?: string
   /**
@@ -33,19 +39,29 @@ export interface ControlPlaneOptions {
    */
   allowedHosts?: readonly string[]
   /** Extra pages served under `/_mock/` (docs, dashboard), by path. */
-  pages?: Record<string, () => Promise<EngineResponse> | EngineResponse>
+  pages?: Record<string, () => EngineResponse>
+  /**
+   * Handlers of further control-plane operations (`mock-control.yaml` operationIds), from the modules that
+   * own them (scenarios, simulated calls, ...); the request is authorized, routed and validated first.
+   */
+  handlers?: Record<string, ControlHandler>
   seed: number
 }
+
+/** A control-plane operation: the validated request in, the response out (or an `ApiError` thrown). */
+export type ControlHandler = (input: {
+  params: Record<string, string>
+  query: Record<string, unknown>
+  body: unknown
+  /** The API's public base URL (ending in `/v1`) as the request reached it. */
+  baseUrl?: string
+}) => EngineResponse
 
 /** Whether an address is loopback (127.0.0.0/8, ::1, IPv4-mapped loopback), or unknown (in-process). */
 export function isLoopback(ip: string | undefined): boolean {
   if (ip === undefined) return true
   const address = ip.replace(/^::ffff:/i, '')
   return address === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address)
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): EngineResponse {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body }
 }
 
 /** The mock's control plane under `/_mock/` (openapi/mock-control.yaml): the simulated dashboard. */
@@ -70,22 +86,19 @@ export function createControlPlane(options: ControlPlaneOptions) {
     }
   }
 
-  type Handler = (input: {
-    params: Record<string, string>
-    query: Record<string, unknown>
-    body: unknown
-  }) => Promise<EngineResponse> | EngineResponse
-
-  const handlers: Record<string, Handler> = {
-    async resetMock() {
-      await options.reset()
+  const handlers: Record<string, ControlHandler> = {
+    ...options.handlers,
+    resetMock() {
+      options.reset()
       return json(200, { object: 'reset', seed: options.seed })
     },
     listAccounts: () =>
       json(200, { object: 'list', data: accounts.list().map((a) => presentAccount(a.id)), has_more: false }),
     createAccount({ body }) {
       const input = body as { plan: Plan; email?: string; name?: string; limits?: Limits }
+      assertRoom(accounts.size(), LIMITS.accounts, 'accounts')
       const created = accounts.create(input)
+      options.provisionAccount(created)
       return json(201, presentAccount(created.id))
     },
     getAccount: ({ params }) => json(200, presentAccount(params.account_id ?? '')),
@@ -109,9 +122,10 @@ export function createControlPlane(options: ControlPlaneOptions) {
         })),
       })
     },
-    async createKey({ params, body }) {
+    createKey({ params, body }) {
       const found = account(params.account_id ?? '')
-      const result = await keys.create(found.id, body as KeyInput)
+      assertRoom(keys.list(found.id).length, LIMITS.keysPerAccount, 'keys per account', 'account_id')
+      const result = keys.create(found.id, body as KeyInput)
       if (!result.ok)
         throw errors.validationFailed([{ param: result.param, code: result.code, message: result.message }])
       return json(201, { ...result.key, value: result.value })
@@ -122,8 +136,14 @@ export function createControlPlane(options: ControlPlaneOptions) {
     },
     deleteAccount({ params }) {
       const found = account(params.account_id ?? '')
+      if (found.id === options.demoAccountId())
+        throw errors.conflict(
+          'demo_account_protected',
+          'The seeded demo account cannot be deleted: the mock restarts from it. POST /_mock/reset brings back its seeded state.',
+          'account_id',
+        )
       keys.removeAccount(found.id)
-      rateLimiter.reset(found.id)
+      rateLimiter.forget(found.id)
       options.deleteAccountData(found.id)
       accounts.remove(found.id)
       return json(200, { id: found.id, object: 'user', deleted: true })
@@ -135,7 +155,17 @@ export function createControlPlane(options: ControlPlaneOptions) {
     },
     getClock: () => json(200, clockBody()),
     advanceClock({ body }) {
-      clock.advance((body as { seconds: number }).seconds)
+      const { seconds } = body as { seconds: number }
+      const room = clock.maxAdvanceSeconds()
+      if (seconds > room)
+        throw errors.validationFailed([
+          {
+            param: 'seconds',
+            code: 'maximum',
+            message: `The clock can be moved up to 9998-12-31T23:59:59Z, that is at most ${room} seconds from ${clock.iso()}.`,
+          },
+        ])
+      clock.advance(seconds)
       return json(200, clockBody())
     },
     listJournal({ query }) {
@@ -186,7 +216,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
    * admin token when one is set (except for pages: they hold no secret, and the dashboard asks for the
    * token itself), else a loopback client.
    */
-  async function authorize(request: EngineRequest, url: URL, page: boolean): Promise<ApiError | undefined> {
+  function authorize(request: EngineRequest, url: URL, page: boolean): ApiError | undefined {
     const wrongHost = misdirected(request)
     if (wrongHost) return wrongHost
     const foreign = crossSite(request, url)
@@ -222,21 +252,18 @@ export function createControlPlane(options: ControlPlaneOptions) {
     return undefined
   }
 
-  return async function handleControl(
-    request: EngineRequest,
-    url: URL,
-    requestId: string,
-  ): Promise<EngineResponse> {
+  return function handleControl(request: EngineRequest, url: URL, requestId: string): EngineResponse {
     try {
       const path = url.pathname.slice('/_mock'.length) || '/'
-      const page = request.method.toUpperCase() === 'GET' ? options.pages?.[path] : undefined
-      const denied = await authorize(request, url, page !== undefined)
+      const method = request.method.toUpperCase()
+      const page = method === 'GET' || method === 'HEAD' ? options.pages?.[path] : undefined
+      const denied = authorize(request, url, page !== undefined)
       if (denied) throw denied
       // Refused whatever the route takes: a 413 must mean that nothing happened.
       const tooLarge = request.bodyTooLarge ? errors.payloadTooLarge(MAX_BODY_BYTES) : undefined
       if (page) {
         if (tooLarge) throw tooLarge
-        return await page()
+        return page()
       }
       const route = router.match(request.method, path)
       if (route.kind === 'not-found') throw errors.routeNotFound(request.method, url.pathname)
@@ -258,7 +285,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
       }
       const handler = handlers[operation.operationId]
       if (!handler) throw errors.routeNotFound(request.method, url.pathname)
-      return await handler({ params, query: query.values, body })
+      return handler({ params, query: query.values, body, baseUrl: request.baseUrl })
     } catch (error) {
       if (error instanceof ApiError) return json(error.status, error.body(requestId), error.headers)
       throw error

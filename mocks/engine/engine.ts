@@ -1,16 +1,16 @@
-import { type Account, type AccountStore, createAccountStore } from './accounts.ts'
+import type { Account, AccountStore } from './accounts.ts'
 import { ApiError, errors } from './api-error.ts'
 import { authenticate } from './auth.ts'
-import { type Clock, createClock, toTimestamp } from './clock.ts'
+import type { Clock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter, type Operation } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
 import { corsHeaders, preflightHeaders } from './cors.ts'
 import { errorResponse, json } from './error-response.ts'
-import { createJournal } from './journal.ts'
-import { createKeyStore, type KeyStore, type StoredKey } from './key-store.ts'
+import type { Journal } from './journal.ts'
+import type { KeyStore, StoredKey } from './key-store.ts'
 import { newId } from './random.ts'
-import { createRateLimiter, rateLimitHeaders } from './rate-limiter.ts'
+import { type RateLimiter, rateLimitHeaders } from './rate-limiter.ts'
 import type { AccountData } from './resources/account-data.ts'
 import { createOperationRunner } from './run-operation.ts'
 import { redactDeep, redactSecrets } from './secrets.ts'
@@ -23,13 +23,17 @@ export interface EngineCoreOptions {
   handlers: Handlers
   /** Account data for an account, created on first use. */
   dataFor: (account: Account) => AccountData
-  clock?: Clock
+  clock: Clock
+  accounts: AccountStore
+  keys: KeyStore
+  rateLimiter: RateLimiter
+  journal: Journal
   /** Check every v1 response against the contract; a drift becomes a 500 naming it. */
   checkResponses?: boolean
   /** Called with every contract drift found by `checkResponses`. */
   onContractViolation?: (message: string) => void
   /** Answers requests under `/_mock/` (the control plane), when given. */
-  control?: (request: EngineRequest, url: URL, requestId: string) => Promise<EngineResponse> | EngineResponse
+  control?: (request: EngineRequest, url: URL, requestId: string) => EngineResponse
 }
 
 const API_PREFIX = '/v1'
@@ -43,13 +47,9 @@ interface Handled {
 
 /** The engine's core: routing, authentication, rate limits, permissions, validation, and the v1 pipeline. */
 export function createEngineCore(options: EngineCoreOptions) {
-  const clock = options.clock ?? createClock()
+  const { clock, accounts, keys, rateLimiter, journal } = options
   const router = createRouter(options.document)
   const validators = createValidators(options.document)
-  const accounts: AccountStore = createAccountStore(clock)
-  const keys: KeyStore = createKeyStore(clock)
-  const rateLimiter = createRateLimiter()
-  const journal = createJournal()
   const runOperation = createOperationRunner({
     handlers: options.handlers,
     dataFor: options.dataFor,
@@ -58,7 +58,11 @@ export function createEngineCore(options: EngineCoreOptions) {
     clock,
   })
 
-  /** Headers every answer gets, key values redacted from errors, and the journal entry. */
+  /**
+   * Headers every answer gets, key values redacted from errors, and the journal entry (of requests to the API:
+   * the control plane and its pages are not journaled, as `mock-control.yaml` says, so that a dashboard that
+   * polls does not push the API's requests out of the journal).
+   */
   function finish(
     request: EngineRequest,
     url: URL,
@@ -74,6 +78,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     // A key sent in the path or as a parameter name is never echoed by an error or kept in the journal.
     if (response.status >= 400 && response.body && typeof response.body === 'object')
       response.body = redactDeep(response.body)
+    if (url.pathname === '/_mock' || url.pathname.startsWith('/_mock/')) return response
     journal.record({
       id: requestId,
       object: 'journal_entry',
@@ -108,15 +113,14 @@ export function createEngineCore(options: EngineCoreOptions) {
     request: EngineRequest,
     url: URL,
     apiPath: string,
-    stored: StoredKey,
+    used: StoredKey,
     requestId: string,
   ): Handled {
-    const key = stored.record
-    const account = accounts.get(key.account_id)
+    const account = accounts.get(used.record.account_id)
     if (!account)
       return { response: errorResponse(errors.unauthenticated('Invalid API key provided.'), requestId) }
     const now = clock.now()
-    key.last_used_at = toTimestamp(now)
+    const stored = keys.touch(used, now)
 
     const decision = rateLimiter.check(account.id, accounts.windows(account), now)
     const headers = rateLimitHeaders(decision.windows, now)
@@ -150,12 +154,12 @@ export function createEngineCore(options: EngineCoreOptions) {
   }
 
   /** Routes a request to the control plane, a preflight answer, or the authenticated v1 pipeline. */
-  async function dispatch(request: EngineRequest, url: URL, requestId: string): Promise<Handled> {
+  function dispatch(request: EngineRequest, url: URL, requestId: string): Handled {
     const path = url.pathname
     if (path === '/_mock' || path.startsWith('/_mock/')) {
       if (!options.control)
         return { response: errorResponse(errors.routeNotFound(request.method, path), requestId) }
-      return { response: await options.control(request, url, requestId) }
+      return { response: options.control(request, url, requestId) }
     }
     if (path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`))
       return { response: errorResponse(errors.routeNotFound(request.method, path), requestId) }
@@ -170,12 +174,29 @@ export function createEngineCore(options: EngineCoreOptions) {
       return { response: { status: 204, headers, body: undefined } }
     }
 
-    const auth = await authenticate(request.headers.authorization, url.searchParams, { keys, clock })
+    const auth = authenticate(request.headers.authorization, url.searchParams, { keys, clock })
     if (!auth.ok) return { response: errorResponse(auth.error, requestId), key: auth.key }
     return { ...handleAuthenticated(request, url, apiPath, auth.key, requestId), key: auth.key }
   }
 
-  async function handle(request: EngineRequest): Promise<EngineResponse> {
+  /**
+   * The answer to a request whose changes the store could not keep (they were undone): the error, with the
+   * headers every answer gets, recorded in the journal as the client saw it.
+   */
+  function refuse(request: EngineRequest, error: ApiError): EngineResponse {
+    const started = performance.now()
+    const requestId = newId('req', 20)
+    let url = new URL('http://mock.invalid/')
+    try {
+      url = new URL(request.url, url)
+    } catch {
+      // A malformed URL was answered 400 in the first place; it is journaled at the root.
+    }
+    return finish(request, url, started, requestId, { response: errorResponse(error, requestId) })
+  }
+
+  /** Answers one request, synchronously: nothing else runs in the engine until it is answered. */
+  function handle(request: EngineRequest): EngineResponse {
     const started = performance.now()
     const requestId = newId('req', 20)
     let url: URL
@@ -189,7 +210,7 @@ export function createEngineCore(options: EngineCoreOptions) {
       return finish(request, new URL('http://mock.invalid/'), started, requestId, { response })
     }
     try {
-      return finish(request, url, started, requestId, await dispatch(request, url, requestId))
+      return finish(request, url, started, requestId, dispatch(request, url, requestId))
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       const response = json(500, errors.internal(`Internal error: ${message}`).body(requestId))
@@ -197,7 +218,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     }
   }
 
-  return { handle, clock, accounts, keys, rateLimiter, journal, router, validators }
+  return { handle, refuse, router, validators }
 }
 
 export type EngineCore = ReturnType<typeof createEngineCore>

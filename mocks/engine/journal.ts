@@ -1,3 +1,5 @@
+import type { EngineState } from './state/state.ts'
+
 /** One request as the control plane's journal shows it: never a key value, never a query string. */
 export interface JournalEntry {
   id: string
@@ -19,37 +21,70 @@ export interface JournalQuery {
   limit?: number
 }
 
-/** A bounded ring of recent requests, newest first when listed. */
-export function createJournal(capacity = 1000) {
-  let entries: JournalEntry[] = []
+/** The state table of the journal: entries keyed by their sequence number (soft changes). */
+export const JOURNAL_TABLE = 'journal'
+
+/**
+ * A bounded log of recent requests (the newest `capacity`), newest first when listed; a table of the engine's
+ * state whose changes are soft (saved a moment late).
+ */
+export function createJournal(state: EngineState, capacity = 1000) {
+  /** Entries by sequence number, oldest first. */
+  const entries = new Map<number, JournalEntry>()
   let next = 0
+
+  state.register(JOURNAL_TABLE, {
+    apply(key, value) {
+      const sequence = Number(key)
+      if (value === null) entries.delete(sequence)
+      else {
+        entries.set(sequence, value as JournalEntry)
+        next = Math.max(next, sequence + 1)
+      }
+    },
+    entries: () => [...entries].map(([sequence, entry]) => [String(sequence), entry] as [string, unknown]),
+    clear() {
+      entries.clear()
+      next = 0
+    },
+  })
+
+  function drop(sequence: number): void {
+    const entry = entries.get(sequence)
+    if (!entry) return
+    entries.delete(sequence)
+    state.record(JOURNAL_TABLE, String(sequence), null, entry, true)
+  }
+
   return {
     record(entry: JournalEntry): void {
-      if (entries.length < capacity) entries.push(entry)
-      else entries[next] = entry
-      next = (next + 1) % capacity
+      const sequence = next++
+      entries.set(sequence, entry)
+      state.record(JOURNAL_TABLE, String(sequence), entry, null, true)
+      drop(sequence - capacity)
     },
     list({ account_id, key_id, status, limit = 100 }: JournalQuery = {}): {
       data: JournalEntry[]
       has_more: boolean
     } {
-      const ordered = [...entries.slice(next), ...entries.slice(0, next)].reverse()
       const statusMatches = (code: number) => {
         if (!status) return true
         if (/^[1-5]xx$/i.test(status)) return String(code)[0] === status[0]
         return String(code) === status
       }
-      const matching = ordered.filter(
-        (e) =>
-          (!account_id || e.account_id === account_id) &&
-          (!key_id || e.key_id === key_id) &&
-          statusMatches(e.status),
-      )
+      const matching = [...entries.values()]
+        .reverse()
+        .filter(
+          (e) =>
+            (!account_id || e.account_id === account_id) &&
+            (!key_id || e.key_id === key_id) &&
+            statusMatches(e.status),
+        )
       return { data: matching.slice(0, limit), has_more: matching.length > limit }
     },
+    /** Empties the journal, recorded as changes. */
     clear(): void {
-      entries = []
-      next = 0
+      for (const sequence of [...entries.keys()]) drop(sequence)
     },
   }
 }

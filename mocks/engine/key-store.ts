@@ -3,6 +3,8 @@ import { type Clock, toTimestamp } from './clock.ts'
 import { expandPermissions, PUBLISHABLE_SCOPES, SCOPES, type Scope } from './permissions.ts'
 import { newId, randomBase62 } from './random.ts'
 import { constantTimeEqual, redactKey, sha256Hex } from './secrets.ts'
+import type { EngineState } from './state/state.ts'
+import { parseTimestamp } from './timestamp.ts'
 
 export type KeyType = 'secret' | 'publishable'
 
@@ -51,13 +53,59 @@ const ROTATION_DAYS = 90
 /** Random characters after the prefix (decisions.md: at least 32 base62). */
 export const KEY_RANDOM_LENGTH = 40
 
-/** API keys: generation, hashed storage, constant-time lookup, revocation and restrictions. */
-export function createKeyStore(clock: Clock) {
+/** The state table of the keys (records with their hashes), by key id. */
+export const KEYS_TABLE = 'keys'
+
+/**
+ * API keys: generation, hashed storage, constant-time lookup, revocation and restrictions; a table of the
+ * engine's state. A stored key is replaced, never changed in place.
+ */
+export function createKeyStore(clock: Clock, state: EngineState) {
   const byId = new Map<string, StoredKey>()
   const byHash = new Map<string, StoredKey>()
   const cidrCache = new Map<string, Cidr[]>()
 
-  function validate(input: KeyInput): KeyCreateResult | { ok: true; scopes: Scope[] } {
+  function set(stored: StoredKey): void {
+    const previous = byId.get(stored.record.id)
+    if (previous && previous.hash !== stored.hash) byHash.delete(previous.hash)
+    byId.set(stored.record.id, stored)
+    byHash.set(stored.hash, stored)
+    if (previous && previous.record.restrictions !== stored.record.restrictions)
+      cidrCache.delete(stored.record.id)
+  }
+
+  function unset(id: string): void {
+    const stored = byId.get(id)
+    if (!stored) return
+    byId.delete(id)
+    byHash.delete(stored.hash)
+    cidrCache.delete(id)
+  }
+
+  /** Replaces a stored key and records the change (`soft`: bookkeeping such as the last-used time). */
+  function put(stored: StoredKey, soft = false): StoredKey {
+    const before = byId.get(stored.record.id) ?? null
+    set(stored)
+    state.record(KEYS_TABLE, stored.record.id, stored, before, soft)
+    return stored
+  }
+
+  state.register(KEYS_TABLE, {
+    apply(id, value) {
+      if (value === null) unset(id)
+      else set(value as StoredKey)
+    },
+    entries: () => [...byId.entries()],
+    clear() {
+      byId.clear()
+      byHash.clear()
+      cidrCache.clear()
+    },
+  })
+
+  function validate(
+    input: KeyInput,
+  ): KeyCreateResult | { ok: true; scopes: Scope[]; expiresAt: string | null } {
     const fail = (param: string, code: string, message: string) => ({
       ok: false as const,
       param,
@@ -84,17 +132,23 @@ export function createKeyStore(clock: Clock) {
           'format',
           `'${origin}' is not an origin like https://app.example.com.`,
         )
-    return { ok: true, scopes }
-  }
-
-  function insert(stored: StoredKey): void {
-    byId.set(stored.record.id, stored)
-    byHash.set(stored.hash, stored)
+    // Any RFC 3339 offset is accepted and kept in the contract's form (UTC, Z, whole seconds).
+    const expires = input.restrictions?.expires_at
+    if (typeof expires !== 'string') return { ok: true, scopes, expiresAt: null }
+    const parsed = parseTimestamp(expires)
+    if (!parsed.ok) return fail('restrictions.expires_at', 'format', parsed.message)
+    if (parsed.ms <= clock.now())
+      return fail(
+        'restrictions.expires_at',
+        'invalid',
+        `restrictions.expires_at must be in the future; the mock clock reads ${clock.iso()}.`,
+      )
+    return { ok: true, scopes, expiresAt: parsed.iso }
   }
 
   return {
     /** Generates a key; the value is returned here once and never stored. */
-    async create(accountId: string, input: KeyInput): Promise<KeyCreateResult> {
+    create(accountId: string, input: KeyInput): KeyCreateResult {
       const checked = validate(input)
       if (!checked.ok || !('scopes' in checked)) return checked as KeyCreateResult
       const value = PREFIX[input.type] + randomBase62(KEY_RANDOM_LENGTH)
@@ -110,7 +164,7 @@ export function createKeyStore(clock: Clock) {
         restrictions: {
           allowed_ips: input.restrictions?.allowed_ips ?? [],
           allowed_origins: input.restrictions?.allowed_origins ?? [],
-          expires_at: input.restrictions?.expires_at ?? null,
+          expires_at: checked.expiresAt,
         },
         redacted_value: redactKey(value),
         status: 'active',
@@ -119,7 +173,7 @@ export function createKeyStore(clock: Clock) {
         revoked_at: null,
         rotation_due_at: toTimestamp(now + ROTATION_DAYS * 86_400_000),
       }
-      insert({ record, hash })
+      put({ record, hash })
       return { ok: true, key: record, value }
     },
 
@@ -127,7 +181,7 @@ export function createKeyStore(clock: Clock) {
      * Finds the key whose value hashes to the token's hash, comparing hashes in constant time.
      * Hashes synchronously: no worker-thread round trip on every request.
      */
-    async find(token: string): Promise<StoredKey | undefined> {
+    find(token: string): StoredKey | undefined {
       const hash = sha256Hex(token)
       const stored = byHash.get(hash)
       return stored && constantTimeEqual(stored.hash, hash) ? stored : undefined
@@ -140,11 +194,20 @@ export function createKeyStore(clock: Clock) {
     /** Revokes a key; revoking a revoked key changes nothing. */
     revoke(id: string): ApiKey | undefined {
       const stored = byId.get(id)
-      if (stored && stored.record.status === 'active') {
-        stored.record.status = 'revoked'
-        stored.record.revoked_at = clock.iso()
-      }
-      return stored?.record
+      if (!stored) return undefined
+      if (stored.record.status !== 'active') return stored.record
+      const revoked = { ...stored.record, status: 'revoked' as const, revoked_at: clock.iso() }
+      return put({ record: revoked, hash: stored.hash }).record
+    },
+
+    /**
+     * Notes that a key was used now (whole seconds): a soft change, made at most once a second per key.
+     * Returns the key as it now is.
+     */
+    touch(stored: StoredKey, nowMs: number): StoredKey {
+      const at = toTimestamp(nowMs)
+      if (stored.record.last_used_at === at) return stored
+      return put({ record: { ...stored.record, last_used_at: at }, hash: stored.hash }, true)
     },
 
     /** Whether a client address passes the key's `allowed_ips` (an empty list allows all). */
@@ -164,19 +227,9 @@ export function createKeyStore(clock: Clock) {
     removeAccount(accountId: string): void {
       for (const stored of [...byId.values()]) {
         if (stored.record.account_id !== accountId) continue
-        byId.delete(stored.record.id)
-        byHash.delete(stored.hash)
-        cidrCache.delete(stored.record.id)
+        unset(stored.record.id)
+        state.record(KEYS_TABLE, stored.record.id, null, stored)
       }
-    },
-
-    /** Every stored key with its hash, for persisting state. */
-    dump: (): StoredKey[] => [...byId.values()],
-    restore(list: StoredKey[]): void {
-      byId.clear()
-      byHash.clear()
-      cidrCache.clear()
-      for (const stored of list) insert(stored)
     },
   }
 }

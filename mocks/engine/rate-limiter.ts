@@ -1,3 +1,7 @@
+import type { Clock } from './clock.ts'
+import { RequestBuckets } from './request-buckets.ts'
+import type { EngineState } from './state/state.ts'
+
 /** One window of a plan's limits: `hourly` (3600 s) or `burst` (60 s). */
 export interface WindowLimit {
   policy: 'hourly' | 'burst'
@@ -20,123 +24,90 @@ export type RateDecision =
   | { admitted: true; windows: WindowState[] }
   | { admitted: false; windows: WindowState[]; policy: WindowLimit['policy']; retryAfter: number }
 
-/**
- * A sliding-log window counted in whole-second buckets: memory stays bounded by the window's length
- * in seconds, whatever the traffic. A request made during second `s` counts until `s + w`.
- */
-class SlidingWindow {
-  private seconds: number[] = []
-  private counts: number[] = []
-  private head = 0
-  private total = 0
-
-  constructor(readonly windowSeconds: number) {}
-
-  /** Drops buckets that have left the window at `nowSec`. */
-  evict(nowSec: number): void {
-    while (this.head < this.seconds.length && (this.seconds[this.head] ?? 0) + this.windowSeconds <= nowSec) {
-      this.total -= this.counts[this.head] ?? 0
-      this.head++
-    }
-    if (this.head > 64 && this.head * 2 > this.seconds.length) {
-      this.seconds = this.seconds.slice(this.head)
-      this.counts = this.counts.slice(this.head)
-      this.head = 0
-    }
-  }
-
-  used(): number {
-    return this.total
-  }
-
-  add(nowSec: number): void {
-    const last = this.seconds.length - 1
-    if (last >= this.head && this.seconds[last] === nowSec) this.counts[last] = (this.counts[last] ?? 0) + 1
-    else {
-      this.seconds.push(nowSec)
-      this.counts.push(1)
-    }
-    this.total++
-  }
-
-  /** Seconds until the oldest counted request leaves, measured from `nowMs`. */
-  resetSeconds(nowMs: number): number {
-    if (this.head >= this.seconds.length) return 0
-    const leavesAtMs = ((this.seconds[this.head] ?? 0) + this.windowSeconds) * 1000
-    return Math.max(0, Math.ceil((leavesAtMs - nowMs) / 1000))
-  }
-}
+/** The state table of the rate-limit windows: requests per second, keyed `<account id>/<epoch second>`. */
+export const WINDOWS_TABLE = 'windows'
 
 /**
- * Per-account rate limiting over two sliding windows (decisions.md section 6).
+ * Per-account rate limiting over two sliding windows (decisions.md section 6), over one series of
+ * whole-second buckets per account (a table of the engine's state: soft changes, saved a moment late).
  * `check` is synchronous, so in a single-threaded runtime exactly `quota` of any burst are admitted.
  */
-export function createRateLimiter() {
-  const accounts = new Map<string, Map<string, SlidingWindow>>()
+export function createRateLimiter(state: EngineState, clock: Clock) {
+  const accounts = new Map<string, RequestBuckets>()
 
-  function windowsOf(accountId: string, limits: readonly WindowLimit[]): SlidingWindow[] {
-    let windows = accounts.get(accountId)
-    if (!windows) {
-      windows = new Map()
-      accounts.set(accountId, windows)
+  function bucketsOf(accountId: string): RequestBuckets {
+    let buckets = accounts.get(accountId)
+    if (!buckets) {
+      buckets = new RequestBuckets()
+      accounts.set(accountId, buckets)
     }
-    return limits.map((limit) => {
-      const key = `${limit.policy}:${limit.seconds}`
-      let window = windows.get(key)
-      if (!window) {
-        window = new SlidingWindow(limit.seconds)
-        windows.set(key, window)
-      }
-      return window
-    })
+    return buckets
   }
 
-  function states(limits: readonly WindowLimit[], windows: SlidingWindow[], nowMs: number): WindowState[] {
-    return limits.map((limit, i) => {
-      const window = windows[i] as SlidingWindow
-      return {
-        policy: limit.policy,
-        quota: limit.quota,
-        seconds: limit.seconds,
-        remaining: Math.max(0, limit.quota - window.used()),
-        reset: window.resetSeconds(nowMs),
-      }
-    })
+  function states(limits: readonly WindowLimit[], buckets: RequestBuckets, nowMs: number): WindowState[] {
+    const nowSec = Math.floor(nowMs / 1000)
+    return limits.map((limit) => ({
+      policy: limit.policy,
+      quota: limit.quota,
+      seconds: limit.seconds,
+      remaining: Math.max(0, limit.quota - buckets.used(limit.seconds, nowSec)),
+      reset: buckets.resetSeconds(limit.seconds, nowMs),
+    }))
   }
+
+  state.register(WINDOWS_TABLE, {
+    apply(key, value) {
+      const slash = key.indexOf('/')
+      bucketsOf(key.slice(0, slash)).set(Number(key.slice(slash + 1)), (value as number | null) ?? 0)
+    },
+    *entries() {
+      const nowSec = Math.floor(clock.now() / 1000)
+      for (const [accountId, buckets] of accounts) {
+        buckets.evict(nowSec)
+        for (const [second, count] of buckets.entries()) yield [`${accountId}/${second}`, count]
+      }
+    },
+    clear: () => accounts.clear(),
+  })
 
   return {
     /** Admits and counts the request in every window, or refuses it without counting it. */
     check(accountId: string, limits: readonly WindowLimit[], nowMs: number): RateDecision {
       const nowSec = Math.floor(nowMs / 1000)
-      const windows = windowsOf(accountId, limits)
-      for (const window of windows) window.evict(nowSec)
-      const exhausted = limits.filter((limit, i) => (windows[i] as SlidingWindow).used() >= limit.quota)
+      const buckets = bucketsOf(accountId)
+      buckets.evict(nowSec)
+      const exhausted = limits.filter((limit) => buckets.used(limit.seconds, nowSec) >= limit.quota)
       if (exhausted.length > 0) {
-        const windowStates = states(limits, windows, nowMs)
+        const windowStates = states(limits, buckets, nowMs)
         let policy = exhausted[0]?.policy ?? 'burst'
         let retryAfter = 0
-        for (const state of windowStates) {
-          if (exhausted.some((limit) => limit.policy === state.policy) && state.reset >= retryAfter) {
-            retryAfter = state.reset
-            policy = state.policy
+        for (const window of windowStates) {
+          if (exhausted.some((limit) => limit.policy === window.policy) && window.reset >= retryAfter) {
+            retryAfter = window.reset
+            policy = window.policy
           }
         }
         return { admitted: false, windows: windowStates, policy, retryAfter: Math.max(1, retryAfter) }
       }
-      for (const window of windows) window.add(nowSec)
-      return { admitted: true, windows: states(limits, windows, nowMs) }
+      const count = buckets.add(nowSec)
+      state.record(WINDOWS_TABLE, `${accountId}/${nowSec}`, count, count - 1 || null, true)
+      return { admitted: true, windows: states(limits, buckets, nowMs) }
     },
 
     /** The windows' state without counting anything (for the control plane's usage view). */
     peek(accountId: string, limits: readonly WindowLimit[], nowMs: number): WindowState[] {
-      const windows = windowsOf(accountId, limits)
-      for (const window of windows) window.evict(Math.floor(nowMs / 1000))
-      return states(limits, windows, nowMs)
+      const buckets = bucketsOf(accountId)
+      buckets.evict(Math.floor(nowMs / 1000))
+      return states(limits, buckets, nowMs)
     },
 
-    reset(accountId?: string): void {
-      if (accountId) accounts.delete(accountId)
-      else accounts.clear()
+    /** Forgets an account's counted requests (the account is deleted), recorded as changes. */
+    forget(accountId: string): void {
+      const buckets = accounts.get(accountId)
+      if (!buckets) return
+      for (const [second, count] of buckets.entries())
+        state.record(WINDOWS_TABLE, `${accountId}/${second}`, null, count, true)
+      accounts.delete(accountId)
     },
   }
 }

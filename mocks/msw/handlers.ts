@@ -41,7 +41,7 @@ export function createHandlers(
         url.search,
         absoluteRoot ?? `${url.origin}${mountPath}/v1`,
       )
-      return toFetchResponse(await platform().handle(engineRequest))
+      return toFetchResponse(await platform().handle(engineRequest), request.method)
     })
 
   return [forward('/v1'), forward('/_mock')]

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { constants, readdirSync, unlinkSync } from 'node:fs'
+import { closeSync, constants, openSync, readdirSync, unlinkSync } from 'node:fs'
 import { open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
@@ -15,6 +15,21 @@ const TEMPORARY = /^(\d+)(?:\.[0-9a-f]{32})?\.tmp$/
 export interface WriteOptions {
   /** Permission bits of the file. Default 0o600 (owner only: the files hold state and keys). */
   mode?: number
+}
+
+/** `<file>.<pid>.<32 random hex>.tmp`: beside the file, unpredictable. */
+function temporaryName(path: string): string {
+  return `${path}.${process.pid}.${randomBytes(16).toString('hex')}.tmp`
+}
+
+/**
+ * Throws (ENOENT, EACCES, EROFS...) unless `writeFileAtomically(path)` could create its temporary:
+ * creates one exclusively and removes it at once.
+ */
+export function checkWritable(path: string): void {
+  const temporary = temporaryName(path)
+  closeSync(openSync(temporary, EXCLUSIVE, 0o600))
+  unlinkSync(temporary)
 }
 
 /** Whether a process with this id is running (a temporary file it owns must be left alone). */
@@ -41,7 +56,8 @@ async function syncFolder(folder: string): Promise<void> {
 }
 
 /**
- * Writes a file so that it is always either the old content or the new one, durably, and safely in
+ * Writes a file (whole, or from an async iterable of pieces) so that it is always either the old content
+ * or the new one, durably, and safely in
  * a folder others can write to: the data goes to a temporary beside it that is created exclusively
  * (`O_EXCL`, never through a link), named unpredictably (pid and 128 random bits) and owner-only
  * (mode 600); it is fsynced, renamed over the file (a link at `path` is replaced, not followed), and
@@ -49,16 +65,18 @@ async function syncFolder(folder: string): Promise<void> {
  */
 export async function writeFileAtomically(
   path: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | AsyncIterable<string>,
   { mode = 0o600 }: WriteOptions = {},
 ): Promise<void> {
-  const temporary = `${path}.${process.pid}.${randomBytes(16).toString('hex')}.tmp`
+  const temporary = temporaryName(path)
   const file = await open(temporary, EXCLUSIVE, mode)
   try {
     try {
       // The umask may have taken bits away at creation; the mode asked for is the mode given.
       await file.chmod(mode)
-      await file.writeFile(data)
+      if (typeof data === 'string' || data instanceof Uint8Array) await file.writeFile(data)
+      // Written piece by piece (a large state): the event loop keeps serving between the pieces.
+      else for await (const chunk of data) await file.write(chunk)
       await file.sync()
     } finally {
       await file.close()

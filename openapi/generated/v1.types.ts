@@ -217,8 +217,10 @@ export interface paths {
         };
         /**
          * List integrations
-         * @description Lists the whole integration catalog: always exactly seven entries, one per provider, in this fixed order:
-         *     `twilio`, `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`. Integrations are
+         * @description Lists the whole integration catalog: always exactly seven entries, one per provider: `twilio`,
+         *     `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`. The catalogue is fixed, not made
+         *     of objects clients create, so its order is the implementation's choice (the mock lists it in this order;
+         *     clients must not rely on it). Integrations are
          *     not created or deleted; every account has all seven (initially `not_connected`, disabled). The list is
          *     not paginated (no `limit` / cursor parameters; `has_more` is always `false`). Credentials are never
          *     returned, only `credential_hint`. Needs `integrations:read` (also granted by `integrations:write`).
@@ -349,7 +351,97 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "call.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A call connected
+         * @description Sent when a call is answered and the conversation begins (its status becomes `in_progress`). The call log
+         *     in `data.object` is the call at that moment: `started_at` set, `ended_at`, `duration_seconds`,
+         *     `cost_usd` and `analysis` still `null`, `transcript` empty or holding what was said in the first moment.
+         *     Signed and retried as described under the tag **Webhooks**.
+         */
+        post: operations["callStartedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A call reached its final status
+         * @description Sent when a call reaches a final status (`completed`, `no_answer`, `busy`, `failed` or `canceled`):
+         *     `ended_at`, `duration_seconds` and `cost_usd` are set, `end_reason` is set for calls that connected (and
+         *     `error` for failed ones), and `transcript` holds the whole conversation. `analysis` is still `null`:
+         *     `call.analyzed` follows when it is ready. Signed and retried as described under the tag **Webhooks**.
+         */
+        post: operations["callEndedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transcript.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A call's full transcript is ready
+         * @description Sent right after `call.ended` for a call in which something was said, with the final transcript in
+         *     `data.object.transcript` (the call log is the same as in `call.ended`). Signed and retried as described
+         *     under the tag **Webhooks**.
+         */
+        post: operations["transcriptReadyWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.analyzed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A call's post-call analysis is ready
+         * @description Sent when the post-call analysis of a completed call is ready (about two minutes after it ended):
+         *     `data.object.analysis` holds it. Signed and retried as described under the tag **Webhooks**.
+         */
+        post: operations["callAnalyzedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -367,7 +459,7 @@ export interface components {
                  * @description Machine-readable error code; branch on this.
                  * @enum {string}
                  */
-                code: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict" | "invalid_api_key" | "insufficient_permissions" | "key_restricted" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
+                code: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict" | "invalid_api_key" | "insufficient_permissions" | "key_restricted" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "limit_reached" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
                 /** @description Human-readable explanation; never contains a whole API key or a credential. */
                 message: string;
                 /**
@@ -418,7 +510,8 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description ISO 8601 UTC timestamp with `Z`, whole seconds.
+         * @description ISO 8601 / RFC 3339 UTC timestamp with `Z`, with or without fractional seconds
+         *     (`2026-03-04T09:15:27Z`, `2026-03-04T09:15:27.250Z`). The mock writes whole seconds.
          */
         Timestamp: string;
         /** @description Phone number in E.164 format. */
@@ -905,6 +998,75 @@ export interface components {
             data: components["schemas"]["TeamMember"][];
             has_more: boolean;
         };
+        /** @description Event ID (`evt_...`); also the `webhook-id` of every attempt to deliver the event. */
+        EventId: string;
+        /** @description `call.started`: a call connected (its status became `in_progress`). */
+        CallStartedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "call.started";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                /** @description The call log when the call connected. */
+                object: components["schemas"]["CallLog"] & {
+                    /** @constant */
+                    status?: "in_progress";
+                };
+            };
+        };
+        /** @description `call.ended`: a call reached a final status. */
+        CallEndedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "call.ended";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                /** @description The call log at its end. */
+                object: components["schemas"]["CallLog"] & components["schemas"]["EndedCall"];
+            };
+        };
+        /** @description `transcript.ready`: the full transcript of a call that ended is ready. */
+        TranscriptReadyEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "transcript.ready";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                /** @description The call log at its end, with its final transcript. */
+                object: components["schemas"]["CallLog"] & components["schemas"]["EndedCall"];
+            };
+        };
+        /** @description `call.analyzed`: the post-call analysis of a completed call is ready. */
+        CallAnalyzedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "call.analyzed";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                /** @description The call log with its analysis. */
+                object: components["schemas"]["CallLog"] & {
+                    /** @constant */
+                    status?: "completed";
+                    analysis?: components["schemas"]["CallAnalysis"];
+                };
+            };
+        };
+        /** @description What every call log of a call that ended has (a final status and its end time). */
+        EndedCall: {
+            /** @enum {string} */
+            status?: "completed" | "no_answer" | "busy" | "failed" | "canceled";
+            ended_at?: components["schemas"]["Timestamp"];
+            duration_seconds?: number;
+            cost_usd?: number;
+        };
     };
     responses: {
         /**
@@ -932,7 +1094,7 @@ export interface components {
                         code?: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict";
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -988,7 +1150,7 @@ export interface components {
                         code?: "insufficient_permissions" | "key_restricted";
                         message?: string;
                         required_permission?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1016,7 +1178,7 @@ export interface components {
                         code?: "resource_not_found" | "route_not_found";
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1041,7 +1203,7 @@ export interface components {
                         /** @constant */
                         code?: "method_not_allowed";
                         message?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1050,7 +1212,9 @@ export interface components {
          * @description 409 - the request conflicts with the current state. `member_already_exists` (invite: the e-mail is
          *     already a member or pending invitation; `param: email`), `owner_role_immutable` (the owner's role cannot
          *     change), `cannot_remove_owner` (the owner cannot be removed), `idempotency_key_reused` (the
-         *     `Idempotency-Key` was used with a different body or path; `param: Idempotency-Key`).
+         *     `Idempotency-Key` was used with a different body or path; `param: Idempotency-Key`), `limit_reached`
+         *     (the account already holds as many objects of this kind as the service keeps; the mock: 1,000 agents and
+         *     200 team members per account; nothing is created).
          */
         Conflict: {
             headers: {
@@ -1068,10 +1232,10 @@ export interface components {
                         /** @constant */
                         type?: "conflict_error";
                         /** @enum {unknown} */
-                        code?: "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused";
+                        code?: "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "limit_reached";
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1098,7 +1262,7 @@ export interface components {
                         /** @constant */
                         code?: "payload_too_large";
                         message?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1125,7 +1289,7 @@ export interface components {
                         /** @constant */
                         code?: "unsupported_media_type";
                         message?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1156,7 +1320,7 @@ export interface components {
                         errors: components["schemas"]["FieldError"][];
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1188,7 +1352,7 @@ export interface components {
                         message?: string;
                         policy: string;
                         retry_after: number;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1216,6 +1380,24 @@ export interface components {
          *     Error responses are not stored.
          */
         IdempotencyKey: string;
+        /**
+         * @description The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it
+         *     (Standard Webhooks `webhook-id`).
+         */
+        WebhookIdHeader: components["schemas"]["EventId"];
+        /**
+         * @description When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks
+         *     `webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)
+         *     against replays.
+         */
+        WebhookTimestampHeader: string;
+        /**
+         * @description Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the
+         *     base64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks
+         *     `webhook-signature`). Verify with any Standard Webhooks library and reject the request when no
+         *     signature matches.
+         */
+        WebhookSignatureHeader: string;
         /** @description ID of the agent (`agt_...`). */
         AgentId: string;
         /** @description ID of the call log (`call_...`). */
@@ -1269,10 +1451,10 @@ export interface components {
          */
         "Retry-After": number;
         /**
-         * @description Absolute URL of the created resource, built from the server's own public base URL (never from the
-         *     request's `Host` header, which the client chooses), e.g.
-         *     `https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or
-         *     `http://127.0.0.1:4010/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`.
+         * @description The created resource: an absolute URL or a reference relative to the request's URL (RFC 9110), e.g.
+         *     `https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or `/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`. The
+         *     mock sends the absolute URL, built from the server's own public base URL (never from the request's
+         *     `Host` header, which the client chooses).
          * @example https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts
          */
         Location: string;
@@ -1283,14 +1465,16 @@ export interface components {
          */
         "Idempotent-Replayed": "true";
         /**
-         * @description RFC 6750 challenge. Without credentials: `Bearer realm="api"`. With a key that is malformed, unknown,
-         *     revoked or expired: `Bearer realm="api", error="invalid_token"`.
+         * @description RFC 6750 `Bearer` challenge; its `realm` and `error` parameters are optional, and without credentials it
+         *     carries no `error` (RFC 6750 section 3.1). The mock sends, without credentials, `Bearer realm="api"`; with
+         *     a key that is malformed, unknown, revoked or expired, `Bearer realm="api", error="invalid_token"`.
          * @example Bearer realm="api", error="invalid_token"
          */
         "WWW-Authenticate": string;
         /**
-         * @description The methods documented for this path, comma separated, e.g. `GET, PATCH, DELETE`.
-         * @example GET, PATCH, DELETE
+         * @description The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET,
+         *     e.g. `GET, HEAD, PATCH, DELETE`.
+         * @example GET, HEAD, PATCH, DELETE
          */
         Allow: string;
     };
@@ -1341,6 +1525,12 @@ export type TeamMember = components['schemas']['TeamMember'];
 export type TeamMemberInviteRequest = components['schemas']['TeamMemberInviteRequest'];
 export type TeamMemberUpdateRequest = components['schemas']['TeamMemberUpdateRequest'];
 export type TeamMemberList = components['schemas']['TeamMemberList'];
+export type EventId = components['schemas']['EventId'];
+export type CallStartedEvent = components['schemas']['CallStartedEvent'];
+export type CallEndedEvent = components['schemas']['CallEndedEvent'];
+export type TranscriptReadyEvent = components['schemas']['TranscriptReadyEvent'];
+export type CallAnalyzedEvent = components['schemas']['CallAnalyzedEvent'];
+export type EndedCall = components['schemas']['EndedCall'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseForbidden = components['responses']['Forbidden'];
@@ -1355,6 +1545,9 @@ export type ParameterLimit = components['parameters']['Limit'];
 export type ParameterStartingAfter = components['parameters']['StartingAfter'];
 export type ParameterEndingBefore = components['parameters']['EndingBefore'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
+export type ParameterWebhookIdHeader = components['parameters']['WebhookIdHeader'];
+export type ParameterWebhookTimestampHeader = components['parameters']['WebhookTimestampHeader'];
+export type ParameterWebhookSignatureHeader = components['parameters']['WebhookSignatureHeader'];
 export type ParameterAgentId = components['parameters']['AgentId'];
 export type ParameterCallLogId = components['parameters']['CallLogId'];
 export type ParameterIntegrationId = components['parameters']['IntegrationId'];
@@ -1753,7 +1946,10 @@ export interface operations {
     getCallAnalytics: {
         parameters: {
             query?: {
-                /** @description Inclusive start of the range (RFC 3339). Default `end` minus 7 days. */
+                /**
+                 * @description Inclusive start of the range (RFC 3339). Default `end` minus 7 days. Not before 1970-01-01T00:00:00Z
+                 *     (400 naming `start`, or `end` when the default start would be).
+                 */
                 start?: string;
                 /** @description Exclusive end of the range (RFC 3339). Default the current time. */
                 end?: string;
@@ -2122,6 +2318,170 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    callStartedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it
+                 *     (Standard Webhooks `webhook-id`).
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks
+                 *     `webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)
+                 *     against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the
+                 *     base64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks
+                 *     `webhook-signature`). Verify with any Standard Webhooks library and reject the request when no
+                 *     signature matches.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallStartedEvent"];
+            };
+        };
+        responses: {
+            /** @description The receiver accepted the event. Any other answer, or none within 10 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callEndedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it
+                 *     (Standard Webhooks `webhook-id`).
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks
+                 *     `webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)
+                 *     against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the
+                 *     base64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks
+                 *     `webhook-signature`). Verify with any Standard Webhooks library and reject the request when no
+                 *     signature matches.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallEndedEvent"];
+            };
+        };
+        responses: {
+            /** @description The receiver accepted the event. Any other answer, or none within 10 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    transcriptReadyWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it
+                 *     (Standard Webhooks `webhook-id`).
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks
+                 *     `webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)
+                 *     against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the
+                 *     base64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks
+                 *     `webhook-signature`). Verify with any Standard Webhooks library and reject the request when no
+                 *     signature matches.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TranscriptReadyEvent"];
+            };
+        };
+        responses: {
+            /** @description The receiver accepted the event. Any other answer, or none within 10 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callAnalyzedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it
+                 *     (Standard Webhooks `webhook-id`).
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks
+                 *     `webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)
+                 *     against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the
+                 *     base64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks
+                 *     `webhook-signature`). Verify with any Standard Webhooks library and reject the request when no
+                 *     signature matches.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallAnalyzedEvent"];
+            };
+        };
+        responses: {
+            /** @description The receiver accepted the event. Any other answer, or none within 10 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -81,7 +81,7 @@ describe('Collection', () => {
               for (const item of op.items) live.set(item.id, { ...item })
               for (const item of op.items) removed.delete(item.id)
             } else if (op.kind === 'insert') {
-              collection.insert({ ...op.item })
+              collection.put({ ...op.item })
               live.set(op.item.id, { ...op.item })
               removed.delete(op.item.id)
             } else {

@@ -29,7 +29,7 @@ describe('createMockPlatform', () => {
     })
     expect(changed.status).toBe(200)
     expect((await call(second, 'GET', '/v1/agents?limit=100')).body.data).toEqual(before)
-    expect((await createMockPlatform()).snapshot().data).toEqual(second.snapshot().data)
+    expect((await createMockPlatform()).snapshot().tables.agents).toEqual(second.snapshot().tables.agents)
   })
 
   it('validates with the contract defaults in every platform, whichever compiled first', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMemoryStore } from '../../mocks/engine/state/store.ts'
 import { createMockPlatform } from '../../mocks/platform.ts'
 import { call, provision } from '../support/client.ts'
 import { startTransport, type Transport } from '../support/transports.ts'
@@ -106,6 +107,14 @@ describe('the control plane (/_mock)', () => {
     expect(listed.body.data.map((a: { id: string }) => a.id)).not.toContain(accountId)
   })
 
+  it('refuses to delete the seeded demo account (409), which every restart and reset depends on', async () => {
+    const demo = mock.platform.demo.account.id
+    const refused = await call(mock, 'DELETE', `/_mock/accounts/${demo}`)
+    expect(refused.status).toBe(409)
+    expect(refused.body.error).toMatchObject({ type: 'conflict_error', code: 'demo_account_protected' })
+    expect((await call(mock, 'GET', '/v1/user', { key })).status).toBe(200)
+  })
+
   it('answers 404 for an unknown account and 422 for a bad body', async () => {
     expect((await call(mock, 'GET', '/_mock/accounts/usr_nobody')).status).toBe(404)
     expect((await call(mock, 'POST', '/_mock/accounts', { body: { plan: 'gold' } })).status).toBe(422)
@@ -170,7 +179,7 @@ describe('a platform restored from a saved state', () => {
     first.clock.advance(600)
     const saved = JSON.parse(JSON.stringify(first.snapshot()))
 
-    const second = await createMockPlatform({ seed: 3, snapshot: saved })
+    const second = await createMockPlatform({ seed: 3, store: createMemoryStore(saved) })
     expect(second.clock.offsetSeconds()).toBe(600)
     const restored = await second.handle(get(`/v1/agents/${agent.id}`, key))
     expect((restored.body as { name: string }).name).toBe('Renamed before the restart')

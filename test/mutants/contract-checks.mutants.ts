@@ -3,8 +3,10 @@ import { allChecks } from '../../contracts/checks/index.ts'
 import type { ContractCheck } from '../../contracts/checks/types.ts'
 import { createContract } from '../../contracts/contract/contract.ts'
 import { formatFailure } from '../../contracts/report/format-failure.ts'
+import type { CheckOutcome } from '../../contracts/runner/outcome.ts'
 import { openSession } from '../../contracts/runner/session.ts'
 import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
+import { startMockServer } from '../support/contract-command.ts'
 import { engineFetch } from './engine-fetch.ts'
 
 const BASE_URL = 'http://mutant.test/v1'
@@ -30,11 +32,25 @@ const SEED_SIZE = { callLogs: 50 }
  * knows which checks reach a mutant and runs only those. A check must pass: a skip or a not-applicable
  * against the mock means a mutant changed what the suite could do, and kills it too.
  *
+ * The webhook checks need the mock over the network, delivering to their receiver as the CLI's mock does:
+ * they run against the same engine behind node:http on a free port, in this process.
+ *
  * The engine's own response check (`checkResponses`) stays off: the suite, not the mock, must notice.
  */
 describe('the contract suite against a fresh mock per check', () => {
   for (const check of allChecks(createContract())) {
     it(`${check.id} [${digest(check)}]`, async () => {
+      if (check.area === 'webhooks') {
+        const server = await startMockServer({ checkResponses: false, seedSize: SEED_SIZE })
+        try {
+          const session = await openSession({ baseUrl: server.baseUrl, provision: 'mock', destructive: true })
+          expectPassed(await session.run(check))
+        } finally {
+          await server.close()
+          await server.platform.close()
+        }
+        return
+      }
       const platform: MockPlatform = await createMockPlatform({ seedSize: SEED_SIZE })
       const session = await openSession({
         baseUrl: BASE_URL,
@@ -42,9 +58,13 @@ describe('the contract suite against a fresh mock per check', () => {
         destructive: true,
         fetch: engineFetch(() => platform, BASE_URL),
       })
-      const outcome = await session.run(check)
-      if (outcome.failure) expect.fail(formatFailure(outcome.failure))
-      expect(outcome.status, outcome.reason).toBe('passed')
+      expectPassed(await session.run(check))
     })
   }
 })
+
+/** A check must pass: a failure, a skip or a not-applicable all mean the mutant was noticed. */
+function expectPassed(outcome: CheckOutcome): void {
+  if (outcome.failure) expect.fail(formatFailure(outcome.failure))
+  expect(outcome.status, outcome.reason).toBe('passed')
+}

@@ -59,7 +59,7 @@ afterEach(() => {
 /** The demo secret key of a spawned mock, from its banner (which may still be arriving). */
 async function secretKeyOf(mock: SpawnedMock): Promise<string> {
   for (let i = 0; i < 100; i++) {
-    const key = /secret key\s+(sk-svc-\S+)/.exec(mock.output())?.[1]
+    const key = /SECRET_KEY=(sk-svc-\S+)/.exec(mock.output())?.[1]
     if (key) return key
     await settle(20)
   }

@@ -14,9 +14,9 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { EngineSnapshot } from '../../mocks/engine/create-engine.ts'
-import { createStateFile } from '../../mocks/server/state-file.ts'
+import { createState } from '../../mocks/engine/state/state.ts'
 import { removeStaleTemporaries, writeFileAtomically } from '../../mocks/server/write-file-atomically.ts'
+import { createFileStore } from '../../mocks/stores/file/file-store.ts'
 
 let folder: string
 beforeEach(() => {
@@ -24,20 +24,26 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(folder, { recursive: true, force: true }))
 
-const snapshot = { version: 1, seed: 1 } as unknown as EngineSnapshot
+/** A new file store at `path` writes its first snapshot there. */
+async function writeFirstSnapshot(path: string): Promise<void> {
+  const store = createFileStore(path)
+  await store.load()
+  await store.attach(createState(), { fresh: true })
+  await store.close()
+}
 
 /** Names a temporary could have had in earlier versions of the mock: `<file>.<pid>.tmp`. */
 const predictableNames = (path: string) => [`${path}.${process.pid}.tmp`, `${path}.tmp`]
 
-describe('createStateFile(path).save', () => {
+describe('a file store writing its snapshot', () => {
   it('never writes through a link planted at a predictable temporary name', async () => {
     const path = join(folder, 'state.json')
     const victim = join(folder, 'victim.txt')
     writeFileSync(victim, 'precious\n')
     for (const name of predictableNames(path)) symlinkSync(victim, name)
-    await createStateFile(path).save(() => snapshot)
+    await writeFirstSnapshot(path)
     expect(readFileSync(victim, 'utf8')).toBe('precious\n')
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(snapshot)
+    expect(readFileSync(path, 'utf8')).toContain('"format":"voice-api-kit/state"')
     expect(lstatSync(path).isSymbolicLink()).toBe(false)
   })
 
@@ -45,7 +51,7 @@ describe('createStateFile(path).save', () => {
     const path = join(folder, 'state.json')
     const target = join(folder, 'created-through-link.txt')
     for (const name of predictableNames(path)) symlinkSync(target, name)
-    await createStateFile(path).save(() => snapshot)
+    await writeFirstSnapshot(path)
     expect(existsSync(target)).toBe(false)
   })
 })

@@ -1,4 +1,4 @@
-import { startMockWorker } from 'voice-api-kit/mocks/browser'
+import { type MockWorker, startMockWorker } from 'voice-api-kit/mocks/browser'
 
 /** Where the app's API calls go, and with which keys. */
 export interface ApiTarget {
@@ -11,6 +11,8 @@ export interface ApiTarget {
   description: string
   /** Starts the mock over (only the in-browser mock can). */
   reset?: () => Promise<void>
+  /** Starts a simulated call and reports its events as they happen (only the in-browser mock can). */
+  calls?: Pick<MockWorker, 'calls' | 'onEvent'>
 }
 
 /**
@@ -38,5 +40,6 @@ export async function connect(): Promise<ApiTarget> {
     dashboardUrl: '/dashboard.html',
     description: `In-browser mock (MSW service worker)${mock.restored ? ', state restored from this tab' : ''}`,
     reset: () => mock.reset(),
+    calls: mock,
   }
 }

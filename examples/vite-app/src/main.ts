@@ -1,5 +1,6 @@
 import { type ApiResult, burstQuota, createApiClient } from './api-client.ts'
 import { connect } from './connect.ts'
+import { setUpLiveCall } from './live-call.ts'
 import { el, showStatus, table, when } from './render.ts'
 import './app.css'
 
@@ -111,6 +112,13 @@ if (target.reset) {
     await loadCallLogs()
   })
 } else reset.hidden = true
+
+setUpLiveCall(
+  target,
+  serverApi,
+  () => agentNames.keys().next().value,
+  () => void loadCallLogs(),
+)
 
 await loadAgents()
 await loadCallLogs()

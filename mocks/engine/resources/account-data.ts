@@ -3,6 +3,8 @@ import type { Clock } from '../clock.ts'
 import { Collection } from '../collection.ts'
 import { IdempotencyStore, type StoredReplay } from '../idempotency.ts'
 import { newId } from '../random.ts'
+import { RecordMap } from '../record-map.ts'
+import type { EngineState } from '../state/state.ts'
 import type { Agent, CallLog, IntegrationRecord, TeamMember } from './types.ts'
 
 /** Everything one account owns besides its keys. */
@@ -10,86 +12,138 @@ export interface AccountData {
   agents: Collection<Agent>
   callLogs: Collection<CallLog>
   /** The fixed catalog, in the contract's order; not paginated. */
-  integrations: Map<string, IntegrationRecord>
+  integrations: RecordMap<IntegrationRecord>
   teamMembers: Collection<TeamMember>
   idempotency: IdempotencyStore
 }
 
-/** The plain-JSON form of an account's data, for snapshots and the state file. */
-export interface AccountDataSnapshot {
-  agents: Agent[]
-  callLogs: CallLog[]
-  integrations: IntegrationRecord[]
-  teamMembers: TeamMember[]
-  idempotency: [string, StoredReplay][]
-}
+/** The state tables of the accounts' data; a record's key is `<account id>/<id>`. */
+export const ACCOUNT_DATA_TABLES = {
+  agents: 'agents',
+  callLogs: 'call_logs',
+  integrations: 'integrations',
+  teamMembers: 'team_members',
+  idempotency: 'idempotency',
+} as const satisfies Record<keyof AccountData, string>
 
-export function createAccountData(): AccountData {
-  return {
-    agents: new Collection<Agent>(),
-    callLogs: new Collection<CallLog>(['agent_id']),
-    integrations: new Map<string, IntegrationRecord>(),
-    teamMembers: new Collection<TeamMember>(),
-    idempotency: new IdempotencyStore(),
-  }
-}
+type Part = keyof AccountData
 
-/** A new account's starting data: every integration not connected, and its owner as a team member. */
-export function provisionAccountData(
-  account: Account,
-  clock: Clock,
-  integrations: readonly { id: IntegrationRecord['id']; name: string }[],
-): AccountData {
-  const data = createAccountData()
-  const now = clock.iso()
-  for (const { id, name } of integrations) {
-    data.integrations.set(id, {
-      id,
-      object: 'integration',
-      name,
-      enabled: false,
-      status: 'not_connected',
-      config: {},
-      credential_hint: null,
-      connected_at: null,
-      updated_at: now,
-    })
-  }
-  data.teamMembers.insert({
-    id: newId('mem'),
-    object: 'team_member',
-    email: account.email.toLowerCase(),
-    name: account.name,
-    role: 'owner',
-    status: 'active',
-    invited_at: null,
-    joined_at: account.created_at,
-    created_at: account.created_at,
-  })
-  return data
+/** `<account id>/<id>` and back. */
+const recordKey = (accountId: string, id: string) => `${accountId}/${id}`
+function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/')
+  return [key.slice(0, slash), key.slice(slash + 1)]
 }
 
 /**
- * A copy of the data that later requests cannot change. Call logs are never modified in place (only
- * deleted), so they are shared rather than copied: a snapshot of 100,000 logs stays cheap.
+ * The data of every account, as five tables of the engine's state (agents, call logs, integrations, team
+ * members, idempotency replays) kept per account in the forms that serve reads: collections with their
+ * indexes, and record maps.
  */
-export function snapshotAccountData(data: AccountData): AccountDataSnapshot {
+export function createAccountDataStore(state: EngineState) {
+  const byAccount = new Map<string, AccountData>()
+
+  function create(accountId: string): AccountData {
+    const tell =
+      (part: Part) =>
+      (id: string, value: unknown, before: unknown, soft = false): void =>
+        state.record(ACCOUNT_DATA_TABLES[part], recordKey(accountId, id), value, before, soft)
+    const data: AccountData = {
+      agents: new Collection<Agent>([], tell('agents')),
+      callLogs: new Collection<CallLog>(['agent_id'], tell('callLogs')),
+      integrations: new RecordMap<IntegrationRecord>(tell('integrations')),
+      teamMembers: new Collection<TeamMember>([], tell('teamMembers')),
+      idempotency: new IdempotencyStore(tell('idempotency')),
+    }
+    byAccount.set(accountId, data)
+    return data
+  }
+
+  /** An account's data, empty when it has none yet. */
+  function dataOf(accountId: string): AccountData {
+    return byAccount.get(accountId) ?? create(accountId)
+  }
+
+  const parts = Object.keys(ACCOUNT_DATA_TABLES) as Part[]
+  for (const part of parts) {
+    state.register(ACCOUNT_DATA_TABLES[part], {
+      apply(key, value) {
+        const [accountId, id] = splitKey(key)
+        const data = dataOf(accountId)
+        if (part === 'idempotency') data.idempotency.apply(id, value as StoredReplay | null)
+        else if (part === 'integrations') data.integrations.apply(id, value as IntegrationRecord | null)
+        else
+          (data[part] as unknown as Collection<{ id: string; created_at: string }>).apply(id, value as never)
+      },
+      *entries() {
+        for (const [accountId, data] of byAccount) {
+          const records: Iterable<[string, unknown]> =
+            part === 'idempotency'
+              ? data.idempotency.records()
+              : part === 'integrations'
+                ? data.integrations.entries()
+                : data[part].oldestFirst().map((item) => [item.id, item] as [string, unknown])
+          for (const [id, value] of records) yield [recordKey(accountId, id), value] as [string, unknown]
+        }
+      },
+      clear: () => byAccount.clear(),
+    })
+  }
+
   return {
-    agents: structuredClone([...data.agents.values()]),
-    callLogs: [...data.callLogs.values()],
-    integrations: structuredClone([...data.integrations.values()]),
-    teamMembers: structuredClone([...data.teamMembers.values()]),
-    idempotency: structuredClone(data.idempotency.dump()),
+    /** An account's data if it has any. */
+    get: (accountId: string) => byAccount.get(accountId),
+    dataOf,
+
+    /**
+     * A new account's starting data, recorded as changes: every integration of the catalog not connected,
+     * and the account's owner as its first team member.
+     */
+    provision(
+      account: Account,
+      clock: Clock,
+      integrations: readonly { id: IntegrationRecord['id']; name: string }[],
+    ): AccountData {
+      const data = dataOf(account.id)
+      const now = clock.iso()
+      for (const { id, name } of integrations)
+        data.integrations.put(id, {
+          id,
+          object: 'integration',
+          name,
+          enabled: false,
+          status: 'not_connected',
+          config: {},
+          credential_hint: null,
+          connected_at: null,
+          updated_at: now,
+        })
+      data.teamMembers.put({
+        id: newId('mem'),
+        object: 'team_member',
+        email: account.email.toLowerCase(),
+        name: account.name,
+        role: 'owner',
+        status: 'active',
+        invited_at: null,
+        joined_at: account.created_at,
+        created_at: account.created_at,
+      })
+      return data
+    },
+
+    /** Deletes every record of an account's data, recorded as changes. */
+    remove(accountId: string): void {
+      const data = byAccount.get(accountId)
+      if (!data) return
+      for (const agent of [...data.agents.oldestFirst()]) data.agents.remove(agent.id)
+      for (const log of [...data.callLogs.oldestFirst()]) data.callLogs.remove(log.id)
+      for (const member of [...data.teamMembers.oldestFirst()]) data.teamMembers.remove(member.id)
+      for (const id of [...data.integrations.keys()]) data.integrations.delete(id)
+      data.idempotency.removeAll()
+      byAccount.delete(accountId)
+    },
   }
 }
 
-export function restoreAccountData(snapshot: AccountDataSnapshot): AccountData {
-  const data = createAccountData()
-  data.agents.load(structuredClone(snapshot.agents))
-  data.callLogs.load(snapshot.callLogs)
-  for (const integration of structuredClone(snapshot.integrations))
-    data.integrations.set(integration.id, integration)
-  data.teamMembers.load(structuredClone(snapshot.teamMembers))
-  data.idempotency.restore(structuredClone(snapshot.idempotency))
-  return data
-}
+export type AccountDataStore = ReturnType<typeof createAccountDataStore>

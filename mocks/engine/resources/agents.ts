@@ -1,6 +1,7 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
 import type { ApiKey } from '../key-store.ts'
+import { assertRoom, LIMITS } from '../limits.ts'
 import { SENSITIVE_AGENT_FIELDS } from '../permissions.ts'
 import { newId } from '../random.ts'
 import type { Handlers, OperationContext } from '../types.ts'
@@ -40,6 +41,7 @@ export function agentHandlers(): Handlers {
       run(ctx) {
         const now = ctx.clock.iso()
         // The body arrives validated, with the contract's defaults filled in.
+        assertRoom(agentsOf(ctx).size, LIMITS.agentsPerAccount, 'agents per account')
         const input = ctx.body as Record<string, unknown>
         const agent = {
           id: newId('agt'),
@@ -48,7 +50,7 @@ export function agentHandlers(): Handlers {
           created_at: now,
           updated_at: now,
         } as Agent
-        agentsOf(ctx).insert(agent)
+        agentsOf(ctx).put(agent)
         return {
           status: 201,
           body: presentAgent(agent, ctx.key),
@@ -77,8 +79,9 @@ export function agentHandlers(): Handlers {
               : value
         }
         updated.updated_at = ctx.clock.iso()
-        Object.assign(agent, updated)
-        return { status: 200, body: presentAgent(agent, ctx.key) }
+        const stored = updated as Agent
+        agentsOf(ctx).put(stored)
+        return { status: 200, body: presentAgent(stored, ctx.key) }
       },
     },
     deleteAgent: {

@@ -45,19 +45,20 @@ export function integrationHandlers(): Handlers {
           credentials?: Record<string, string> | null
         }
         const now = ctx.clock.iso()
-        if (enabled !== undefined) integration.enabled = enabled
-        if (config !== undefined) integration.config = config
+        const updated: IntegrationRecord = { ...integration, updated_at: now }
+        if (enabled !== undefined) updated.enabled = enabled
+        if (config !== undefined) updated.config = config
         if (credentials === null) {
-          integration.status = 'not_connected'
-          integration.connected_at = null
-          integration.credential_hint = null
+          updated.status = 'not_connected'
+          updated.connected_at = null
+          updated.credential_hint = null
         } else if (credentials) {
-          integration.status = 'connected'
-          integration.connected_at = now
-          integration.credential_hint = credentialHint(credentials)
+          updated.status = 'connected'
+          updated.connected_at = now
+          updated.credential_hint = credentialHint(credentials)
         }
-        integration.updated_at = now
-        return { status: 200, body: { ...integration } }
+        integrationsOf(ctx).put(updated.id, updated)
+        return { status: 200, body: { ...updated } }
       },
     },
   }

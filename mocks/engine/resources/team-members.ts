@@ -1,5 +1,6 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
+import { assertRoom, LIMITS } from '../limits.ts'
 import { newId } from '../random.ts'
 import type { Handlers, OperationContext } from '../types.ts'
 import { listPage } from './pagination.ts'
@@ -30,6 +31,7 @@ export function teamMemberHandlers(): Handlers {
           name?: string
         }
         const email = input.email.toLowerCase()
+        assertRoom(teamMembersOf(ctx).size, LIMITS.teamMembersPerAccount, 'team members per account')
         if (
           teamMembersOf(ctx)
             .values()
@@ -52,7 +54,7 @@ export function teamMemberHandlers(): Handlers {
           joined_at: null,
           created_at: now,
         }
-        teamMembersOf(ctx).insert(member)
+        teamMembersOf(ctx).put(member)
         return {
           status: 201,
           body: { ...member },
@@ -66,8 +68,9 @@ export function teamMemberHandlers(): Handlers {
       run(ctx, member: TeamMember) {
         if (member.role === 'owner')
           throw errors.conflict('owner_role_immutable', "The owner's role cannot be changed.", 'role')
-        member.role = (ctx.body as { role: TeamMember['role'] }).role
-        return { status: 200, body: { ...member } }
+        const updated = { ...member, role: (ctx.body as { role: TeamMember['role'] }).role }
+        teamMembersOf(ctx).put(updated)
+        return { status: 200, body: { ...updated } }
       },
     },
     removeTeamMember: {

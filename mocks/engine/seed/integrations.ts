@@ -1,4 +1,5 @@
 import { toTimestamp } from '../clock.ts'
+import type { RecordMap } from '../record-map.ts'
 import type { IntegrationRecord } from '../resources/types.ts'
 import { type ContractFaker, enumValue } from './contract-faker.ts'
 import type { Prng } from './prng.ts'
@@ -26,7 +27,7 @@ const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
  * provisioned catalog (the contract's `IntegrationSlug`) holds are touched.
  */
 export function seedIntegrations(
-  integrations: Map<string, IntegrationRecord>,
+  integrations: RecordMap<IntegrationRecord>,
   options: IntegrationSeedOptions,
 ): void {
   const { phoneNumber, domain, since, now, prng, faker } = options
@@ -35,7 +36,8 @@ export function seedIntegrations(
   const failing = enumValue(statuses, 'error')
   const company = domain.split('.')[0] ?? 'acme'
   const provisioned = toTimestamp(since)
-  for (const integration of integrations.values()) integration.updated_at = provisioned
+  for (const integration of [...integrations.values()])
+    integrations.put(integration.id, { ...integration, updated_at: provisioned })
 
   const connect = (
     slug: string,
@@ -48,15 +50,17 @@ export function seedIntegrations(
     const at = toTimestamp(
       Math.min(now, since + daysAfterSignUp * DAY + prng.int(1, 20) * HOUR + withinAnHour(prng)),
     )
-    Object.assign(integration, {
+    const connectedOne: IntegrationRecord = {
+      ...integration,
       enabled: true,
       status: connected,
       config,
       credential_hint: `...${secret.slice(-4)}`,
       connected_at: at,
       updated_at: at,
-    })
-    return integration
+    }
+    integrations.put(slug, connectedOne)
+    return connectedOne
   }
 
   connect('twilio', 1, { phone_number: phoneNumber, region: 'us1' }, prng.chars(HEX, 32))
@@ -74,9 +78,10 @@ export function seedIntegrations(
     prng.chars(ALNUM, 40),
   )
   if (salesforce) {
-    salesforce.status = failing
-    salesforce.updated_at = toTimestamp(
-      now - prng.int(1, 4) * DAY - prng.int(0, 23) * HOUR - withinAnHour(prng),
-    )
+    integrations.put(salesforce.id, {
+      ...salesforce,
+      status: failing,
+      updated_at: toTimestamp(now - prng.int(1, 4) * DAY - prng.int(0, 23) * HOUR - withinAnHour(prng)),
+    })
   }
 }

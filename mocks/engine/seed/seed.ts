@@ -1,7 +1,6 @@
 import type { Account, AccountStore, Plan } from '../accounts.ts'
 import { type Clock, toTimestamp } from '../clock.ts'
 import type { OpenApiDocument } from '../contract/document.ts'
-import type { DemoAccount } from '../create-engine.ts'
 import type { KeyStore } from '../key-store.ts'
 import type { AccountData } from '../resources/account-data.ts'
 import { seedAgents } from './agents.ts'
@@ -12,6 +11,15 @@ import { seedIntegrations } from './integrations.ts'
 import { createPrng } from './prng.ts'
 import { seedTeamMembers } from './team-members.ts'
 import { DAY, HOUR, withinAnHour } from './time.ts'
+
+/** The demo account and the values of its two keys, known only to whoever seeded it. */
+export interface DemoAccount {
+  account: Account
+  secretKey?: string
+  publishableKey?: string
+  secretKeyId: string
+  publishableKeyId: string
+}
 
 /** How much demo data to seed. */
 export interface SeedSize {
@@ -46,7 +54,7 @@ export const DEFAULT_SEED_SIZE: Required<SeedSize> = { agents: 8, callLogs: 400,
  * agents, call logs with transcripts and analyses (over the last 30 days before the clock's now), team members
  * and a few connected integrations. Everything but the key values is deterministic for a given seed.
  */
-export async function seedDemoAccount(options: SeedOptions): Promise<DemoAccount> {
+export function seedDemoAccount(options: SeedOptions): DemoAccount {
   const { seed, plan, clock, document, accounts, keys, dataFor } = options
   const size = { ...DEFAULT_SEED_SIZE, ...options.size }
   const now = Math.floor(clock.now() / 1000) * 1000
@@ -54,10 +62,10 @@ export async function seedDemoAccount(options: SeedOptions): Promise<DemoAccount
   const prng = createPrng(seed, 'account')
   const owner = prng.pick(DEMO_OWNERS)
   const email = `${owner.name.replace(' ', '.')}@${owner.domain}`.toLowerCase()
-  const account = accounts.create({ id: prng.id('usr'), plan, email, name: owner.name })
-  // The account predates its agents; the store creates accounts "now", so the seed backdates its own one.
+  const id = prng.id('usr')
+  // The account predates its agents by a few months.
   const since = now - prng.int(75, 95) * DAY - prng.int(0, 23) * HOUR - withinAnHour(prng)
-  account.created_at = toTimestamp(since)
+  const account = accounts.create({ id, plan, email, name: owner.name, created_at: toTimestamp(since) })
   const data = dataFor(account)
 
   const plans = seedAgents({ count: size.agents, now, prng: createPrng(seed, 'agents'), faker })
@@ -74,8 +82,8 @@ export async function seedDemoAccount(options: SeedOptions): Promise<DemoAccount
     prng: createPrng(seed, 'integrations'),
   })
 
-  const secret = await keys.create(account.id, { type: 'secret', name: 'Demo secret key' })
-  const publishable = await keys.create(account.id, { type: 'publishable', name: 'Demo publishable key' })
+  const secret = keys.create(account.id, { type: 'secret', name: 'Demo secret key' })
+  const publishable = keys.create(account.id, { type: 'publishable', name: 'Demo publishable key' })
   if (!secret.ok) throw new Error(`Seeding the demo secret key failed: ${secret.message}`)
   if (!publishable.ok) throw new Error(`Seeding the demo publishable key failed: ${publishable.message}`)
   return {

@@ -4,6 +4,7 @@
  * Plain DOM, no build step. Served by the standalone mock at /_mock/dashboard, and mountable in a page
  * that runs the in-browser mock (`voice-api-kit/mocks/dashboard`).
  */
+import { createCallsPanel } from './calls-panel.js'
 import { createClockPanel } from './clock-panel.js'
 import { createControlApi } from './control-api.js'
 import { createKeyForm } from './create-key-form.js'
@@ -155,6 +156,7 @@ export function mountDashboard(root, options = {}) {
   const journal = createJournalPanel(ctx)
   const usage = createUsagePanel(ctx)
   const clock = createClockPanel(ctx)
+  const calls = createCallsPanel(ctx)
 
   const picker = h('select', {
     id: 'vak-account',
@@ -197,7 +199,15 @@ export function mountDashboard(root, options = {}) {
     h(
       'div',
       { class: 'vak-grid' },
-      h('div', { class: 'vak-primary' }, reveal.element, keysTable.element, form.element, journal.element),
+      h(
+        'div',
+        { class: 'vak-primary' },
+        reveal.element,
+        keysTable.element,
+        form.element,
+        journal.element,
+        calls.element,
+      ),
       h('div', { class: 'vak-secondary' }, usage.element, clock.element),
     ),
   )

@@ -1,3 +1,4 @@
+import { createMemoryStore } from '../../../mocks/engine/state/store.ts'
 import type { EngineRequest, EngineResponse } from '../../../mocks/engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../../../mocks/platform.ts'
 
@@ -84,7 +85,7 @@ export async function createFixtures(
     base.demo.secretKeyId,
   ]
   const platform = await createMockPlatform({
-    snapshot: base.snapshot(),
+    store: createMemoryStore(base.snapshot()),
     checkResponses: true,
     onContractViolation: options.onContractViolation,
   })

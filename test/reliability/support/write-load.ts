@@ -36,6 +36,10 @@ interface LoadContext {
   acked: Acknowledged
 }
 
+/** A create refused because the collection holds all the mock keeps (a documented answer; nothing was created). */
+const isFull = (r: { status: number; body: { error?: { code?: string } } }) =>
+  r.status === 409 && r.body?.error?.code === 'limit_reached'
+
 /** One write by a worker: creates, renames, deletes, invites, key creation and revocation, clock advances. */
 async function step(ctx: LoadContext, worker: number, n: number, own: { agents: string[]; keys: string[] }) {
   const { origin, key, accountId, acked } = ctx
@@ -50,6 +54,7 @@ async function step(ctx: LoadContext, worker: number, n: number, own: { agents: 
   try {
     if (kind === 0 || kind === 1 || (kind === 2 && own.agents.length === 0)) {
       const r = await httpJson(origin, 'POST', '/v1/agents', { key, body: agentBody(label) })
+      if (isFull(r)) return
       if (r.status !== 201) throw new Error(`createAgent ${r.status}`)
       acked.agents.set(r.body.id, label)
       own.agents.push(r.body.id)
@@ -70,6 +75,7 @@ async function step(ctx: LoadContext, worker: number, n: number, own: { agents: 
     } else if (kind === 3 || kind === 4) {
       const email = `${label}@example.com`
       const r = await httpJson(origin, 'POST', '/v1/team-members', { key, body: { email, role: 'viewer' } })
+      if (isFull(r)) return
       if (r.status !== 201) throw new Error(`inviteTeamMember ${r.status}`)
       acked.members.set(r.body.id, email)
       ack()
@@ -77,6 +83,7 @@ async function step(ctx: LoadContext, worker: number, n: number, own: { agents: 
       const r = await httpJson(origin, 'POST', `/_mock/accounts/${accountId}/keys`, {
         body: { type: 'secret', name: label },
       })
+      if (isFull(r)) return
       if (r.status !== 201) throw new Error(`createKey ${r.status}`)
       acked.keys.set(r.body.id, { value: r.body.value, revoked: false })
       own.keys.push(r.body.id)
