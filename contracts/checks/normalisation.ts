@@ -12,36 +12,29 @@ const getUser = (ctx: CheckContext, authorization: string, sensitive: string[] =
   ctx.call({ method: 'GET', path: '/user', key: null, authorization, sensitive, operationId: 'getUser' })
 
 /**
- * The scheme name is case-insensitive (RFC 9110, decisions.md section 2), the key is not: `bEaReR` works,
- * a key with its letters' case changed, a scheme with a letter more or less, and a scheme glued to the
- * key do not.
+ * The scheme name is case-insensitive (RFC 9110, decisions.md section 2; authentication/scheme-case), the key
+ * is not: a key with its letters' case changed, a scheme with a letter more, and a scheme glued to the key
+ * are refused.
  */
 const schemeAndKeyCase: ContractCheck = {
   id: 'authentication/case-both-ways',
   area: 'authentication',
   group: 'GET /user',
   title:
-    'matches the scheme name in any case but the key exactly: bEaReR works, a key with its case changed does not',
+    'matches the key exactly: refuses it with the case of its letters changed, after "Bearerx" or glued to "Bearer:"',
   async run(ctx) {
     const key = ctx.keys.secret
-    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR'])
-      expectStatus(await getUser(ctx, `${scheme} ${key}`), 200, `for "${scheme} <key>"`)
-    const prefixEnd = key.indexOf('-', key.indexOf('-') + 1) + 1
+    // The scheme in any case is accepted: authentication/scheme-case (`bEARER`).
+    // The key with the case of every letter swapped is refused by any comparison that ignores case, whether it
+    // lower-cases, upper-cases or folds the prefix alone.
     const variants: [string, string][] = [
       [`Bearer ${swapCase(key)}`, 'the key with the case of its letters swapped'],
-      [
-        `Bearer ${key.slice(0, prefixEnd).toUpperCase()}${key.slice(prefixEnd)}`,
-        'the key prefix in upper case',
-      ],
-      [`Bearer ${key.toLowerCase()}`, 'the key in lower case'],
       [`Bearerx ${key}`, 'the scheme "Bearerx"'],
-      [`Bear ${key}`, 'the scheme "Bear"'],
       [`Bearer:${key}`, 'the scheme glued to the key with a colon'],
     ]
     for (const [authorization, what] of variants) {
-      if (authorization === `Bearer ${key}`) continue
       expectError(
-        await getUser(ctx, authorization, [key, swapCase(key), key.toLowerCase()]),
+        await getUser(ctx, authorization, [key, swapCase(key)]),
         401,
         { type: 'authentication_error', code: 'invalid_api_key' },
         `for ${what}`,
