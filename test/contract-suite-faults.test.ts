@@ -247,6 +247,19 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
     }),
   },
   {
+    check: 'authentication/unknown',
+    shows: 'part of an API key',
+    fault: 'the 401 message quoting the key from its fifth character on',
+    apply: () => ({
+      response(response, request) {
+        const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1]
+        const error = (response.body as { error?: Body } | undefined)?.error
+        if (response.status === 401 && token && error) error.message = `Invalid API key ...${token.slice(4)}.`
+        return response
+      },
+    }),
+  },
+  {
     check: 'rate-limits/free/shared-keys',
     shows: 'for every key',
     fault: 'a budget per key',
