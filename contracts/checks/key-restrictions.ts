@@ -127,4 +127,43 @@ const permissionGroups: ContractCheck = {
 }
 
 /** Key restrictions and permission groups, with keys made on the fly through the mock's control plane. */
-export const keyRestrictionChecks: ContractCheck[] = [allowedIps, permissionGroups]
+/**
+ * `expires_at` (decisions.md section 3): a key works until its expiry and gets 401 `invalid_api_key` after it.
+ * The key expires a minute ahead on the mock's clock, which then moves past it.
+ */
+const expiresAt: ContractCheck = {
+  id: 'authentication/expires-at',
+  area: 'authentication',
+  group: 'Key restrictions',
+  title: 'admits a key with expires_at ahead, and refuses it with 401 once the clock has passed expires_at',
+  needs: ['clock'],
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock)
+      return ctx.skip('needs a key with expires_at, made through the mock control plane (--provision mock)')
+    const name = `Contract suite ${ctx.runId} expires_at`
+    const account = await mock.createAccount({ plan: 'enterprise', name })
+    ctx.defer(async () => {
+      await mock.deleteAccount(account.id)
+    })
+    const now = Date.parse((await mock.clock()).now)
+    const expires = new Date(now + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    const { value } = await mock.createKey(account.id, {
+      type: 'secret',
+      name,
+      restrictions: { expires_at: expires },
+    })
+    const get = () =>
+      ctx.call({ method: 'GET', path: '/user', key: value, sensitive: [value], operationId: 'getUser' })
+    expectStatus(await get(), 200, `for a key that expires at ${expires}, a minute ahead`)
+    await mock.advanceClock(61)
+    expectError(
+      await get(),
+      401,
+      { type: 'authentication_error', code: 'invalid_api_key' },
+      `once the clock has passed expires_at ${expires}`,
+    )
+  },
+}
+
+export const keyRestrictionChecks: ContractCheck[] = [allowedIps, permissionGroups, expiresAt]

@@ -11,9 +11,16 @@ export function sha256Hex(text: string): string {
 
 /** Compares two strings in time that depends only on their length, never on where they differ. */
 export function constantTimeEqual(a: string, b: string): boolean {
+  // The v1 API compares with it only a key's digest that the digest map has already matched (defence in
+  // depth: key-store.ts `find`); the control plane's admin token is outside the contract suite. A wrong
+  // comparison there is caught by the admin-token tests (test/mock/control-plane.test.ts,
+  // test/reliability/security.test.ts).
   let diff = a.length ^ b.length
+  // Stryker disable next-line MethodExpression: see above, equal digests of equal length
   const length = Math.max(a.length, b.length)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,AssignmentOperator: see above
   for (let i = 0; i < length; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0)
+  // Stryker disable next-line ConditionalExpression: see above (`false` is killed: no key would be found)
   return diff === 0
 }
 
