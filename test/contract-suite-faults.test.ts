@@ -260,6 +260,17 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
     }),
   },
   {
+    check: 'authentication/expires-at',
+    shows: 'once the clock has passed',
+    fault: 'expires_at not enforced (dropped when the key is made)',
+    apply: () => ({
+      request(request) {
+        if (request.method !== 'POST' || !/\/keys$/.test(pathOf(request)) || !request.body) return request
+        return { ...request, body: request.body.replace(/"expires_at":"[^"]*"/, '"expires_at":null') }
+      },
+    }),
+  },
+  {
     check: 'rate-limits/free/shared-keys',
     shows: 'for every key',
     fault: 'a budget per key',
