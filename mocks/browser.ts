@@ -23,4 +23,11 @@ export {
 } from './browser/session-store.ts'
 export { type MockWorker, type MockWorkerOptions, startMockWorker } from './browser/start-mock-worker.ts'
 export { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './msw/handlers.ts'
+export {
+  type Scenario,
+  type ScenarioApi,
+  ScenarioError,
+  type ScenarioHandle,
+  type ScenarioInput,
+} from './msw/scenario-api.ts'
 export { createMockPlatform, type MockPlatform, type MockPlatformOptions } from './platform.ts'

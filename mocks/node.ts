@@ -9,4 +9,11 @@
  */
 export { createMockApi, type MockApi, type MockApiOptions } from './msw/create-mock-api.ts'
 export { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './msw/handlers.ts'
+export {
+  type Scenario,
+  type ScenarioApi,
+  ScenarioError,
+  type ScenarioHandle,
+  type ScenarioInput,
+} from './msw/scenario-api.ts'
 export { createMockPlatform, type MockPlatform, type MockPlatformOptions } from './platform.ts'

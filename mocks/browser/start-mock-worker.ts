@@ -1,5 +1,6 @@
 import type { SetupWorker } from 'msw/browser'
 import { createHandlers } from '../msw/handlers.ts'
+import { createScenarioApi, type ScenarioApi } from '../msw/scenario-api.ts'
 import type { MockPlatform, MockPlatformOptions } from '../platform.ts'
 import { createPersistentPlatform } from './persistent-platform.ts'
 import { createSessionStore, DEFAULT_STORAGE_KEY, type SessionStore } from './session-store.ts'
@@ -37,6 +38,11 @@ export interface MockWorker {
   reset(): Promise<void>
   /** Stops intercepting requests (the state stays saved). */
   stop(): void
+  /**
+   * Error states, latency and network faults on demand, in the page (`mock.scenarios.add({ operation:
+   * 'listAgents', status: 500 })`); saved with the tab's state, cleared by `reset()`.
+   */
+  readonly scenarios: ScenarioApi
 }
 
 const noStore: SessionStore = { load: () => undefined, save: () => false, clear() {} }
@@ -85,6 +91,7 @@ export async function startMockWorker(options: MockWorkerOptions = {}): Promise<
       return persistent.restored
     },
     reset: () => persistent.reset(),
+    scenarios: createScenarioApi((request) => persistent.handle(request), platformOptions.adminToken),
     stop() {
       flush()
       globalThis.removeEventListener?.('pagehide', flush)

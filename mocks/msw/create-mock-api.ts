@@ -1,5 +1,6 @@
 import { createMockPlatform, type MockPlatform, type MockPlatformOptions } from '../platform.ts'
 import { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './handlers.ts'
+import { createScenarioApi, type ScenarioApi } from './scenario-api.ts'
 
 export interface MockApiOptions extends MockPlatformOptions, HandlerOptions {}
 
@@ -20,6 +21,11 @@ export interface MockApi {
    * Call it in `beforeEach`.
    */
   reset(): Promise<void>
+  /**
+   * Error states, latency and network faults on demand (`api.scenarios.add({ operation: 'listAgents',
+   * status: 500 })`), as `/_mock/scenarios` offers them; `reset()` clears them too.
+   */
+  readonly scenarios: ScenarioApi
 }
 
 /** Creates a seeded platform and MSW handlers that run it. */
@@ -39,7 +45,8 @@ export async function createMockApi(options: MockApiOptions = {}): Promise<MockA
     },
     baseUrl,
     async reset() {
-      platform.reset()
+      await platform.reset()
     },
+    scenarios: createScenarioApi((request) => platform.handle(request), platformOptions.adminToken),
   }
 }
