@@ -4,6 +4,12 @@ import { createMockPlatform, type MockPlatformOptions } from '../../../mocks/pla
 /** Limits far out of the way, so that thousands of requests are admitted. */
 export const ROOMY = { hourly: 100_000_000, burst: 100_000_000 }
 
+/** A response as tests read it. */
+export interface Answer extends Omit<EngineResponse, 'body'> {
+  // biome-ignore lint/suspicious/noExplicitAny: tests read bodies of many shapes
+  body: any
+}
+
 export interface SendOptions {
   body?: unknown
   headers?: Record<string, string>
@@ -25,7 +31,7 @@ export async function scenarioHarness(options: MockPlatformOptions = {}) {
   const account = await platform.createAccount({ plan: 'enterprise', limits: ROOMY })
   const created = await platform.createKey(account.id, { type: 'secret', name: 'scenario tests' })
 
-  function request(method: string, url: string, options: SendOptions, key?: string): Promise<EngineResponse> {
+  function request(method: string, url: string, options: SendOptions, key?: string): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers }
     if (key) headers.authorization = `Bearer ${key}`
     if (options.body !== undefined) headers['content-type'] = 'application/json'
