@@ -173,10 +173,13 @@ export async function createEngine(options: EngineOptions) {
         {},
         { 'retry-after': String(error.retryAfterSeconds) },
       )
-      const requestId = newId('req', 20)
-      const response = errorResponse(unavailable, requestId)
-      response.headers['request-id'] = requestId
-      return response
+      // Journaled as the client sees it, if the store can keep even that.
+      return store.run(() => core.refuse(request, unavailable)).catch(() => {
+        const requestId = newId('req', 20)
+        const response = errorResponse(unavailable, requestId)
+        response.headers['request-id'] = requestId
+        return response
+      })
     }
   }
 

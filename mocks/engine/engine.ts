@@ -192,6 +192,22 @@ export function createEngineCore(options: EngineCoreOptions) {
     return { ...handleAuthenticated(request, url, apiPath, auth.key, requestId), key: auth.key }
   }
 
+  /**
+   * The answer to a request whose changes the store could not keep (they were undone): the error, with the
+   * headers every answer gets, recorded in the journal as the client saw it.
+   */
+  function refuse(request: EngineRequest, error: ApiError): EngineResponse {
+    const started = performance.now()
+    const requestId = newId('req', 20)
+    let url = new URL('http://mock.invalid/')
+    try {
+      url = new URL(request.url, url)
+    } catch {
+      // A malformed URL was answered 400 in the first place; it is journaled at the root.
+    }
+    return finish(request, url, started, requestId, { response: errorResponse(error, requestId) })
+  }
+
   /** Answers one request, synchronously: nothing else runs in the engine until it is answered. */
   function handle(request: EngineRequest): EngineResponse {
     const started = performance.now()
@@ -215,7 +231,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     }
   }
 
-  return { handle, router, validators }
+  return { handle, refuse, router, validators }
 }
 
 export type EngineCore = ReturnType<typeof createEngineCore>

@@ -77,8 +77,9 @@ export interface paths {
          * Delete an account
          * @description Deletes an account with everything it owns: its keys (which from then on get 401 like any unknown
          *     key), its agents, call logs, integrations, team members, idempotency records and rate-limit windows.
-         *     Journal entries stay. The contract suite uses it to remove the accounts it created. A seeded account
-         *     can be deleted too; `POST /reset` brings it back.
+         *     Journal entries stay. The contract suite uses it to remove the accounts it created. The seeded demo
+         *     account cannot be deleted (409 `demo_account_protected`): the mock restarts from it, and `POST /reset`
+         *     brings back its seeded state.
          */
         delete: operations["deleteAccount"];
         options?: never;
@@ -365,9 +366,9 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "validation_error" | "api_error";
+                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "validation_error" | "api_error";
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "host_not_allowed" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error" | "service_unavailable";
+                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "host_not_allowed" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "demo_account_protected" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error" | "service_unavailable";
                 /** @description Human-readable; never contains a key value or the admin token. */
                 message: string;
                 /** @description The parameter or dotted body path at fault. */
@@ -1128,6 +1129,23 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            /** @description 409 - the account is the seeded demo account, which cannot be deleted. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @constant */
+                            type?: "conflict_error";
+                            /** @constant */
+                            code?: "demo_account_protected";
+                        };
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
         };
     };

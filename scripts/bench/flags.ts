@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 
-export const PHASES = ['load', 'startup', 'list', 'msw', 'contract'] as const
+export const PHASES = ['load', 'startup', 'list', 'msw', 'contract', 'storage'] as const
 export type Phase = (typeof PHASES)[number]
 
 /** Options of `npm run bench`. */
@@ -20,6 +20,11 @@ export interface BenchFlags {
   /** Timed pages per kind in the list bench. */
   listIterations: number
   mswSec: number
+  /** Call logs seeded for the storage bench, one run per size. */
+  storageSizes: number[]
+  /** Timed writes and reads per storage run. */
+  storageWrites: number
+  storageReads: number
   phases: ReadonlySet<Phase>
 }
 
@@ -74,6 +79,9 @@ export function parseBenchFlags(argv: string[]): BenchFlags | 'help' {
     callLogs: 100_000,
     listIterations: quick ? 500 : 2_000,
     mswSec: quick ? 2 : 5,
+    storageSizes: quick ? [1_000, 20_000] : [1_000, 100_000],
+    storageWrites: quick ? 200 : 1_000,
+    storageReads: quick ? 500 : 2_000,
     phases: new Set((only ?? PHASES) as Phase[]),
   }
 }

@@ -43,7 +43,8 @@ export interface LoadFigures {
   statusCodes: Record<string, number>
 }
 
-function drive(
+/** Drives one request with autocannon for `durationSec`, reporting every latency to `onLatency`. */
+export function drive(
   request: LoadRequest,
   connections: number,
   durationSec: number,

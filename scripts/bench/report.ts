@@ -110,6 +110,58 @@ export function formatMarkdown(results: BenchResults): string {
       ),
     )
   }
+  if (results.storage) {
+    const { embedded, shared, sharedSkipped } = results.storage
+    out.push('', '### State stores', '')
+    out.push(
+      table(
+        [
+          'store',
+          'call logs',
+          'write p50 ms',
+          'write p99 ms',
+          'read p99 ms alone',
+          'read p99 ms with writes',
+          'log KiB per write',
+          'open ms',
+        ],
+        embedded.map((e) => [
+          e.store === 'file' ? 'file (--state-file)' : 'memory',
+          num(e.callLogs),
+          num(e.write.p50, 3),
+          num(e.write.p99, 3),
+          num(e.readAlone.p99, 3),
+          num(e.readWithWrites.p99, 3),
+          e.store === 'file' ? num(e.logKbPerWrite, 2) : '',
+          num(e.openMs),
+        ]),
+      ),
+    )
+    out.push(
+      '',
+      'Writes: sequential POST /v1/agents in-process, each answered once durable (fsync); reads: GET /v1/agents, alone and while a writer writes.',
+    )
+    if (shared.length > 0) {
+      out.push(
+        '',
+        `GET /v1/agents with ${results.settings.connections} connections shared by every process, all driven at once:`,
+        '',
+      )
+      out.push(
+        table(
+          ['store', 'processes', 'req/s (all)', 'p50 ms', 'p99 ms', 'non-2xx'],
+          shared.map((s) => [
+            s.label,
+            String(s.processes),
+            num(s.requestsPerSec),
+            num(s.p50Ms, 2),
+            num(s.p99Ms, 2),
+            num(s.non2xx),
+          ]),
+        ),
+      )
+    } else if (sharedSkipped) out.push('', `Redis: skipped (${sharedSkipped}).`)
+  }
   if (results.msw || results.contract) {
     out.push('', '### Other figures', '')
     const rows: string[][] = []

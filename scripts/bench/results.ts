@@ -3,6 +3,7 @@ import type { ContractSuiteFigures } from './contract-suite.ts'
 import type { ListFigures } from './list-latency.ts'
 import type { LoadFigures, LoadSettings } from './load.ts'
 import type { StartupFigures } from './startup.ts'
+import type { StorageFigures } from './storage.ts'
 
 export type ServerName = 'mock' | 'prism' | 'bare'
 
@@ -43,5 +44,6 @@ export interface BenchResults {
   list?: ListFigures
   msw?: MswFigures
   contract?: ContractSuiteFigures
+  storage?: StorageFigures
   targets: TargetCheck[]
 }

@@ -20,6 +20,7 @@ import type { BenchResults, LoadRow, MswFigures } from './results.ts'
 import { type BenchServer, startBareServer, startMockServer, startPrismServer } from './servers.ts'
 import { type BuiltEntry, builtMockEntry, measureStartup } from './startup.ts'
 import { round } from './stats.ts'
+import { measureStorage } from './storage.ts'
 import { checkTargets } from './targets.ts'
 
 const log = (line: string) => console.log(line)
@@ -93,7 +94,7 @@ async function main(flags: BenchFlags, argv: string[]): Promise<void> {
   const started = performance.now()
   // The load runs the built CLI (what the bin runs where dist/ exists), else the sources through tsx.
   let built: BuiltEntry = { skipped: 'not needed' }
-  if (flags.phases.has('load') || flags.phases.has('startup')) {
+  if (flags.phases.has('load') || flags.phases.has('startup') || flags.phases.has('storage')) {
     log('Finding the built CLI (dist/, else a tsc build to bench-results/build)...')
     built = await builtMockEntry()
   }
@@ -148,6 +149,23 @@ async function main(flags: BenchFlags, argv: string[]): Promise<void> {
     log('Contract suite against a local mock...')
     partial.contract = await measureContractSuite()
     log(`  ${partial.contract.status}: ${partial.contract.note}`)
+  }
+
+  if (flags.phases.has('storage')) {
+    log(
+      `Storage: the file store at ${flags.storageSizes.join(' and ')} call logs, then mocks on one Redis...`,
+    )
+    partial.storage = await measureStorage(
+      mockEntry,
+      {
+        callLogSizes: flags.storageSizes,
+        writes: flags.storageWrites,
+        reads: flags.storageReads,
+        connections: flags.connections,
+        durationSec: flags.durationSec,
+      },
+      log,
+    )
   }
 
   partial.machine.loadAverage.push(loadavg()[0] ?? 0)

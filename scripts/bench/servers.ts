@@ -59,19 +59,28 @@ export async function liftLimits(controlUrl: string, accountId: string): Promise
     throw new Error(`Lifting the limits failed: ${result.status} ${result.body.toString('utf8')}`)
 }
 
-/** Starts the standalone mock (`<entry> mock`) on a free port and lifts the demo account's limits. */
-export async function startMockServer(entry: string[], keysFile: string): Promise<MockServer> {
-  const child = spawnChild('mock', [...entry, 'mock', '--port', '0', '--quiet', '--keys-file', keysFile])
+/**
+ * Starts the standalone mock (`<entry> mock`, with `extraArgs` such as `--store ...`) on a free port and lifts
+ * the demo account's limits. A mock joining a shared store may not know the demo key's value: `secretKey`
+ * is then empty.
+ */
+export async function startMockServer(
+  entry: string[],
+  keysFile: string,
+  extraArgs: string[] = [],
+): Promise<MockServer> {
+  const args = [...entry, 'mock', '--port', '0', '--quiet', '--keys-file', keysFile, ...extraArgs]
+  const child = spawnChild('mock', args)
   await child.waitForLine(/listening on (http:\/\/\S+)\/v1/)
   const keys = await readKeysFile(keysFile)
-  if (!keys.secret_key) throw new Error('The mock printed no secret key.')
+  if (!keys.secret_key && extraArgs.length === 0) throw new Error('The mock printed no secret key.')
   await liftLimits(keys.control_url, keys.account_id)
   return {
     name: 'mock',
     child,
     origin: keys.base_url.replace(/\/v1$/, ''),
     pathFor: (path) => path,
-    secretKey: keys.secret_key,
+    secretKey: keys.secret_key ?? '',
     accountId: keys.account_id,
   }
 }

@@ -60,5 +60,22 @@ export function checkTargets(results: Omit<BenchResults, 'targets'>): TargetChec
       met: list.rssMb < 250,
     })
   }
+  for (const figures of results.storage?.embedded.filter((e) => e.store === 'file') ?? []) {
+    checks.push({
+      target: `file store, ${figures.callLogs} call logs: a durable write's p99 <= 5 ms`,
+      measured: `${fmt(figures.write.p99, 2)} ms (p50 ${fmt(figures.write.p50, 2)} ms)`,
+      met: figures.write.p99 <= 5,
+    })
+    const memory = results.storage?.embedded.find(
+      (e) => e.store === 'memory' && e.callLogs === figures.callLogs,
+    )
+    // "Unchanged": within 1 ms or 50% of the read p99 without writes, whichever is larger.
+    const allowed = Math.max(figures.readAlone.p99 + 1, figures.readAlone.p99 * 1.5)
+    checks.push({
+      target: `file store, ${figures.callLogs} call logs: read p99 unchanged by concurrent writes`,
+      measured: `${fmt(figures.readWithWrites.p99, 3)} ms with writes, ${fmt(figures.readAlone.p99, 3)} ms alone${memory ? `, ${fmt(memory.readAlone.p99, 3)} ms in memory` : ''}`,
+      met: figures.readWithWrites.p99 <= allowed,
+    })
+  }
   return checks
 }

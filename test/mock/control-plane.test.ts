@@ -107,6 +107,14 @@ describe('the control plane (/_mock)', () => {
     expect(listed.body.data.map((a: { id: string }) => a.id)).not.toContain(accountId)
   })
 
+  it('refuses to delete the seeded demo account (409), which every restart and reset depends on', async () => {
+    const demo = mock.platform.demo.account.id
+    const refused = await call(mock, 'DELETE', `/_mock/accounts/${demo}`)
+    expect(refused.status).toBe(409)
+    expect(refused.body.error).toMatchObject({ type: 'conflict_error', code: 'demo_account_protected' })
+    expect((await call(mock, 'GET', '/v1/user', { key })).status).toBe(200)
+  })
+
   it('answers 404 for an unknown account and 422 for a bad body', async () => {
     expect((await call(mock, 'GET', '/_mock/accounts/usr_nobody')).status).toBe(404)
     expect((await call(mock, 'POST', '/_mock/accounts', { body: { plan: 'gold' } })).status).toBe(422)

@@ -65,7 +65,9 @@ const CHECKS: Record<string, RecordCheck> = {
       hash: (hash) => typeof hash === 'string' && SHA256_HEX.test(hash),
       record: isObject,
     })
-    if (stored) return stored[0] === 'hash' ? ['hash', 'is not the SHA-256 of a key (64 hex digits)'] : stored
+    if (stored?.[0] === 'hash' && stored[1] !== 'is missing')
+      return ['hash', 'is not the SHA-256 of a key (64 hex digits)']
+    if (stored) return stored
     return fields(
       (value as { record: unknown }).record,
       {

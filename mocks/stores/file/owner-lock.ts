@@ -15,6 +15,9 @@ interface Owner {
   since: string
 }
 
+/** Locks this process holds, so that a second store on the same files in this process is refused too. */
+const held = new Set<string>()
+
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0)
 
 function alive(pid: number): boolean {
@@ -58,8 +61,13 @@ function tryCreate(path: string, owner: Owner): boolean {
  */
 export function acquireOwnerLock(path: string, storeName: string): { release(): void } {
   const me: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString() }
+  if (held.has(path))
+    throw new StoreLocked(`${storeName} is in use by another mock in this process (${process.pid}).`)
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (tryCreate(path, me)) return { release: () => releaseLock(path, me) }
+    if (tryCreate(path, me)) {
+      held.add(path)
+      return { release: () => releaseLock(path, me) }
+    }
     const owner = readOwner(path)
     if (owner && owner.host !== me.host)
       throw new StoreLocked(
@@ -86,6 +94,7 @@ export function acquireOwnerLock(path: string, storeName: string): { release(): 
 }
 
 function releaseLock(path: string, me: Owner): void {
+  held.delete(path)
   const owner = readOwner(path)
   if (owner?.pid !== me.pid || owner.since !== me.since) return
   try {
