@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { hasRedisServer, startRedis, type TestRedis } from '../../scripts/lib/redis-server.ts'
 import { httpJson, provisionAccount } from '../reliability/support/http-json.ts'
 import { type SpawnedMock, spawnMock } from '../reliability/support/spawn-mock.ts'
 import { agentBody } from '../reliability/support/targets.ts'
 import { type Acknowledged, emptyAcknowledged, startWriteLoad } from '../reliability/support/write-load.ts'
-import { hasRedisServer, startRedis, type TestRedis } from '../../scripts/lib/redis-server.ts'
 
 /**
  * Several mock processes on one Redis store (`--store redis://...`), as a team runs a shared mock behind a
