@@ -55,7 +55,7 @@ export async function startRedis(
       '--appendonly',
       'yes',
       '--appendfsync',
-      'always',
+      options.appendfsync ?? 'always',
     ],
     { stdio: 'ignore' },
   )

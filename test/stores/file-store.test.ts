@@ -211,7 +211,10 @@ describe('the file store', () => {
     await stop(first)
     const byAccount = (table: string) => {
       const out: Record<string, unknown[]> = {}
-      for (const [key, value] of tables[table] ?? []) (out[key.split('/')[0] ?? ''] ??= []).push(value)
+      for (const [key, value] of tables[table] ?? []) {
+        const account = key.split('/')[0] ?? ''
+        out[account] = [...(out[account] ?? []), value]
+      }
       return out
     }
     const demo = new Map(tables.meta).get('demo') as {
