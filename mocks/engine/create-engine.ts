@@ -174,12 +174,14 @@ export async function createEngine(options: EngineOptions) {
         { 'retry-after': String(error.retryAfterSeconds) },
       )
       // Journaled as the client sees it, if the store can keep even that.
-      return store.run(() => core.refuse(request, unavailable)).catch(() => {
-        const requestId = newId('req', 20)
-        const response = errorResponse(unavailable, requestId)
-        response.headers['request-id'] = requestId
-        return response
-      })
+      return store
+        .run(() => core.refuse(request, unavailable))
+        .catch(() => {
+          const requestId = newId('req', 20)
+          const response = errorResponse(unavailable, requestId)
+          response.headers['request-id'] = requestId
+          return response
+        })
     }
   }
 
