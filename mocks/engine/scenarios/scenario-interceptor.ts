@@ -158,13 +158,15 @@ export function createInterceptor(options: InterceptorOptions) {
       if (!matches(scenario, input.operation, input.key)) continue
       const next = drawsFor(options.seed(), scenario.sequence, scenario.draws)
       const draws = scenario.draws + 1
+      // Only a scenario with `times` makes a promise about its uses: its bookkeeping is durable.
+      const soft = scenario.times === null
       if (scenario.probability < 1 && next() >= scenario.probability) {
-        table.replace({ ...scenario, draws })
+        table.replace({ ...scenario, draws }, soft)
         continue
       }
       const uses = scenario.uses + 1
       if (scenario.times !== null && uses >= scenario.times) table.remove(scenario.id)
-      else table.replace({ ...scenario, uses, draws })
+      else table.replace({ ...scenario, uses, draws }, soft)
       return apply(input, scenario, next)
     }
     return undefined

@@ -28,11 +28,14 @@ export const SEQUENCE_KEY = 'sequence'
 
 /**
  * The active scenarios, a table of the engine's state (so they are saved, shared and reset like the rest).
- * Every change is durable: `times` must stay exact across restarts and processes.
+ * Adding and removing a scenario, and each use of one with `times`, are durable changes: `times` stays exact
+ * across restarts and processes. The uses and draws of a scenario without `times` are soft (bookkeeping,
+ * like rate-limit windows: losing the last second of them in a crash breaks no promise), so a slow API does
+ * not cost a durable write per request.
  */
 export function createScenarioTable(state: EngineState) {
-  const records = new RecordMap<StoredScenario>((key, value, before) =>
-    state.record(SCENARIOS_TABLE, key, value, before),
+  const records = new RecordMap<StoredScenario>((key, value, before, soft) =>
+    state.record(SCENARIOS_TABLE, key, value, before, soft),
   )
   let sequence = 0
 
@@ -63,8 +66,8 @@ export function createScenarioTable(state: EngineState) {
     get: (id: string) => records.get(id),
     /** Every active scenario, newest first: the order in which they are tried. */
     newestFirst: (): StoredScenario[] => [...records.values()].sort((a, b) => b.sequence - a.sequence),
-    /** Replaces a scenario's record (records are never changed in place). */
-    replace: (scenario: StoredScenario) => records.put(scenario.id, scenario),
+    /** Replaces a scenario's record (records are never changed in place); `soft`: bookkeeping only. */
+    replace: (scenario: StoredScenario, soft = false) => records.put(scenario.id, scenario, soft),
     remove: (id: string) => records.delete(id),
     /** Removes every scenario; answers how many there were. */
     clear(): number {
