@@ -50,11 +50,7 @@ async function loadAgents() {
       el(
         'div',
         { class: 'error-state', role: 'alert' },
-        el(
-          'p',
-          {},
-          `The agents could not be loaded (${result.status || 'network error'}). ${result.error.message}`,
-        ),
+        el('p', {}, `The agents could not be loaded (${result.status || 'network error'}).`),
         el('button', { type: 'button', class: 'retry' }, 'Try again'),
       ),
     )
