@@ -17,7 +17,7 @@ describe('parseBenchFlags', () => {
     const all = parseBenchFlags([])
     const some = parseBenchFlags(['--only', 'load,list'])
     if (all === 'help' || some === 'help') throw new Error('unexpected help')
-    expect([...all.phases]).toEqual(['load', 'startup', 'list', 'msw', 'contract'])
+    expect([...all.phases]).toEqual(['load', 'startup', 'list', 'msw', 'contract', 'storage'])
     expect([...some.phases]).toEqual(['load', 'list'])
   })
 

@@ -234,7 +234,7 @@ export function createScenariosPanel(ctx) {
       'div',
       { class: 'vak-check' },
       onlyAccount,
-      h('label', { for: onlyAccount.id }, 'Only for the account shown above'),
+      h('label', { for: onlyAccount.id }, 'Only for the selected account'),
     ),
     h(
       'div',
