@@ -1,5 +1,12 @@
+import { allChecks, selectChecks } from './checks/index.ts'
+import { createContractReporter } from './cli/contract-reporter.ts'
 import { CONTRACT_HELP, parseContractFlags } from './cli/flags.ts'
-import { runInVitest } from './cli/run-vitest.ts'
+import { checkWritable } from './cli/report-file.ts'
+import { createContract } from './contract/contract.ts'
+import { redactText } from './http/exchange.ts'
+import type { CheckOutcome } from './runner/outcome.ts'
+import { type RunResult, runChecks } from './runner/run-checks.ts'
+import { ConfigError } from './runner/session.ts'
 import {
   finishTarget,
   mergeTargets,
@@ -8,6 +15,17 @@ import {
   targetFromFile,
 } from './target/resolve-target.ts'
 import type { TargetConfig } from './target/target.ts'
+
+/** Where the command prints: lines to stdout and one-line errors to stderr (tests capture both). */
+export interface CommandOutput {
+  out: (text: string) => void
+  err: (text: string) => void
+}
+
+const defaultOutput: CommandOutput = {
+  out: (text) => void process.stdout.write(`${text}\n`),
+  err: (text) => void process.stderr.write(`${text}\n`),
+}
 
 function describeTarget(target: TargetConfig): string {
   const mode = [
@@ -18,35 +36,89 @@ function describeTarget(target: TargetConfig): string {
   return `Contract suite against ${target.baseUrl} (${mode.join(', ')})`
 }
 
+/** Run-level problems that fail the run even when no check failed. */
+function runNotices(result: RunResult, target: TargetConfig): string[] {
+  const notices: string[] = []
+  if (result.aborted)
+    notices.push(
+      `The run stopped: ${result.aborted.reason} ${result.aborted.notRun.length} check(s) did not run.`,
+    )
+  const count = (status: CheckOutcome['status']) => result.outcomes.filter((o) => o.status === status).length
+  if (count('passed') === 0) {
+    const why =
+      count('not-applicable') > 0 && count('skipped') === 0
+        ? ' every check was not applicable to this target'
+        : ` ${count('skipped')} skipped, ${count('not-applicable')} not applicable`
+    notices.push(
+      `No check passed (${result.outcomes.length} ran:${why}): nothing was verified against ${target.baseUrl}. A run that verifies nothing fails; give the keys the skipped checks ask for, or check the base URL.`,
+    )
+  }
+  return notices
+}
+
 /**
- * `voice-api-kit contract [options]`: runs the contract suite in Vitest against a target described by
- * flags, `VOICE_API_*` environment variables and an optional config file. Returns the exit code.
+ * `voice-api-kit contract [options]`: runs the contract suite with its own runner (no test framework)
+ * against a target described by flags, `VOICE_API_*` environment variables and an optional config file.
+ * Usage errors (bad flags, an --output that cannot be written) exit 2 before any request; a run that cannot
+ * start (unreachable target, refused key), that verified nothing or whose report could not be written exits
+ * 1 with one line saying why, as does a run with a failed check. Returns the exit code.
  */
-export async function runContractCommand(argv: string[]): Promise<number> {
+export async function runContractCommand(
+  argv: string[],
+  output: CommandOutput = defaultOutput,
+): Promise<number> {
+  let target: TargetConfig
+  let flags: Exclude<ReturnType<typeof parseContractFlags>, 'help'>
   try {
-    const flags = parseContractFlags(argv)
-    if (flags === 'help') {
-      console.log(CONTRACT_HELP)
+    const parsed = parseContractFlags(argv)
+    if (parsed === 'help') {
+      output.out(CONTRACT_HELP)
       return 0
     }
+    flags = parsed
     const fromFile = flags.config ? targetFromFile(flags.config) : {}
-    const target = finishTarget(mergeTargets(fromFile, targetFromEnv(process.env), flags.target))
-    const reporter = await runInVitest(target, {
-      header: describeTarget(target),
-      summary: flags.reporters.includes('summary') || flags.reporters.includes('verbose'),
-      verbose: flags.reporters.includes('verbose'),
-      junit: flags.reporters.includes('junit') ? flags.output : undefined,
-    })
-    if (reporter.entries.length === 0) {
-      console.error('voice-api-kit contract: no check ran.')
-      return 1
+    target = finishTarget(mergeTargets(fromFile, targetFromEnv(process.env), flags.target))
+    try {
+      selectChecks(allChecks(createContract(target.contractPath)), target.areas)
+    } catch (error) {
+      throw new TargetError((error as Error).message.split('\n')[0] ?? 'Bad --area.')
     }
-    return reporter.failed() ? 1 : 0
+    if (flags.outputs.junit) checkWritable(flags.outputs.junit)
+    if (flags.outputs.html) checkWritable(flags.outputs.html)
   } catch (error) {
     if (error instanceof TargetError) {
-      console.error(`voice-api-kit contract: ${error.message} See --help.`)
+      output.err(`voice-api-kit contract: ${error.message} See --help.`)
       return 2
     }
     throw error
   }
+
+  const header = describeTarget(target)
+  const reporter = createContractReporter({
+    header,
+    reporters: flags.reporters,
+    outputs: flags.outputs,
+    write: output.out,
+  })
+  let result: RunResult
+  try {
+    result = await runChecks(target, {
+      onOpen: (session) => reporter.onOpen(session),
+      onOutcome: (outcome) => reporter.onOutcome(outcome),
+      onWait: (event) => reporter.onWait(event),
+    })
+  } catch (error) {
+    const secrets = [target.secretKey, target.publishableKey, target.revokedKey, target.expiredKey].filter(
+      (s): s is string => typeof s === 'string',
+    )
+    const message = error instanceof Error ? error.message : String(error)
+    output.err(
+      `voice-api-kit contract: ${error instanceof ConfigError ? '' : 'the run could not start: '}${redactText(message, secrets)}`,
+    )
+    return 1
+  }
+  const problems = reporter.finish(result, runNotices(result, target))
+  for (const problem of problems) output.err(`voice-api-kit contract: ${problem}`)
+  const failed = result.outcomes.some((o) => o.status === 'failed')
+  return failed || problems.length > 0 ? 1 : 0
 }

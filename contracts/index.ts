@@ -1,21 +1,31 @@
 /**
- * `voice-api-kit/contracts`: the reusable contract (conformance) suite of the v1 API.
+ * `voice-api-kit/contracts`: the reusable contract (conformance) suite of the v1 API, with no test framework.
  *
- * In a Vitest project (`voice-api-kit/contracts/vitest`; Vitest is an optional peer, needed only there):
  * ```ts
- * import { defineContractSuite } from 'voice-api-kit/contracts/vitest'
- * defineContractSuite({ baseUrl: process.env.VOICE_API_BASE_URL!, secretKey: process.env.VOICE_API_KEY })
+ * import { runChecks, formatSummary, entryOf } from 'voice-api-kit/contracts'
+ * const result = await runChecks({ baseUrl: 'https://api.example.com/v1', secretKey: process.env.VOICE_API_KEY })
  * ```
- * Without Vitest (scripts, harnesses): `runChecks(target, options)`.
+ * In a Vitest project, `defineContractSuite` comes from `voice-api-kit/contracts/vitest`.
  */
 export { allChecks, selectChecks } from './checks/index.ts'
 export { AREAS, type Area, type CheckContext, type ContractCheck, type Need } from './checks/types.ts'
+export { runContractCommand } from './cli.ts'
 export { type Contract, createContract } from './contract/contract.ts'
+export type { WaitEvent } from './http/pacer.ts'
 export { readRateLimitHeaders } from './http/rate-limit-headers.ts'
+export { entryOf, type ReportEntry } from './report/entries.ts'
 export { formatFailure } from './report/format-failure.ts'
+export { type HtmlReportInput, toHtml } from './report/html.ts'
 export { toJUnit } from './report/junit.ts'
-export { formatSummary } from './report/summary.ts'
+export { formatSummary, type RunFigures } from './report/summary.ts'
+export { type Coverage, type CoverageRow, coverageFigure } from './runner/coverage.ts'
 export type { CheckOutcome, FailureReport, TeardownReport } from './runner/outcome.ts'
 export { type RunOptions, type RunResult, runChecks } from './runner/run-checks.ts'
-export { ConfigError, openSession, type Session } from './runner/session.ts'
+export {
+  ConfigError,
+  openSession,
+  type RunStats,
+  type Session,
+  type SessionOptions,
+} from './runner/session.ts'
 export type { Plan, ScopedKey, TargetConfig } from './target/target.ts'

@@ -1,9 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseContractFlags } from '../contracts/cli/flags.ts'
-import { runContractCommand } from '../contracts/cli.ts'
 import {
   finishTarget,
   mergeTargets,
@@ -12,6 +11,8 @@ import {
   targetFromEnv,
   targetFromFile,
 } from '../contracts/target/resolve-target.ts'
+
+import { runCommand, startMockServer } from './support/contract-command.ts'
 
 const KEY = `sk-svc-${'k'.repeat(40)}`
 
@@ -41,7 +42,7 @@ describe('voice-api-kit contract: target configuration', () => {
     expect(flags.target.destructive).toBe(true)
     expect(flags.target.areas).toEqual(['authentication', 'rate-limits'])
     expect(flags.reporters).toEqual(['junit'])
-    expect(flags.output).toBe('out.xml')
+    expect(flags.outputs).toEqual({ junit: 'out.xml' })
   })
 
   it('reads VOICE_API_* environment variables', () => {
@@ -77,18 +78,111 @@ describe('voice-api-kit contract: target configuration', () => {
     expect(() => parseScopedKey(KEY)).toThrow(TargetError)
   })
 
-  it('prints help with exit code 0 and answers a bad flag with exit code 2', async () => {
-    const log = vi.spyOn(console, 'log').mockImplementation(() => {})
-    const error = vi.spyOn(console, 'error').mockImplementation(() => {})
-    expect(await runContractCommand(['--help'])).toBe(0)
-    expect(log.mock.calls[0]?.[0]).toContain('Usage: voice-api-kit contract')
-    vi.stubEnv('VOICE_API_KEY', '')
-    vi.stubEnv('VOICE_API_PROVISION', '')
-    expect(await runContractCommand(['--no-such-flag'])).toBe(2)
-    expect(await runContractCommand(['--base-url', 'http://127.0.0.1:1/v1'])).toBe(2)
-    expect(error.mock.calls.map((c) => String(c[0])).join('\n')).toContain('A secret key is required')
-    log.mockRestore()
-    error.mockRestore()
-    vi.unstubAllEnvs()
+  it('takes --output for the one file reporter, or junit=<file> and html=<file> for both', () => {
+    const one = parseContractFlags(['--reporter', 'html', '--output', 'r.html'])
+    const both = parseContractFlags([
+      '--reporter',
+      'junit,html',
+      '--output',
+      'junit=r.xml',
+      '--output',
+      'html=r.html',
+    ])
+    const defaults = parseContractFlags(['--reporter', 'summary,junit,html'])
+    expect(one !== 'help' && one.outputs).toEqual({ html: 'r.html' })
+    expect(both !== 'help' && both.outputs).toEqual({ junit: 'r.xml', html: 'r.html' })
+    expect(defaults !== 'help' && defaults.outputs).toEqual({
+      junit: 'contract-results.xml',
+      html: 'contract-report.html',
+    })
+    expect(() => parseContractFlags(['--reporter', 'junit,html', '--output', 'r.xml'])).toThrow(TargetError)
+    expect(() => parseContractFlags(['--output', 'r.xml'])).toThrow(TargetError)
   })
+})
+
+describe('voice-api-kit contract: usage errors', () => {
+  it('prints its help with exit code 0', async () => {
+    const run = await runCommand(['--help'])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('Usage: voice-api-kit contract')
+    expect(run.stdout).toContain('--reporter <name>')
+  }, 30_000)
+
+  const cases: [string, string[], RegExp][] = [
+    ['an unknown flag', ['--no-such-flag'], /Unknown option '--no-such-flag'/],
+    ['an unknown area', ['--provision', 'mock', '--area', 'nope'], /--area must be among responses/],
+    ['a base URL that is not http(s)', ['--provision', 'mock', '--base-url', 'ftp://x/v1'], /must be http/],
+    ['an unknown reporter', ['--provision', 'mock', '--reporter', 'pdf'], /--reporter must be summary/],
+    [
+      'an --output in a folder that does not exist',
+      ['--provision', 'mock', '--reporter', 'junit', '--output', '/no/such/folder/results.xml'],
+      /--output \/no\/such\/folder\/results\.xml: the folder \/no\/such\/folder does not exist/,
+    ],
+    [
+      'an --output that is a folder',
+      ['--provision', 'mock', '--reporter', 'html', '--output', '.'],
+      /that is a folder/,
+    ],
+    ['no key and no provisioning', [], /A secret key is required/],
+  ]
+  it('answers each usage error with one line on stderr and exit code 2, before any request', async () => {
+    // Nothing listens on port 9: a usage error must be found before the first request is sent.
+    const runs = await Promise.all(
+      cases.map(([, args]) =>
+        runCommand([
+          ...args,
+          ...(args.includes('--base-url') ? [] : ['--base-url', 'http://127.0.0.1:9/v1']),
+        ]),
+      ),
+    )
+    runs.forEach((run, i) => {
+      const [what, , message] = cases[i] as (typeof cases)[number]
+      expect(run.code, what).toBe(2)
+      expect(run.stderr.trim().split('\n'), what).toHaveLength(1)
+      expect(run.stderr, what).toMatch(message)
+      expect(run.stderr, what).not.toMatch(/\n\s+at /)
+      expect(run.stdout, what).toBe('')
+    })
+  }, 60_000)
+})
+
+describe('voice-api-kit contract: a run against the mock', () => {
+  let mock: Awaited<ReturnType<typeof startMockServer>>
+  beforeAll(async () => {
+    mock = await startMockServer()
+  })
+  afterAll(() => mock.close())
+
+  it('runs every check with its own runner, prints the summary and writes JUnit and HTML whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'contract-cli-'))
+    const junit = join(dir, 'results.xml')
+    const html = join(dir, 'report.html')
+    const run = await runCommand([
+      '--base-url',
+      mock.baseUrl,
+      '--provision',
+      'mock',
+      '--destructive',
+      '--reporter',
+      'summary,junit,html',
+      '--output',
+      `junit=${junit}`,
+      '--output',
+      `html=${html}`,
+    ])
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/Total: \d{3} passed, 0 failed, 0 skipped, 0 not applicable/)
+    expect(run.stdout).toMatch(/Requests: \d+ sent to the API/)
+    expect(run.stdout).toContain('Waiting: none')
+    expect(run.stdout).toMatch(
+      /Coverage: \d+ of \d+ documented \(operation, status\) pairs \(\d+%\) exercised/,
+    )
+    expect(run.stdout).toContain(`JUnit report written to ${junit}`)
+    expect(readFileSync(junit, 'utf8')).toMatch(
+      /<testsuites name="voice-api-kit contract suite" tests="\d+" failures="0"/,
+    )
+    expect(readFileSync(html, 'utf8')).toMatch(/^<!doctype html>/)
+    expect(readdirSync(dir).sort()).toEqual(['report.html', 'results.xml'])
+  }, 120_000)
 })

@@ -5,6 +5,7 @@ import { defineContractSuite } from '../contracts/vitest/index.ts'
 import { createMockPlatform } from '../mocks/platform.ts'
 import { createHttpServer, listen } from '../mocks/server/http-server.ts'
 import { startPrism } from '../scripts/lib/prism-process.ts'
+import { cleanEnv, runCommand } from './support/contract-command.ts'
 
 describe('the contract suite through prism proxy in front of the mock', () => {
   let server: Server
@@ -51,6 +52,17 @@ describe('the contract suite against prism mock (stateless)', () => {
     () => ({ baseUrl: prism.origin, secretKey: `sk-svc-${'PrismMockAcceptsAnyKey'.padEnd(40, '0')}` }),
     { onOutcome: (outcome) => void outcomes.push(outcome) },
   )
+  it('stops with one line naming the cause when the base URL ends in /v1 (every path a 404 from Prism)', async () => {
+    const run = await runCommand(['--base-url', `${prism.origin}/v1`], {
+      env: cleanEnv({ VOICE_API_KEY: `sk-svc-${'PrismMockAcceptsAnyKey'.padEnd(40, '0')}` }),
+    })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toBe('')
+    expect(run.stderr.trim().split('\n')).toEqual([
+      `voice-api-kit contract: Prism answered GET ${prism.origin}/v1/user with 404 (NO_PATH_MATCHED_ERROR): no path of the contract starts there. Against prism mock the base URL is its origin without /v1 (${prism.origin}).`,
+    ])
+  }, 60_000)
+
   it('runs the stateless subset and reports the rest as not applicable, never as failures', () => {
     const statuses = new Set(outcomes.map((o) => o.status))
     expect(statuses.has('passed')).toBe(true)

@@ -1,5 +1,6 @@
 import { ensure, expectError, expectStatus, type fail, jsonObject, listData } from './failure.ts'
 import { agentBody, createAgent, schemaDefaults, UNKNOWN_IDS } from './fixtures.ts'
+import { instant, locates } from './formats.ts'
 import type { ContractCheck } from './types.ts'
 
 /** Fails unless every field of `want` (deeply) equals the same field of `got`. */
@@ -49,11 +50,11 @@ export const agentChecks: ContractCheck[] = [
       })
       expectStatus(created, 201)
       const agent = jsonObject(created)
-      const location = created.response.headers.location ?? ''
+      const location = created.response.headers.location
       ensure(
-        location.endsWith(`/agents/${String(agent.id)}`),
-        `Location ending in /agents/${String(agent.id)}`,
-        JSON.stringify(location),
+        locates(location, created.request.url, `/agents/${String(agent.id)}`),
+        `a Location (absolute or relative) resolving to .../agents/${String(agent.id)}`,
+        JSON.stringify(location ?? null),
         created,
       )
       const defaults = schemaDefaults(ctx.contract, ctx.contract.operation('createAgent').requestBody?.schema)
@@ -130,7 +131,7 @@ export const agentChecks: ContractCheck[] = [
           updated,
         )
       ensure(
-        String(after.updated_at) >= String(agent.updated_at),
+        instant(after.updated_at) >= instant(agent.updated_at),
         'updated_at not before the previous one',
         String(after.updated_at),
         updated,

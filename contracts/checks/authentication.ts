@@ -1,11 +1,17 @@
 import type { Exchange } from '../http/exchange.ts'
 import { ensure, expectError, expectStatus, jsonObject } from './failure.ts'
+import { parseChallenge } from './formats.ts'
 import type { CheckContext, ContractCheck, Need } from './types.ts'
 
 /** A key of the right shape that no implementation issued. */
 const UNKNOWN_KEY = `sk-svc-${'ContractSuiteUnknownKey0'.padEnd(40, 'x')}`
 
-/** The spec's exact 401: `{error: {type: authentication_error, code: invalid_api_key, message}}`, nothing more. */
+/**
+ * The spec's exact 401: `{error: {type: authentication_error, code: invalid_api_key, message}}`, nothing more,
+ * with a `Bearer` challenge (RFC 6750; `realm` and `error` are optional, decisions.md section 11). Without
+ * credentials the challenge carries no `error` (RFC 6750 section 3.1); for a bad key, `error` is
+ * `invalid_token` when present.
+ */
 function expect401(exchange: Exchange, challenge?: 'missing' | 'invalid'): void {
   expectError(exchange, 401, { type: 'authentication_error', code: 'invalid_api_key' })
   const body = jsonObject(exchange)
@@ -24,11 +30,85 @@ function expect401(exchange: Exchange, challenge?: 'missing' | 'invalid'): void 
     exchange,
   )
   if (!challenge) return
-  const header = exchange.response.headers['www-authenticate'] ?? ''
-  const want =
-    challenge === 'missing' ? /^Bearer realm="api"$/ : /^Bearer realm="api", error="invalid_token"$/
-  ensure(want.test(header), `WWW-Authenticate matching ${want.source}`, JSON.stringify(header), exchange)
+  const header = exchange.response.headers['www-authenticate']
+  const parsed = parseChallenge(header)
+  ensure(
+    parsed?.scheme === 'bearer',
+    'a WWW-Authenticate: Bearer challenge',
+    JSON.stringify(header ?? null),
+    exchange,
+  )
+  const code = parsed?.params.get('error')
+  if (challenge === 'missing')
+    ensure(
+      code === undefined,
+      'no error attribute in the challenge when no credentials were sent (RFC 6750 section 3.1)',
+      JSON.stringify(header),
+      exchange,
+    )
+  else
+    ensure(
+      code === undefined || code === 'invalid_token',
+      'error="invalid_token" (or no error attribute) in the challenge',
+      JSON.stringify(header),
+      exchange,
+    )
 }
+
+/** A request without valid credentials: what it sends in place of a key. */
+interface Credential {
+  key?: string | null
+  authorization?: (ctx: CheckContext) => string
+  /** A query string carrying the key (never a valid way to send it). */
+  query?: (ctx: CheckContext) => string
+  sensitive?: string[]
+}
+
+/**
+ * The invalid credentials, each sent to its own read operation: every operation must refuse whatever is
+ * sent (the every-operation check shares these answers), and each kind of bad credential is refused once.
+ */
+const SENT_TO: Record<string, Credential & { operationId: string }> = {
+  missing: { operationId: 'getUser', key: null },
+  malformed: { operationId: 'listAgents', authorization: () => 'Bearer not-a-valid-key' },
+  unknown: { operationId: 'getAgent', key: UNKNOWN_KEY, sensitive: [UNKNOWN_KEY] },
+  basic: { operationId: 'listCallLogs', authorization: (ctx) => `Basic ${btoa(`${ctx.keys.secret}:`)}` },
+  token: { operationId: 'getCallLog', authorization: (ctx) => `Token ${ctx.keys.secret}` },
+  empty: { operationId: 'getCallAnalytics', authorization: () => 'Bearer ' },
+  // The key under the three usual names at once: accepting it under any one of them changes the answer
+  // (a 200, or a 400 for the other two names), so one request tells all three apart.
+  query: {
+    operationId: 'listIntegrations',
+    key: null,
+    query: (ctx) => {
+      const key = encodeURIComponent(ctx.keys.secret)
+      return `?api_key=${key}&key=${key}&access_token=${key}`
+    },
+  },
+}
+
+/** The path a probe uses for an operation: path parameters filled with an ID that cannot exist. */
+const probePath = (path: string) => path.replace(/\{[^}]+\}/g, 'x_0ContractSuite')
+
+function send(ctx: CheckContext, operationId: string, credential: Credential, path?: string) {
+  const operation = ctx.contract.operation(operationId)
+  return ctx.call({
+    method: operation.method.toUpperCase(),
+    path: (path ?? probePath(operation.path)) + (credential.query?.(ctx) ?? ''),
+    key: credential.key === undefined ? null : credential.key,
+    authorization: credential.authorization?.(ctx),
+    sensitive: credential.sensitive,
+    json: operation.requestBody ? {} : undefined,
+    operationId,
+  })
+}
+
+const sendAs = (ctx: CheckContext, kind: keyof typeof SENT_TO) => {
+  const credential = SENT_TO[kind] as Credential & { operationId: string }
+  return send(ctx, credential.operationId, credential)
+}
+
+const getUser = (ctx: CheckContext, credential: Credential) => send(ctx, 'getUser', credential, '/user')
 
 interface Case {
   id: string
@@ -38,96 +118,66 @@ interface Case {
   run: (ctx: CheckContext) => Promise<void>
 }
 
-const getUser = (
-  ctx: CheckContext,
-  input: { key?: string | null; authorization?: string; path?: string; sensitive?: string[] },
-) =>
-  ctx.call({
-    method: 'GET',
-    path: input.path ?? '/user',
-    key: input.key,
-    authorization: input.authorization,
-    sensitive: input.sensitive,
-    operationId: 'getUser',
-  })
+const refused = (exchange: Exchange) =>
+  expectError(exchange, 401, { type: 'authentication_error', code: 'invalid_api_key' })
 
 const cases: Case[] = [
   {
     id: 'missing',
     title: 'returns 401 with the exact documented body when no key is sent',
     stateless: true,
-    run: async (ctx) => expect401(await getUser(ctx, { key: null })),
+    run: async (ctx) => expect401(await sendAs(ctx, 'missing')),
   },
   {
     id: 'missing-challenge',
-    title: 'challenges with WWW-Authenticate: Bearer realm="api" when no key is sent (no error attribute)',
-    run: async (ctx) => expect401(await getUser(ctx, { key: null }), 'missing'),
+    title: 'challenges with WWW-Authenticate: Bearer, without an error attribute, when no key is sent',
+    run: async (ctx) => expect401(await sendAs(ctx, 'missing'), 'missing'),
   },
   {
     id: 'malformed',
     title: 'returns 401 for a malformed key',
-    run: async (ctx) => expect401(await getUser(ctx, { authorization: 'Bearer not-a-valid-key' }), 'invalid'),
+    run: async (ctx) => expect401(await sendAs(ctx, 'malformed'), 'invalid'),
   },
   {
     id: 'unknown',
     title: 'returns 401 for an unknown key of the right shape, without echoing it',
-    run: async (ctx) =>
-      expect401(await getUser(ctx, { key: UNKNOWN_KEY, sensitive: [UNKNOWN_KEY] }), 'invalid'),
+    run: async (ctx) => expect401(await sendAs(ctx, 'unknown'), 'invalid'),
   },
   {
     id: 'basic-scheme',
     title: 'returns 401 for the key sent with the Basic scheme',
     stateless: true,
-    run: async (ctx) => {
-      const exchange = await getUser(ctx, { authorization: `Basic ${btoa(`${ctx.keys.secret}:`)}` })
-      expectError(exchange, 401, { type: 'authentication_error', code: 'invalid_api_key' })
-    },
+    run: async (ctx) => refused(await sendAs(ctx, 'basic')),
   },
   {
     id: 'token-scheme',
     title: 'returns 401 for the key sent with a scheme other than Bearer',
-    run: async (ctx) => {
-      const exchange = await getUser(ctx, { authorization: `Token ${ctx.keys.secret}` })
-      expectError(exchange, 401, { type: 'authentication_error', code: 'invalid_api_key' })
-    },
+    run: async (ctx) => refused(await sendAs(ctx, 'token')),
   },
   {
     id: 'empty-token',
     title: 'returns 401 for an empty Bearer token',
-    run: async (ctx) => {
-      const exchange = await getUser(ctx, { authorization: 'Bearer ' })
-      expectError(exchange, 401, { type: 'authentication_error', code: 'invalid_api_key' })
-    },
+    run: async (ctx) => refused(await sendAs(ctx, 'empty')),
   },
   {
     id: 'query-string',
     title: 'returns 401 for a key sent in the query string',
     stateless: true,
-    run: async (ctx) => {
-      for (const name of ['api_key', 'key', 'access_token']) {
-        const exchange = await getUser(ctx, {
-          key: null,
-          path: `/user?${name}=${encodeURIComponent(ctx.keys.secret)}`,
-        })
-        expectError(
-          exchange,
-          401,
-          { type: 'authentication_error', code: 'invalid_api_key' },
-          `for ?${name}=<key>`,
-        )
-      }
-    },
+    run: async (ctx) =>
+      expectError(
+        await sendAs(ctx, 'query'),
+        401,
+        { type: 'authentication_error', code: 'invalid_api_key' },
+        'for ?api_key=<key>&key=<key>&access_token=<key>',
+      ),
   },
   {
     id: 'scheme-case',
     title: 'accepts the Bearer scheme name in any case',
     run: async (ctx) => {
-      for (const scheme of ['bearer', 'BEARER'])
-        expectStatus(
-          await getUser(ctx, { authorization: `${scheme} ${ctx.keys.secret}` }),
-          200,
-          `for "${scheme} <key>"`,
-        )
+      // Mixed case: neither a case-sensitive comparison nor a list of the usual spellings accepts it.
+      const authorization = () => `bEARER ${ctx.keys.secret}`
+      expectStatus(await getUser(ctx, { authorization }), 200, 'for "bEARER <key>"')
     },
   },
   {
@@ -164,25 +214,30 @@ const cases: Case[] = [
   },
 ]
 
-/** Every operation refuses a request without a key (401 before anything else). */
+/**
+ * Every operation refuses a request without a valid key (401 before anything else). The read operations
+ * that the credential checks above use get their bad credential (the same requests, shared); the others
+ * get none.
+ */
 const everyOperation: ContractCheck = {
   id: 'authentication/every-operation',
   area: 'authentication',
   group: 'Every operation',
-  title: 'returns 401 without a key on every operation, before routing and validation',
+  title: 'returns 401 without a valid key on every operation, before routing and validation',
   async run(ctx) {
     for (const operation of ctx.contract.operations) {
       const method = operation.method.toUpperCase()
       if (method !== 'GET' && !ctx.target.destructive) continue
-      const path = operation.path.replace(/\{[^}]+\}/g, 'x_0ContractSuite')
-      const exchange = await ctx.call({
-        method,
-        path,
+      const credential = Object.values(SENT_TO).find((c) => c.operationId === operation.operationId) ?? {
         key: null,
-        json: operation.requestBody ? {} : undefined,
-        operationId: operation.operationId,
-      })
-      expectError(exchange, 401, { code: 'invalid_api_key' }, `for ${method} ${operation.path} without a key`)
+      }
+      const exchange = await send(ctx, operation.operationId, credential)
+      expectError(
+        exchange,
+        401,
+        { code: 'invalid_api_key' },
+        `for ${method} ${operation.path} without a valid key`,
+      )
     }
     const unknownPath = await ctx.call({ method: 'GET', path: '/no-such-resource', key: null })
     expectError(unknownPath, 401, { code: 'invalid_api_key' }, 'for an unknown path without a key')
@@ -195,7 +250,7 @@ export const authenticationChecks: ContractCheck[] = [
     (c): ContractCheck => ({
       id: `authentication/${c.id}`,
       area: 'authentication',
-      group: 'GET /user',
+      group: 'Credentials',
       title: c.title,
       needs: c.needs,
       stateless: c.stateless,

@@ -1,5 +1,6 @@
-import { ensure, expectError, expectStatus, jsonObject } from './failure.ts'
+import { ensure, expectError, expectStatus, jsonObject, listData } from './failure.ts'
 import { UNKNOWN_IDS } from './fixtures.ts'
+import { byInstant, instant } from './formats.ts'
 import { listAll } from './lists.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
@@ -11,15 +12,22 @@ interface Filter {
   family: string
   query: string
   matches: (log: Log) => boolean
+  /** Walk every page of the filtered listing (the filter must hold on later pages too), not only the first. */
+  walk?: boolean
 }
 
-const time = (value: unknown) => (typeof value === 'string' ? Date.parse(value) : Number.NaN)
+/** The largest page: filtered listings are compared one page each. */
+const PAGE = 100
+/** How many call logs a boundary filter (started_*, min/max duration) selects at most, ties aside. */
+const BOUNDARY = 40
+
 const duration = (log: Log) => (typeof log.duration_seconds === 'number' ? log.duration_seconds : null)
 
 /** Filters built from the data itself, boundary values included (exclusive times, inclusive durations). */
 function filtersFor(logs: readonly Log[]): Filter[] {
   const filters: Filter[] = []
-  const pick = <T>(values: T[]) => [...new Set(values)].slice(0, 3)
+  // Two values per filter: a filter that is ignored, or compares the wrong field, shows on either.
+  const pick = <T>(values: T[]) => [...new Set(values)].slice(0, 2)
   for (const status of pick(logs.map((l) => String(l.status))))
     filters.push({ family: 'status', query: `status=${status}`, matches: (l) => l.status === status })
   for (const direction of pick(logs.map((l) => String(l.direction))))
@@ -30,41 +38,45 @@ function filtersFor(logs: readonly Log[]): Filter[] {
     })
   for (const agent of pick(logs.map((l) => String(l.agent_id))))
     filters.push({ family: 'agent_id', query: `agent_id=${agent}`, matches: (l) => l.agent_id === agent })
+  // Boundaries near an end of the range, so that each filter selects less than a page and the object at the
+  // boundary (which an inclusive or exclusive mistake adds or drops) would show on the first page.
   const started = logs
     .map((l) => l.started_at)
     .filter((v): v is string => typeof v === 'string')
-    .sort()
-  const middle = started[Math.floor(started.length / 2)]
-  if (middle) {
-    const at = Date.parse(middle)
+    .sort(byInstant)
+  const near = (count: number) => Math.min(BOUNDARY, Math.floor(count / 2))
+  const after = started[started.length - 1 - near(started.length)]
+  const before = started[near(started.length)]
+  if (after && before) {
     filters.push({
       family: 'started',
-      query: `started_after=${middle}`,
-      matches: (l) => time(l.started_at) > at,
+      query: `started_after=${after}`,
+      matches: (l) => instant(l.started_at) > instant(after),
     })
     filters.push({
       family: 'started',
-      query: `started_before=${middle}`,
-      matches: (l) => time(l.started_at) < at,
+      query: `started_before=${before}`,
+      matches: (l) => instant(l.started_at) < instant(before),
     })
   }
   const durations = logs
     .map(duration)
     .filter((d): d is number => d !== null)
     .sort((a, b) => a - b)
-  const median = durations[Math.floor(durations.length / 2)]
-  if (median !== undefined) {
+  const high = durations[durations.length - 1 - near(durations.length)]
+  const low = durations[near(durations.length)]
+  if (high !== undefined && low !== undefined) {
     filters.push({
       family: 'duration',
-      query: `min_duration_seconds=${median}`,
-      matches: (l) => (duration(l) ?? -1) >= median,
+      query: `min_duration_seconds=${high}`,
+      matches: (l) => (duration(l) ?? -1) >= high,
     })
     filters.push({
       family: 'duration',
-      query: `max_duration_seconds=${median}`,
+      query: `max_duration_seconds=${low}`,
       matches: (l) => {
         const d = duration(l)
-        return d !== null && d <= median
+        return d !== null && d <= low
       },
     })
     filters.push({
@@ -72,12 +84,18 @@ function filtersFor(logs: readonly Log[]): Filter[] {
       query: 'min_duration_seconds=0',
       matches: (l) => duration(l) !== null,
     })
+    const median = durations[Math.floor(durations.length / 2)] as number
     filters.push({
       family: 'combined',
       query: `status=completed&direction=inbound&min_duration_seconds=${median}`,
       matches: (l) => l.status === 'completed' && l.direction === 'inbound' && (duration(l) ?? -1) >= median,
     })
   }
+  // One filter is walked page by page (a filter must hold on later pages too): the cheapest that has them.
+  const sizes = filters.map((f) => logs.filter(f.matches).length)
+  const paged = filters.filter((_, i) => (sizes[i] ?? 0) > PAGE)
+  const cheapest = paged.sort((a, b) => logs.filter(a.matches).length - logs.filter(b.matches).length)[0]
+  if (cheapest) cheapest.walk = true
   return filters
 }
 
@@ -104,7 +122,11 @@ const FAMILIES: [string, string][] = [
   ['combined', 'combines filters with AND'],
 ]
 
-/** One family of filters: each returns exactly the call logs it selects among the whole listing. */
+/**
+ * One family of filters: each filtered listing starts with exactly the call logs it selects among the whole
+ * listing, in the same order, and `has_more` says whether more match. One page per filter (the largest,
+ * 100): the whole listing is read once and shared by every check that needs it.
+ */
 function filterCheck([family, title]: [string, string]): ContractCheck {
   return {
     id: `resources/call-logs/filter-${family}`,
@@ -115,23 +137,50 @@ function filterCheck([family, title]: [string, string]): ContractCheck {
     async run(ctx) {
       const logs = await allLogs(ctx)
       for (const filter of filtersFor(logs).filter((f) => f.family === family)) {
-        const got = await listAll(ctx, '/call-logs', {
-          key: ctx.keys.callLogs,
-          query: filter.query,
-          maxPages: 10,
-          operationId: 'listCallLogs',
-        })
-        const want = logs.filter(filter.matches).map((l) => String(l.id))
-        const ids = got.items.map((l) => String(l.id))
+        const walked = filter.walk
+          ? await listAll(ctx, '/call-logs', {
+              key: ctx.keys.callLogs,
+              query: filter.query,
+              limit: PAGE,
+              maxPages: 10,
+              operationId: 'listCallLogs',
+            })
+          : undefined
+        const page =
+          walked?.pages[0] ??
+          (await ctx.call({
+            method: 'GET',
+            path: `/call-logs?limit=${PAGE}&${filter.query}`,
+            key: ctx.keys.callLogs,
+            operationId: 'listCallLogs',
+          }))
+        expectStatus(page, 200, `for ?${filter.query}`)
+        const matching = logs.filter(filter.matches).map((l) => String(l.id))
+        const want = walked ? matching : matching.slice(0, PAGE)
+        const ids = (walked?.items ?? listData(page)).map((l) => String(l.id))
         const extra = ids.filter((id) => !want.includes(id))
         const missing = want.filter((id) => !ids.includes(id))
         const sample = [...extra, ...missing].slice(0, 3).join(', ')
         ensure(
           extra.length === 0 && missing.length === 0,
-          `?${filter.query} to select the ${want.length} matching call logs`,
+          `?${filter.query} to select the ${matching.length} matching call logs${walked ? ' on its pages' : ` (the first ${want.length} on the first page)`}`,
           `${ids.length} call logs (${extra.length} not matching, ${missing.length} missing: ${sample})`,
-          got.pages[0],
+          page,
         )
+        ensure(
+          ids.join() === want.join(),
+          `?${filter.query} to list the matching call logs in the order of the whole listing (newest first)`,
+          'another order',
+          page,
+        )
+        const more = matching.length > PAGE
+        if (!walked)
+          ensure(
+            jsonObject(page).has_more === more,
+            `has_more ${more} for ?${filter.query} (${matching.length} match)`,
+            String(jsonObject(page).has_more),
+            page,
+          )
       }
     },
   }
@@ -147,11 +196,12 @@ export const callLogChecks: ContractCheck[] = [
     title: 'answers 400 invalid_parameter for filter values of the wrong shape or contradicting ranges',
     needs: ['call-logs'],
     async run(ctx) {
+      // Single-parameter values as the query checks (bad-input) send them, so that the answers are shared.
       const cases: [string, string][] = [
-        ['status=exploded', 'status'],
-        ['direction=sideways', 'direction'],
-        ['agent_id=not-an-agent', 'agent_id'],
-        ['started_after=yesterday', 'started_after'],
+        ['status=not_a_valid_value', 'status'],
+        ['direction=not_a_valid_value', 'direction'],
+        ['agent_id=!!', 'agent_id'],
+        ['started_after=not%20a%20valid%20value', 'started_after'],
         ['min_duration_seconds=-1', 'min_duration_seconds'],
         ['min_duration_seconds=60&max_duration_seconds=10', 'max_duration_seconds'],
         ['started_after=2026-03-02T00:00:00Z&started_before=2026-03-01T00:00:00Z', 'started_before'],
@@ -183,13 +233,14 @@ export const callLogChecks: ContractCheck[] = [
     title: 'returns a listed call log in full, with its transcript, and 404 for an unknown ID',
     needs: ['call-logs'],
     async run(ctx) {
+      // The first page of the whole listing (shared with the other call-log checks); two of its call logs.
       const list = await ctx.call({
         method: 'GET',
-        path: '/call-logs?limit=5',
+        path: `/call-logs?limit=${PAGE}`,
         key: ctx.keys.callLogs,
         operationId: 'listCallLogs',
       })
-      for (const summary of (jsonObject(list).data as Log[]) ?? []) {
+      for (const summary of ((jsonObject(list).data as Log[]) ?? []).slice(0, 2)) {
         const one = await ctx.call({
           method: 'GET',
           path: `/call-logs/${String(summary.id)}`,

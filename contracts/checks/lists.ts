@@ -1,5 +1,6 @@
 import type { Exchange } from '../http/exchange.ts'
 import { ensure, expectStatus, jsonObject, listData } from './failure.ts'
+import { byInstant } from './formats.ts'
 import type { CheckContext } from './types.ts'
 
 /** Every item of a list walked page by page. */
@@ -52,14 +53,13 @@ export async function listAll(
   return { items, complete: false, pages }
 }
 
-/** Whether items are newest first: `created_at` descending, ties by `id` descending. */
+/** Whether items are newest first: `created_at` descending (as instants), ties by `id` descending. */
 export function newestFirst(items: readonly Record<string, unknown>[]): string | undefined {
   for (let i = 1; i < items.length; i++) {
     const a = items[i - 1] as Record<string, unknown>
     const b = items[i] as Record<string, unknown>
-    const ka = `${String(a.created_at)}\u0000${String(a.id)}`
-    const kb = `${String(b.created_at)}\u0000${String(b.id)}`
-    if (ka < kb)
+    const order = byInstant(a.created_at, b.created_at) || (String(a.id) < String(b.id) ? -1 : 0)
+    if (order < 0)
       return `${String(a.id)} (${String(a.created_at)}) comes before ${String(b.id)} (${String(b.created_at)})`
   }
   return undefined

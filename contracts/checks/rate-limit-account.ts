@@ -56,7 +56,7 @@ export async function limitAccount(
   const maxWait = ctx.target.maxWaitSeconds ?? 60
   const pass = async (seconds: number) => {
     if (seconds > maxWait) return ctx.skip(`needs a ${seconds} s wait, longer than --max-wait ${maxWait}`)
-    await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 250))
+    await ctx.wait(seconds + 0.25, `${seconds} s to pass in the account's rate-limit windows`)
   }
   const first = await ctx.call({ method: 'GET', path: '/user', rateLimitProbe: true, operationId: 'getUser' })
   expectStatus(first, [200, 429])

@@ -1,6 +1,7 @@
 import { expectFields } from './agents.ts'
 import { ensure, expectError, expectStatus, fail, jsonObject } from './failure.ts'
 import { inviteBody, inviteMember, UNKNOWN_IDS } from './fixtures.ts'
+import { locates, sameInstant } from './formats.ts'
 import { listAll } from './lists.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
@@ -80,16 +81,16 @@ export const teamMemberChecks: ContractCheck[] = [
       const member = jsonObject(created)
       expectFields(member, { email, role: 'editor', status: 'invited', joined_at: null }, 'member', created)
       ensure(
-        member.invited_at === member.created_at,
+        sameInstant(member.invited_at, member.created_at),
         'invited_at = created_at',
         `${String(member.invited_at)} vs ${String(member.created_at)}`,
         created,
       )
-      const location = created.response.headers.location ?? ''
+      const location = created.response.headers.location
       ensure(
-        location.endsWith(`/team-members/${String(member.id)}`),
-        'Location of the new member',
-        JSON.stringify(location),
+        locates(location, created.request.url, `/team-members/${String(member.id)}`),
+        'a Location (absolute or relative) of the new member',
+        JSON.stringify(location ?? null),
         created,
       )
       const again = await ctx.call({

@@ -43,8 +43,13 @@ export interface CheckCallInput extends Omit<CallInput, 'key'> {
   conformance?: boolean
   /** Secrets sent in this request (e.g. credentials): no response may ever contain them. */
   sensitive?: string[]
-  /** A rate-limit probe: outside the request budget, never paced, a 429 returned as is. */
+  /** A rate-limit probe: outside the request budget, never paced, never shared, a 429 returned as is. */
   rateLimitProbe?: boolean
+  /**
+   * Send it even if an earlier check sent the same safe request and nothing changed since (by default such a
+   * request is answered from the run's cache): for checks that need an answer of their own (a new `Request-Id`).
+   */
+  fresh?: boolean
 }
 
 /** What a check can use: the contract, the keys, and a client whose every response is checked. */
@@ -66,6 +71,8 @@ export interface CheckContext {
   plan?: Plan
   /** The mock's control plane, when provisioning. */
   mock?: MockControl
+  /** Waits `seconds` of real time, announced with `reason` and counted in the run's waiting time. */
+  wait(seconds: number, reason: string): Promise<void>
   /** Skips the rest of the check with a visible reason. */
   skip(reason: string): never
   /** Notes something worth showing in the report (not a failure). */

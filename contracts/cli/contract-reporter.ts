@@ -1,105 +1,138 @@
-import { writeFileSync } from 'node:fs'
-import type { Reporter, TestCase, TestModule } from 'vitest/node'
-
-type UserConsoleLog = Parameters<NonNullable<Reporter['onUserConsoleLog']>>[0]
-
-import { AREAS } from '../checks/types.ts'
-import type { ReportEntry } from '../report/entries.ts'
+import type { WaitEvent } from '../http/pacer.ts'
+import { entryOf, type ReportEntry } from '../report/entries.ts'
+import { toHtml } from '../report/html.ts'
 import { toJUnit } from '../report/junit.ts'
-import { formatSummary } from '../report/summary.ts'
-
-const AREA_BY_TITLE = new Map(Object.entries(AREAS).map(([id, title]) => [title as string, id]))
+import { formatSummary, type RunFigures } from '../report/summary.ts'
+import type { CheckOutcome } from '../runner/outcome.ts'
+import type { RunResult } from '../runner/run-checks.ts'
+import type { Session } from '../runner/session.ts'
+import type { ReporterName } from './flags.ts'
+import { writeReportFile } from './report-file.ts'
 
 /** What the command's reporter prints and writes. */
 export interface ContractReporterOptions {
-  /** First line of the summary: what ran against what. */
+  /** What ran against what: the first line of every report. */
   header: string
-  summary: boolean
-  verbose: boolean
-  junit?: string
+  reporters: readonly ReporterName[]
+  outputs: { junit?: string; html?: string }
+  /** Where lines go (default stdout). */
   write?: (text: string) => void
 }
 
-/** A Vitest reporter that prints the suite's per-area summary and writes JUnit XML; keys never appear. */
-export class ContractReporter implements Reporter {
-  readonly entries: ReportEntry[] = []
-  private readonly logs: string[] = []
-  private readonly started = performance.now()
-  private readonly write: (text: string) => void
+const MARK = { passed: 'ok  ', failed: 'FAIL', skipped: 'skip', 'not-applicable': 'n/a ' } as const
 
-  constructor(private readonly options: ContractReporterOptions) {
-    this.write = options.write ?? ((text) => process.stdout.write(`${text}\n`))
-  }
-
-  onTestCaseResult(testCase: TestCase): void {
-    const entry = toEntry(testCase)
-    this.entries.push(entry)
-    if (this.options.verbose) {
-      const mark = { passed: 'ok  ', failed: 'FAIL', skipped: 'skip', 'not-applicable': 'n/a ' }[entry.status]
-      this.write(`${mark} ${entry.group} > ${entry.title}${entry.reason ? ` (${entry.reason})` : ''}`)
-    } else if (this.options.summary) process.stdout.write(entry.status === 'failed' ? 'x' : '.')
-  }
-
-  onUserConsoleLog(log: UserConsoleLog): void {
-    this.logs.push(log.content.trimEnd())
-  }
-
-  onTestRunEnd(modules: readonly TestModule[], errors: readonly unknown[]): void {
-    const duration = performance.now() - this.started
-    for (const module of modules)
-      for (const error of module.errors()) this.entries.push(setupEntry(error.message ?? String(error)))
-    for (const error of errors)
-      this.entries.push(setupEntry(error instanceof Error ? error.message : String(error)))
-    if (this.options.summary) {
-      if (!this.options.verbose) this.write('')
-      this.write(formatSummary(this.entries, this.options.header, duration))
-      if (this.logs.length > 0) this.write(['', ...this.logs].join('\n'))
-    }
-    if (this.options.junit) {
-      writeFileSync(this.options.junit, toJUnit(this.entries, 'voice-api-kit contract suite', duration))
-      this.write(`JUnit report written to ${this.options.junit}`)
-    }
-  }
-
-  /** Whether any check failed (or the run could not start). */
-  failed(): boolean {
-    return this.entries.some((e) => e.status === 'failed')
-  }
+/** The account's rate limit and the run's budget, as the command announces them. */
+export function describePlan(session: Session): string {
+  const windows = session.limits
+    .map((w) =>
+      w.quota !== undefined && w.seconds !== undefined
+        ? `${w.name} ${w.quota} per ${w.seconds} s (${w.remaining} left)`
+        : `${w.name} (${w.remaining} left)`,
+    )
+    .join(', ')
+  const plan = session.plan ? `${session.plan} plan` : 'plan unknown'
+  if (!Number.isFinite(session.budget))
+    return `Account: ${plan}; no request budget (provisioned on the mock).`
+  return `Account: ${plan}; rate limit ${windows || 'not advertised'}. Budget: at most ${session.budget} requests; the run waits rather than exceed a window.`
 }
 
-function setupEntry(message: string): ReportEntry {
-  return {
-    id: 'setup',
-    area: 'setup',
-    group: 'Setup',
-    title: 'runs the suite',
-    status: 'failed',
-    failure: message,
-    durationMs: 0,
-    requests: 0,
-  }
-}
+/**
+ * The command's reporter on the runner's outcomes: a dot per check (or a line with `verbose`), a progress
+ * line for every wait, then the per-area summary with what the run cost and covered, and the files
+ * (JUnit XML, HTML), each written whole or not at all. Keys never appear: reports carry only the redacted
+ * failures the runner produced.
+ */
+export function createContractReporter(options: ContractReporterOptions) {
+  const write = options.write ?? ((text: string) => void process.stdout.write(`${text}\n`))
+  const has = (name: ReporterName) => options.reporters.includes(name)
+  const printing = has('summary') || has('verbose')
+  const entries: ReportEntry[] = []
+  let dots = ''
 
-function toEntry(testCase: TestCase): ReportEntry {
-  const meta = testCase.meta().contract
-  const result = testCase.result()
-  const group = testCase.parent.type === 'suite' ? testCase.parent.name : ''
-  let top: TestCase['parent'] = testCase.parent
-  while (top.type === 'suite' && top.parent.type === 'suite') top = top.parent
-  const area = (meta?.area ??
-    AREA_BY_TITLE.get(top.type === 'suite' ? top.name : '') ??
-    'setup') as ReportEntry['area']
-  const status =
-    meta?.status ?? (result.state === 'failed' ? 'failed' : result.state === 'skipped' ? 'skipped' : 'passed')
+  const flush = () => {
+    if (dots !== '') write(dots)
+    dots = ''
+  }
+  const line = (text: string) => {
+    flush()
+    write(text)
+  }
+
   return {
-    id: meta?.id ?? testCase.fullName,
-    area,
-    group,
-    title: testCase.name,
-    status: result.state === 'failed' ? 'failed' : status,
-    reason: meta?.reason ?? (result.state === 'skipped' ? result.note : undefined),
-    failure: result.errors?.map((e) => e.message).join('\n'),
-    durationMs: testCase.diagnostic()?.duration ?? 0,
-    requests: meta?.requests ?? 0,
+    entries,
+
+    onOpen(session: Session): void {
+      if (session.stateless && session.target.stateless !== true)
+        line(
+          'The target looks stateless (GET /agents/<unknown id> answered 200 with another agent): only the stateless subset runs. Pass --stateless to confirm, or check the implementation.',
+        )
+      if (printing) line(`${options.header}\n${describePlan(session)}`)
+    },
+
+    onOutcome(outcome: CheckOutcome): void {
+      const entry = entryOf(outcome)
+      entries.push(entry)
+      if (has('verbose'))
+        line(
+          `${MARK[entry.status]} ${entry.group} > ${entry.title}${entry.reason ? ` (${entry.reason})` : ''}`,
+        )
+      else if (printing) {
+        dots += entry.status === 'failed' ? 'x' : '.'
+        if (dots.length >= 80) flush()
+      }
+    },
+
+    onWait(event: WaitEvent): void {
+      if (!printing) return
+      line(
+        `  waiting ${event.seconds} s for ${event.reason}${event.request ? ` (next: ${event.request})` : ''}`,
+      )
+    },
+
+    /**
+     * Prints the summary and writes the files. `notices` are run-level problems (the run stopped, nothing
+     * passed); returns them with any file that could not be written added.
+     */
+    finish(result: RunResult, notices: readonly string[]): string[] {
+      const problems = [...notices]
+      const figures: RunFigures = { stats: result.stats, coverage: result.coverage }
+      if (printing) {
+        line('')
+        write(formatSummary(entries, options.header, result.durationMs, figures))
+        const teardown = [`Teardown: removed ${result.teardown.removed} object(s) the run created.`]
+        teardown.push(...result.teardown.notes)
+        for (const problem of result.teardown.problems) teardown.push(`Teardown problem: ${problem}`)
+        write(['', ...teardown].join('\n'))
+      }
+      if (result.teardown.problems.length > 0)
+        problems.push(`Teardown could not remove everything: ${result.teardown.problems.join('; ')}`)
+      const files: [string | undefined, string, () => string][] = [
+        [
+          options.outputs.junit,
+          'JUnit report',
+          () => toJUnit(entries, 'voice-api-kit contract suite', result.durationMs),
+        ],
+        [
+          options.outputs.html,
+          'HTML report',
+          () =>
+            toHtml({
+              header: options.header,
+              entries,
+              durationMs: result.durationMs,
+              figures,
+              notices: problems,
+              generatedAt: new Date(),
+            }),
+        ],
+      ]
+      for (const [path, what, render] of files) {
+        if (!path) continue
+        const failed = writeReportFile(path, render())
+        if (failed) problems.push(`The ${what} ${failed}.`)
+        else write(`${what} written to ${path}`)
+      }
+      return problems
+    },
   }
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { AREAS } from '../checks/types.ts'
 import { parseOriginKey, parseScopedKey, TargetError } from '../target/resolve-target.ts'
 import type { Plan, TargetConfig } from '../target/target.ts'
 
@@ -36,17 +37,28 @@ Run:
   --max-wait <s>           longest wait to honour Retry-After (VOICE_API_MAX_WAIT; default 60)
 
 Report:
-  --reporter <name>        summary (default), verbose (one line per check), junit; repeatable
-  --output <file>          where junit writes (default contract-results.xml)
+  --reporter <name>        summary (default), verbose (one line per check), junit (JUnit XML),
+                           html (one self-contained page: results by area, failures, API coverage); repeatable
+  --output <file>          where junit or html writes (defaults contract-results.xml, contract-report.html);
+                           with both: --output junit=<file> --output html=<file>
   -h, --help               show this help
 
-Exit code: 0 when no check failed, 1 when one did, 2 for a usage error.`
+Exit code: 0 when checks passed and none failed; 1 when a check failed, when no check passed, when the run
+could not start (target unreachable, key refused) or a report could not be written; 2 for a usage error.`
+
+/** The command's reporters: two print, two write a file. */
+export const REPORTERS = ['summary', 'verbose', 'junit', 'html'] as const
+export type ReporterName = (typeof REPORTERS)[number]
+
+/** Where a file reporter writes unless `--output` says otherwise. */
+export const DEFAULT_OUTPUT = { junit: 'contract-results.xml', html: 'contract-report.html' } as const
 
 export interface ContractFlags {
   target: Partial<TargetConfig>
   config?: string
-  reporters: ('summary' | 'verbose' | 'junit')[]
-  output: string
+  reporters: ReporterName[]
+  /** The file each file reporter writes (only for the file reporters asked for). */
+  outputs: { junit?: string; html?: string }
 }
 
 /** Parses the command's flags; `'help'` for --help. Throws TargetError for a bad flag. */
@@ -77,7 +89,7 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
         budget: { type: 'string' },
         'max-wait': { type: 'string' },
         reporter: { type: 'string', multiple: true },
-        output: { type: 'string' },
+        output: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }).values as typeof values
@@ -95,8 +107,13 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
   }
   const reporters = list('reporter')
   for (const reporter of reporters)
-    if (!['summary', 'verbose', 'junit'].includes(reporter))
-      throw new TargetError(`--reporter must be summary, verbose or junit, got '${reporter}'.`)
+    if (!(REPORTERS as readonly string[]).includes(reporter))
+      throw new TargetError(`--reporter must be ${REPORTERS.join(', ')}, got '${reporter}'.`)
+  const areas = list('area')
+  for (const area of areas)
+    if (!(area in AREAS))
+      throw new TargetError(`--area must be among ${Object.keys(AREAS).join(', ')}, got '${area}'.`)
+  const chosen = (reporters.length > 0 ? [...new Set(reporters)] : ['summary']) as ReporterName[]
   const target: Partial<TargetConfig> = {
     baseUrl: text('base-url'),
     secretKey: text('secret-key'),
@@ -112,14 +129,44 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
     contractPath: text('contract'),
     destructive: values.destructive === true ? true : undefined,
     stateless: values.stateless === true ? true : undefined,
-    areas: list('area').length > 0 ? list('area') : undefined,
+    areas: areas.length > 0 ? areas : undefined,
     budget: whole('budget'),
     maxWaitSeconds: whole('max-wait'),
   }
   return {
     target,
     config: text('config'),
-    reporters: (reporters.length > 0 ? reporters : ['summary']) as ContractFlags['reporters'],
-    output: text('output') ?? 'contract-results.xml',
+    reporters: chosen,
+    outputs: outputsOf((values.output as string[] | undefined) ?? [], chosen),
   }
+}
+
+/** `--output <file>` for the one file reporter, or `--output junit=<file> --output html=<file>`. */
+function outputsOf(given: readonly string[], reporters: readonly ReporterName[]): ContractFlags['outputs'] {
+  const files = reporters.filter((r): r is 'junit' | 'html' => r === 'junit' || r === 'html')
+  const outputs: ContractFlags['outputs'] = {}
+  const plain: string[] = []
+  for (const value of given) {
+    const named = /^(junit|html)=(.+)$/.exec(value)
+    if (named) {
+      const reporter = named[1] as 'junit' | 'html'
+      if (!files.includes(reporter))
+        throw new TargetError(`--output ${reporter}=... needs --reporter ${reporter}.`)
+      outputs[reporter] = named[2]
+    } else plain.push(value)
+  }
+  if (plain.length > 0) {
+    const open = files.filter((r) => outputs[r] === undefined)
+    if (files.length === 0)
+      throw new TargetError(
+        '--output needs a reporter that writes a file: --reporter junit or --reporter html.',
+      )
+    if (plain.length > 1 || open.length !== 1)
+      throw new TargetError(
+        'junit and html each write a file: name them with --output junit=<file> --output html=<file>.',
+      )
+    outputs[open[0] as 'junit' | 'html'] = plain[0]
+  }
+  for (const reporter of files) outputs[reporter] ??= DEFAULT_OUTPUT[reporter]
+  return outputs
 }

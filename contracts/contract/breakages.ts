@@ -171,9 +171,18 @@ export function parameterBreakages(
 ): { value: string; what: string }[] {
   const flat = flatten(document, schema)
   const isString = typesOf(document, flat).includes('string')
+  const pattern = typeof flat.pattern === 'string' ? new RegExp(flat.pattern, 'u') : undefined
   return valueBreakages(document, flat)
     .filter((b) => b.value !== null && typeof b.value !== 'object')
     .filter((b) => !(isString && b.what === 'of the wrong type'))
+    .filter((b) => !(pattern && LENGTH.has(b.what) && !pattern.test(String(b.value))))
     .map((b) => ({ value: String(b.value), what: b.what }))
     .filter((b, i, all) => all.findIndex((o) => o.value === b.value) === i)
 }
+
+/**
+ * Length breakages of a string that has a pattern: when the too-short or too-long value breaks the pattern
+ * as well, it finds nothing the pattern's own breakage does not (a target that checks the pattern refuses
+ * both; one that checks only the length lets the pattern's value through), so it is not sent.
+ */
+const LENGTH = new Set(['too short', 'too long'])

@@ -1,5 +1,9 @@
+import { BudgetExhausted, RetryTooLong, TargetUnreachable } from './errors.ts'
 import type { Exchange, ReceivedResponse, SentRequest } from './exchange.ts'
+import { createPacer, type Pacer } from './pacer.ts'
 import type { Transport } from './transport.ts'
+
+export { BudgetExhausted, RetryTooLong, TargetUnreachable }
 
 /** What a check asks the client to send. */
 export interface CallInput {
@@ -21,12 +25,6 @@ export interface CallInput {
   accept429?: boolean
 }
 
-/** Thrown when the request budget of the run is spent; the check is then skipped, not failed. */
-export class BudgetExhausted extends Error {}
-
-/** Thrown when the target asks to wait longer than the run may (`Retry-After` over `--max-wait`). */
-export class RetryTooLong extends Error {}
-
 export interface ClientOptions {
   /** Base URL including the version segment, e.g. `http://127.0.0.1:4010/v1`. */
   baseUrl: string
@@ -34,29 +32,30 @@ export interface ClientOptions {
   transport: Transport
   /** Most requests this client may send; Infinity for none. */
   budget: number
-  /** Longest wait (seconds) the client accepts to honour `Retry-After` or an exhausted window. */
+  /** Longest wait (seconds) the client accepts to honour `Retry-After`. */
   maxWaitSeconds: number
-  /** Wait when a window is exhausted (`r=0`) before sending the next request. */
+  /**
+   * Stay within the account's windows: read every answer's rate-limit fields and wait before a request
+   * when a window is used up (the pacer's `ready`). Without it requests are never held back.
+   */
   pace: boolean
-  sleep?: (ms: number) => Promise<void>
+  /** Where waits happen and are announced (shared by the clients of a run); one of its own by default. */
+  pacer?: Pacer
   /** Called with every exchange (reports, request ids). */
   onExchange?: (exchange: Exchange) => void
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-/** The suite's HTTP client: plain fetch, with a request budget and respect for `Retry-After`. */
+/** The suite's HTTP client: plain requests, with a request budget, pacing, and respect for `Retry-After`. */
 export function createClient(options: ClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '')
-  const sleep = options.sleep ?? defaultSleep
+  const pacer = options.pacer ?? createPacer({ maxWaitSeconds: options.maxWaitSeconds })
   let used = 0
-  let waitUntil = 0
 
   async function sendOnce(input: CallInput): Promise<Exchange> {
     if (used >= options.budget)
       throw new BudgetExhausted(`the request budget of ${options.budget} requests is spent (--budget)`)
-    const pause = waitUntil - Date.now()
-    if (options.pace && pause > 0) await sleep(pause)
+    const keyed = input.authorization !== undefined || input.key !== null
+    if (options.pace && keyed) await pacer.ready(`${input.method.toUpperCase()} ${input.path}`)
     used++
     const headers: Record<string, string> = {}
     if (input.authorization !== undefined) headers.authorization = input.authorization
@@ -70,35 +69,29 @@ export function createClient(options: ClientOptions) {
     const request: SentRequest = { method: input.method.toUpperCase(), url: base + input.path, headers }
     if (body !== undefined) request.body = body
     const started = performance.now()
-    const res = await options.transport(request)
-    const text = res.text
-    const responseHeaders = res.headers
+    let res: Awaited<ReturnType<Transport>>
+    try {
+      res = await options.transport(request)
+    } catch (error) {
+      throw new TargetUnreachable(`${request.method} ${request.url}`, error)
+    }
     let json: unknown
     try {
-      json = text === '' ? undefined : JSON.parse(text)
+      json = res.text === '' ? undefined : JSON.parse(res.text)
     } catch {
       json = undefined
     }
     const response: ReceivedResponse = {
       status: res.status,
-      headers: responseHeaders,
-      text,
+      headers: res.headers,
+      text: res.text,
       json,
       durationMs: performance.now() - started,
     }
     const exchange: Exchange = { request, response, operationId: input.operationId }
     options.onExchange?.(exchange)
-    notePacing(response)
+    if (options.pace) pacer.observe(response.headers)
     return exchange
-  }
-
-  function notePacing(response: ReceivedResponse): void {
-    if (!options.pace) return
-    const states = /"[^"]+";r=0;t=(\d+)/g
-    let longest = 0
-    for (const match of (response.headers.ratelimit ?? '').matchAll(states))
-      longest = Math.max(longest, Number(match[1]))
-    if (longest > 0 && longest <= options.maxWaitSeconds) waitUntil = Date.now() + longest * 1000
   }
 
   return {
@@ -107,12 +100,17 @@ export function createClient(options: ClientOptions) {
     async send(input: CallInput): Promise<Exchange> {
       const exchange = await sendOnce(input)
       if (exchange.response.status !== 429 || input.accept429) return exchange
-      const retryAfter = Number(exchange.response.headers['retry-after'] ?? Number.NaN)
+      const header = exchange.response.headers['retry-after']
+      const retryAfter = Number(header ?? Number.NaN)
       if (!Number.isFinite(retryAfter) || retryAfter > options.maxWaitSeconds)
         throw new RetryTooLong(
-          `the target answered 429 with Retry-After ${exchange.response.headers['retry-after'] ?? '(none)'}, longer than --max-wait ${options.maxWaitSeconds} s`,
+          `the target answered 429 with Retry-After ${header ?? '(none)'}, longer than --max-wait ${options.maxWaitSeconds} s`,
         )
-      await sleep(retryAfter * 1000)
+      await pacer.wait(
+        retryAfter * 1000,
+        `Retry-After ${retryAfter} s of a 429 answer`,
+        `${exchange.request.method} ${input.path}`,
+      )
       return sendOnce(input)
     },
     /** Requests sent so far. */

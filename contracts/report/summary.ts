@@ -1,4 +1,6 @@
 import { AREAS } from '../checks/types.ts'
+import { type Coverage, coverageFigure } from '../runner/coverage.ts'
+import type { RunStats } from '../runner/session.ts'
 import type { ReportEntry } from './entries.ts'
 
 const STATUSES = ['passed', 'failed', 'skipped', 'not-applicable'] as const
@@ -11,14 +13,48 @@ const LABEL: Record<(typeof STATUSES)[number], string> = {
 
 const areaTitle = (area: string) => (AREAS as Record<string, string>)[area] ?? 'Setup'
 
+/** What a run cost and covered, for the lines under the totals. */
+export interface RunFigures {
+  stats?: RunStats
+  coverage?: Coverage
+}
+
+/** `Requests: ...`, `Waiting: ...` and `Coverage: ...` lines. */
+export function figureLines(figures: RunFigures): string[] {
+  const lines: string[] = []
+  const { stats, coverage } = figures
+  if (stats) {
+    const shared =
+      stats.cacheHits > 0
+        ? `; ${stats.cacheHits} more answered from the run's cache (the same request, sent by an earlier check)`
+        : ''
+    lines.push(
+      `Requests: ${stats.requests} sent to the API (${stats.counted} counted by its rate limit; 401 and 429 answers are not)${shared}`,
+    )
+    lines.push(
+      stats.waits === 0
+        ? 'Waiting: none'
+        : `Waiting: ${(stats.waitedMs / 1000).toFixed(1)} s in ${stats.waits} wait(s) for the account's rate limit or Retry-After`,
+    )
+  }
+  if (coverage) lines.push(`Coverage: ${coverageFigure(coverage)} exercised`)
+  return lines
+}
+
 /**
- * A readable summary: one line per area with its counts, then every failure in full (expected, actual,
- * request, response, curl), then every skipped check with its reason.
+ * A readable summary: one line per area with its counts, the totals with what the run cost (requests,
+ * waiting) and covered, then every failure in full (expected, actual, request, response, curl), then every
+ * skipped check with its reason.
  */
-export function formatSummary(entries: readonly ReportEntry[], header: string, durationMs: number): string {
+export function formatSummary(
+  entries: readonly ReportEntry[],
+  header: string,
+  durationMs: number,
+  figures: RunFigures = {},
+): string {
   const lines = [header, '']
   const areas = [...Object.keys(AREAS), 'setup'].filter((area) => entries.some((e) => e.area === area))
-  const width = Math.max(...areas.map((a) => areaTitle(a).length))
+  const width = Math.max(0, ...areas.map((a) => areaTitle(a).length))
   for (const area of areas) {
     const mine = entries.filter((e) => e.area === area)
     const counts = STATUSES.map((s) => [s, mine.filter((e) => e.status === s).length] as const)
@@ -30,6 +66,7 @@ export function formatSummary(entries: readonly ReportEntry[], header: string, d
   const total = STATUSES.map((s) => `${entries.filter((e) => e.status === s).length} ${LABEL[s]}`).join(', ')
   const requests = entries.reduce((sum, e) => sum + e.requests, 0)
   lines.push('', `Total: ${total} (${requests} requests) in ${(durationMs / 1000).toFixed(1)} s`)
+  lines.push(...figureLines(figures))
   const failures = entries.filter((e) => e.status === 'failed')
   if (failures.length > 0) {
     lines.push('', 'Failures')

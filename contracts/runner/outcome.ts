@@ -22,7 +22,12 @@ export interface CheckOutcome {
   failure?: FailureReport
   notes: string[]
   durationMs: number
+  /** Requests the check sent to the target. */
   requests: number
+  /** Requests of the check answered from the run's cache (an earlier check sent the same one). */
+  cacheHits: number
+  /** The check lost the connection to the target (no HTTP answer at all). */
+  unreachable?: boolean
 }
 
 /** What teardown did. */

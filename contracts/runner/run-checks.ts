@@ -1,17 +1,20 @@
 import { allChecks, selectChecks } from '../checks/index.ts'
 import type { ContractCheck } from '../checks/types.ts'
 import type { TargetConfig } from '../target/target.ts'
+import type { Coverage } from './coverage.ts'
 import type { CheckOutcome, TeardownReport } from './outcome.ts'
-import { openSession } from './session.ts'
+import { openSession, type RunStats, type Session, type SessionOptions } from './session.ts'
 
 /** Options of a plain (non-Vitest) run. */
-export interface RunOptions {
+export interface RunOptions extends SessionOptions {
   /** Stop at the first failing check (the mutation harness: a mutant is killed by one failure). */
   bail?: boolean
   /** Run these checks instead of the whole suite. */
   checks?: ContractCheck[]
   /** Only the checks this keeps. */
   filter?: (check: ContractCheck) => boolean
+  /** Called once the session is open (keys ready, plan and rate limit known), before the first check. */
+  onOpen?: (session: Session) => void
   /** Called after each check. */
   onOutcome?: (outcome: CheckOutcome) => void
 }
@@ -20,30 +23,54 @@ export interface RunResult {
   outcomes: CheckOutcome[]
   teardown: TeardownReport
   durationMs: number
+  /** Requests sent, answers shared from the run's cache, waits. */
+  stats: RunStats
+  /** The documented (operation, status) pairs the run's answers exercised. */
+  coverage: Coverage
+  /** Checks that did not run because the run stopped (the target stopped answering), with the reason. */
+  aborted?: { reason: string; notRun: ContractCheck[] }
 }
 
 /**
- * Runs the suite's checks as plain async functions, without Vitest: the same checks the Vitest suite
- * registers, for the mutation harness and for programmatic use. Teardown always runs.
+ * Runs the suite's checks as plain async functions, without Vitest: what the `voice-api-kit contract`
+ * command and the mutation harness run. Opening the session checks that the target answers and accepts the
+ * key (a `ConfigError` otherwise); teardown always runs. When a check loses the connection and the target
+ * does not answer again, the run stops there instead of failing every remaining check the same way.
  */
 export async function runChecks(target: TargetConfig, options: RunOptions = {}): Promise<RunResult> {
   const started = performance.now()
-  const session = await openSession(target)
+  const session = await openSession(target, options)
+  options.onOpen?.(session)
   const checks = (options.checks ?? selectChecks(allChecks(session.contract), target.areas)).filter(
     options.filter ?? (() => true),
   )
   const outcomes: CheckOutcome[] = []
+  let aborted: RunResult['aborted']
   try {
-    for (const check of checks) {
+    for (const [index, check] of checks.entries()) {
       const outcome = await session.run(check)
       outcomes.push(outcome)
       options.onOutcome?.(outcome)
       if (options.bail && outcome.status === 'failed') break
+      if (outcome.unreachable) {
+        const reason = await session.stillReachable()
+        if (reason) {
+          aborted = { reason, notRun: checks.slice(index + 1) }
+          break
+        }
+      }
     }
   } catch (error) {
     await session.close()
     throw error
   }
   const teardown = await session.close()
-  return { outcomes, teardown, durationMs: performance.now() - started }
+  return {
+    outcomes,
+    teardown,
+    durationMs: performance.now() - started,
+    stats: session.stats(),
+    coverage: session.coverage(),
+    aborted,
+  }
 }

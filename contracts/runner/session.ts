@@ -1,19 +1,41 @@
-import { conformanceProblems } from '../checks/conformance.ts'
-import { CheckSkipped, ContractFailure } from '../checks/failure.ts'
-import type { CheckCallInput, CheckContext, ContractCheck } from '../checks/types.ts'
+import { UNKNOWN_IDS } from '../checks/fixtures.ts'
+import type { ContractCheck } from '../checks/types.ts'
 import { type Contract, createContract } from '../contract/contract.ts'
-import { BudgetExhausted, createClient, RetryTooLong } from '../http/client.ts'
-import { describeExchange, type Exchange, toCurl } from '../http/exchange.ts'
+import { type CallInput, createClient } from '../http/client.ts'
+import type { Exchange } from '../http/exchange.ts'
+import { createPacer, type WaitEvent } from '../http/pacer.ts'
 import { readRateLimitHeaders } from '../http/rate-limit-headers.ts'
-import { fetchTransport, nodeTransport } from '../http/transport.ts'
+import { createResponseCache } from '../http/response-cache.ts'
+import { fetchTransport, nodeTransport, type Transport } from '../http/transport.ts'
 import { type Keyring, keyringFromTarget } from '../provision/keyring.ts'
 import { createMockControl, type MockControl } from '../provision/mock-control.ts'
 import { type Provisioned, provisionMock } from '../provision/provision-mock.ts'
 import { PLAN_HOURLY_QUOTA, type Plan, type TargetConfig } from '../target/target.ts'
-import { unmetNeed } from './needs.ts'
-import type { CheckOutcome, FailureReport, TeardownReport } from './outcome.ts'
-import { prismProblems } from './prism.ts'
+import { createCheckRunner } from './check-runner.ts'
+import { type Coverage, createCoverage } from './coverage.ts'
+import type { CheckOutcome, TeardownReport } from './outcome.ts'
+import { ConfigError, judgeProbe, probeFailure, provisionFailure } from './preflight.ts'
 import { createTeardown } from './teardown.ts'
+
+export { ConfigError }
+
+/** How a run waits and tells about waiting (tests give a virtual clock; the command prints progress). */
+export interface SessionOptions {
+  now?: () => number
+  sleep?: (ms: number) => Promise<void>
+  /** Told before every wait: what the run waits for and how long. */
+  onWait?: (event: WaitEvent) => void
+}
+
+/** What a run cost: requests sent to the API, answers shared from the run's cache, time spent waiting. */
+export interface RunStats {
+  requests: number
+  /** Requests the account's rate limit counts: every answer but 401 and 429 (decisions.md section 6). */
+  counted: number
+  cacheHits: number
+  waits: number
+  waitedMs: number
+}
 
 /** A run against one target: the contract, the keys, the clients, and what to clean up. */
 export interface Session {
@@ -25,13 +47,18 @@ export interface Session {
   stateless: boolean
   plan?: Plan
   mock?: MockControl
+  /** Most requests the checks may send (`--budget`, or 80% of the hourly quota left). */
+  budget: number
+  /** The account's windows as the first answer advertised them (`RateLimit-Policy`, `RateLimit`). */
+  limits: { name: string; quota?: number; seconds?: number; remaining: number }[]
   run(check: ContractCheck): Promise<CheckOutcome>
+  /** After a check lost the connection: undefined when the target answers again, else why not. */
+  stillReachable(): Promise<string | undefined>
+  stats(): RunStats
+  coverage(): Coverage
   /** Removes what the run created and undoes provisioning; safe to call once, whatever failed. */
   close(): Promise<TeardownReport>
 }
-
-/** A problem with the configuration: the run cannot start. */
-export class ConfigError extends Error {}
 
 const randomId = () =>
   Array.from(
@@ -39,29 +66,51 @@ const randomId = () =>
     (b) => 'abcdefghijkmnpqrstuvwxyz23456789'[b % 32],
   ).join('')
 
-/** Opens a session: loads the contract, provisions or takes the keys, reads the plan, detects a stateless target. */
-export async function openSession(config: TargetConfig): Promise<Session> {
+/**
+ * Opens a session: loads the contract, provisions or takes the keys, checks that the target answers and
+ * accepts the key (one clear error otherwise), reads the plan and the rate limit, detects a stateless target.
+ */
+export async function openSession(config: TargetConfig, options: SessionOptions = {}): Promise<Session> {
   const contract = createContract(config.contractPath)
   const runId = randomId()
   const baseUrl = config.baseUrl.replace(/\/+$/, '')
   const transport = config.fetch ? fetchTransport(config.fetch) : nodeTransport()
+  const cache = createResponseCache()
+  const coverage = createCoverage(contract, baseUrl)
+  const maxWaitSeconds = config.maxWaitSeconds ?? 60
+  const pacer = createPacer({
+    maxWaitSeconds,
+    now: options.now,
+    sleep: options.sleep,
+    onWait: options.onWait,
+  })
   let provisioned: Provisioned | undefined
   let mock: MockControl | undefined
   let keys: Keyring
   if (config.provision === 'mock') {
-    mock = createMockControl({
-      root: config.mockControlUrl ?? `${baseUrl.replace(/\/v1$/, '')}/_mock`,
-      adminToken: config.mockAdminToken,
-      transport,
-    })
-    provisioned = await provisionMock(mock, contract.scopes, runId)
+    const root = config.mockControlUrl ?? `${baseUrl.replace(/\/v1$/, '')}/_mock`
+    // Anything the control plane changes (keys, accounts, the clock) can change what the API answers.
+    const control: Transport = (request) => {
+      if (request.method !== 'GET') cache.invalidate()
+      return transport(request)
+    }
+    mock = createMockControl({ root, adminToken: config.mockAdminToken, transport: control })
+    try {
+      provisioned = await provisionMock(mock, contract.scopes, runId)
+    } catch (error) {
+      throw provisionFailure(error, root)
+    }
     keys = provisioned.keyring
   } else {
     if (!config.secretKey)
       throw new ConfigError('A secret key is required (--secret-key or VOICE_API_KEY), or --provision mock.')
     keys = keyringFromTarget({ ...config, secretKey: config.secretKey })
   }
-  const maxWaitSeconds = config.maxWaitSeconds ?? 60
+  let counted = 0
+  const record = (exchange: Exchange) => {
+    coverage.record(exchange)
+    if (exchange.response.status !== 401 && exchange.response.status !== 429) counted++
+  }
   // Outside the budget and never paced: the session's probes, the rate-limit checks, teardown.
   const limitClient = createClient({
     baseUrl,
@@ -69,28 +118,42 @@ export async function openSession(config: TargetConfig): Promise<Session> {
     budget: Number.POSITIVE_INFINITY,
     maxWaitSeconds,
     pace: false,
+    pacer,
+    onExchange: record,
   })
+  const teardown = createTeardown(limitClient, provisioned)
+  const abandon = async (error: unknown) => {
+    await teardown.run().catch(() => undefined)
+    return error
+  }
 
-  const probe = await limitClient.send({
-    method: 'GET',
-    path: '/user',
-    key: keys.secret,
-    operationId: 'getUser',
-  })
-  if (probe.response.status === 401)
-    throw new ConfigError(
-      `The secret key is not accepted by ${baseUrl}/user (401): check --secret-key / VOICE_API_KEY.`,
-    )
+  const probeInput: CallInput = { method: 'GET', path: '/user', key: keys.secret }
+  let probe: Exchange
+  try {
+    probe = await limitClient.send({ ...probeInput, operationId: 'getUser' })
+    judgeProbe(probe, baseUrl, keys.secrets())
+  } catch (error) {
+    throw await abandon(probeFailure(error, baseUrl))
+  }
+  pacer.observe(probe.response.headers)
+  cache.store(probeInput, probe)
   const user = probe.response.json as { plan?: Plan } | undefined
   const plan = config.plan ?? user?.plan
   let stateless = config.stateless === true
   if (!provisioned && (config.stateless === undefined || config.stateless === 'auto')) {
     // A stateful implementation answers 404 for an agent that cannot exist; a mock answering from examples
     // answers 200 with an example agent (whose id is not the one asked for).
-    const probeId = 'agt_0ContractSuiteProbe0'
-    const unknown = await limitClient.send({ method: 'GET', path: `/agents/${probeId}`, key: keys.secret })
-    const answered = unknown.response.json as { id?: unknown } | undefined
-    stateless = unknown.response.status === 200 && answered?.id !== probeId
+    const probeId = UNKNOWN_IDS.agent_id as string
+    const input: CallInput = { method: 'GET', path: `/agents/${probeId}`, key: keys.secret }
+    try {
+      const unknown = await limitClient.send({ ...input, operationId: 'getAgent' })
+      pacer.observe(unknown.response.headers)
+      cache.store(input, unknown)
+      const answered = unknown.response.json as { id?: unknown } | undefined
+      stateless = unknown.response.status === 200 && answered?.id !== probeId
+    } catch (error) {
+      throw await abandon(probeFailure(error, baseUrl))
+    }
   }
   const budget = config.budget ?? defaultBudget(provisioned !== undefined, plan, probe)
   const budgeted = createClient({
@@ -99,12 +162,26 @@ export async function openSession(config: TargetConfig): Promise<Session> {
     budget,
     maxWaitSeconds,
     pace: !provisioned,
+    pacer,
+    onExchange: record,
   })
-  const teardown = createTeardown(limitClient, provisioned)
-  const requestIds = new Set<string>()
-  const sentSecrets = new Set<string>()
+  const runner = createCheckRunner({
+    contract,
+    config,
+    keys,
+    runId,
+    mock,
+    plan,
+    stateless,
+    provisioned: provisioned !== undefined,
+    teardown,
+    cache,
+    pacer,
+    budgeted,
+    limitClient,
+  })
 
-  const session: Session = {
+  return {
     contract,
     target: config,
     keys,
@@ -112,114 +189,26 @@ export async function openSession(config: TargetConfig): Promise<Session> {
     stateless,
     plan,
     mock,
-    async run(check) {
-      const started = performance.now()
-      const notes: string[] = []
-      let requests = 0
-      let last: Exchange | undefined
-      const outcome = (status: CheckOutcome['status'], extra: Partial<CheckOutcome> = {}): CheckOutcome => ({
-        check,
-        status,
-        notes,
-        durationMs: performance.now() - started,
-        requests,
-        ...extra,
-      })
-      if (stateless && !check.stateless)
-        return outcome('not-applicable', {
-          reason: 'not applicable: the target is stateless (it answers from examples)',
-        })
-      const unmet = unmetNeed(check.needs ?? [], {
-        config,
-        keys,
-        plan,
-        provisioned: provisioned !== undefined,
-      })
-      if (unmet) return outcome('skipped', { reason: unmet })
-
-      const ctx: CheckContext = {
-        contract,
-        target: config,
-        keys,
-        runId,
-        mock,
-        plan,
-        skip(reason) {
-          throw new CheckSkipped(reason)
-        },
-        note: (message) => void notes.push(message),
-        track: (path, key) => teardown.track(path, key ?? keys.secret),
-        untrack: (path) => teardown.untrack(path),
-        defer: (undo) => teardown.defer(undo),
-        async call(input: CheckCallInput) {
-          const method = input.method.toUpperCase()
-          if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' && !config.destructive)
-            throw new CheckSkipped('writes data: run with --destructive')
-          const key = input.key === undefined ? keys.secret : input.key
-          if (input.sensitive) for (const value of input.sensitive) sentSecrets.add(value)
-          const sender = input.rateLimitProbe ? limitClient : budgeted
-          const exchange = await sender.send({
-            ...input,
-            key,
-            accept429: input.rateLimitProbe ?? input.accept429,
-          })
-          requests++
-          last = exchange
-          const status = exchange.response.status
-          const body = exchange.response.json as { id?: unknown } | undefined
-          if (method === 'POST' && status >= 200 && status < 300 && typeof body?.id === 'string')
-            teardown.track(`${input.path.split('?')[0]}/${body.id}`, keys.secret)
-          const fromPrism = prismProblems(exchange)
-          if (input.conformance === false) return exchange
-          const problems = conformanceProblems(contract, exchange, input.path, [
-            ...keys.secrets(),
-            ...sentSecrets,
-          ])
-          problems.push(...fromPrism)
-          const requestId = exchange.response.headers['request-id']
-          if (requestId && !stateless) {
-            if (requestIds.has(requestId))
-              problems.push(`Request-Id ${requestId} repeats an earlier response's`)
-            requestIds.add(requestId)
-          }
-          if (problems.length > 0)
-            throw new ContractFailure(
-              'a response that conforms to the contract',
-              problems.join('; '),
-              exchange,
-            )
-          return exchange
-        },
-      }
+    budget,
+    limits: pacer.windows(),
+    run: (check) => runner.run(check),
+    async stillReachable() {
       try {
-        await check.run(ctx)
-        return outcome('passed')
+        await limitClient.send({ ...probeInput, operationId: 'getUser', accept429: true })
+        return undefined
       } catch (error) {
-        if (error instanceof CheckSkipped)
-          return outcome(error.notApplicable ? 'not-applicable' : 'skipped', { reason: error.reason })
-        if (error instanceof BudgetExhausted || error instanceof RetryTooLong)
-          return outcome('skipped', { reason: error.message })
-        const failure =
-          error instanceof ContractFailure
-            ? report(error.expected, error.actual, error.exchange)
-            : report(
-                'the check to run',
-                `an error: ${error instanceof Error ? error.message : String(error)}`,
-                last,
-              )
-        return outcome('failed', { failure })
+        return probeFailure(error, baseUrl).message
       }
     },
+    stats: () => ({
+      requests: budgeted.used() + limitClient.used(),
+      counted,
+      cacheHits: cache.hits(),
+      ...pacer.stats(),
+    }),
+    coverage: () => coverage.matrix(),
     close: () => teardown.run(),
   }
-
-  function report(expected: string, actual: string, exchange?: Exchange): FailureReport {
-    const secrets = [...keys.secrets(), ...sentSecrets]
-    if (!exchange) return { expected, actual }
-    const [request = '', response = ''] = describeExchange(exchange, secrets).split(/\n(?=< \d{3} )/)
-    return { expected, actual, request, response, curl: toCurl(exchange.request, keys.names, secrets) }
-  }
-  return session
 }
 
 function defaultBudget(provisioned: boolean, plan: Plan | undefined, probe: Exchange): number {

@@ -109,11 +109,17 @@ export function mergeTargets(...layers: Partial<TargetConfig>[]): Partial<Target
 /** Checks a merged target: the base URL is a URL, a secret key or provisioning is there. */
 export function finishTarget(partial: Partial<TargetConfig>): TargetConfig {
   const baseUrl = partial.baseUrl ?? 'http://127.0.0.1:4010/v1'
+  let url: URL
   try {
-    new URL(baseUrl)
+    url = new URL(baseUrl)
   } catch {
     throw new TargetError(`The base URL '${baseUrl}' is not a URL.`)
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TargetError(`The base URL must be http:// or https://, got '${baseUrl}'.`)
+  if (url.search !== '' || url.hash !== '')
+    throw new TargetError(`The base URL must not carry a query or fragment, got '${baseUrl}'.`)
+
   if (partial.provision !== undefined && partial.provision !== 'none' && partial.provision !== 'mock')
     throw new TargetError(`--provision must be mock or none, got '${partial.provision}'.`)
   if (partial.provision !== 'mock' && !partial.secretKey)

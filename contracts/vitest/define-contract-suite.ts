@@ -4,7 +4,7 @@ import { AREAS, type Area, type ContractCheck } from '../checks/types.ts'
 import { createContract } from '../contract/contract.ts'
 import { formatFailure } from '../report/format-failure.ts'
 import type { CheckOutcome, TeardownReport } from '../runner/outcome.ts'
-import { openSession, type Session } from '../runner/session.ts'
+import { ConfigError, openSession, type Session } from '../runner/session.ts'
 import type { TargetConfig } from '../target/target.ts'
 
 export interface ContractSuiteOptions {
@@ -67,12 +67,16 @@ export function defineContractSuite(
   let session: Session | undefined
   let openError: unknown
 
+  // A run that cannot start (target unreachable, key refused) fails once, here: Vitest then skips the checks
+  // instead of failing each of them with the same error.
   beforeAll(async () => {
     try {
       session = await openSession(typeof target === 'function' ? await target() : target)
       options.onOpen?.(session)
     } catch (error) {
       openError = error
+      if (error instanceof ConfigError) throw new ContractViolation(error.message)
+      throw error
     }
   }, 120_000)
 

@@ -9,6 +9,7 @@ import { createHostCheck } from './host-check.ts'
 import type { Journal } from './journal.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import type { KeyInput, KeyStore } from './key-store.ts'
+import { assertRoom, LIMITS } from './limits.ts'
 import type { RateLimiter } from './rate-limiter.ts'
 import { MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
 import { constantTimeEqual, sha256Hex } from './secrets.ts'
@@ -95,6 +96,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
       json(200, { object: 'list', data: accounts.list().map((a) => presentAccount(a.id)), has_more: false }),
     createAccount({ body }) {
       const input = body as { plan: Plan; email?: string; name?: string; limits?: Limits }
+      assertRoom(accounts.size(), LIMITS.accounts, 'accounts')
       const created = accounts.create(input)
       options.provisionAccount(created)
       return json(201, presentAccount(created.id))
@@ -122,6 +124,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
     },
     createKey({ params, body }) {
       const found = account(params.account_id ?? '')
+      assertRoom(keys.list(found.id).length, LIMITS.keysPerAccount, 'keys per account', 'account_id')
       const result = keys.create(found.id, body as KeyInput)
       if (!result.ok)
         throw errors.validationFailed([{ param: result.param, code: result.code, message: result.message }])

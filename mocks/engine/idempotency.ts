@@ -1,6 +1,6 @@
+import type { OperationResult } from './operation-result.ts'
 import { type RecordChange, RecordMap } from './record-map.ts'
 import { sha256Hex } from './secrets.ts'
-import type { OperationResult } from './types.ts'
 
 /** Idempotency keys are kept 24 hours (decisions.md section 8). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000

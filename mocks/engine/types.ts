@@ -2,6 +2,7 @@ import type { Account } from './accounts.ts'
 import type { ApiError } from './api-error.ts'
 import type { Clock } from './clock.ts'
 import type { ApiKey } from './key-store.ts'
+import type { OperationResult } from './operation-result.ts'
 import type { AccountData } from './resources/account-data.ts'
 
 /** A request as the engine sees it: plain data, whatever the transport. */
@@ -48,12 +49,7 @@ export interface ResponseEffect {
   network?: 'reset' | 'timeout'
 }
 
-/** What an operation handler returns on success. */
-export interface OperationResult {
-  status: number
-  body: unknown
-  headers?: Record<string, string>
-}
+export type { OperationResult } from './operation-result.ts'
 
 /** Everything an operation handler may read; handlers are synchronous, so each request is atomic. */
 export interface OperationContext {

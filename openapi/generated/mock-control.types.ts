@@ -368,7 +368,7 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "validation_error" | "api_error";
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "host_not_allowed" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "demo_account_protected" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error" | "service_unavailable";
+                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "host_not_allowed" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "demo_account_protected" | "limit_reached" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error" | "service_unavailable";
                 /** @description Human-readable; never contains a key value or the admin token. */
                 message: string;
                 /** @description The parameter or dotted body path at fault. */
@@ -818,6 +818,23 @@ export interface components {
                 };
             };
         };
+        /** @description 409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account); nothing is created. */
+        LimitReached: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        type?: "conflict_error";
+                        /** @constant */
+                        code?: "limit_reached";
+                    };
+                };
+            };
+        };
         /** @description 405 - the control path exists but not with this method; `Allow` lists the documented ones. */
         MethodNotAllowed: {
             headers: {
@@ -973,6 +990,7 @@ export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseLimitReached = components['responses']['LimitReached'];
 export type ResponseMethodNotAllowed = components['responses']['MethodNotAllowed'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
@@ -1067,6 +1085,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["LimitReached"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
@@ -1276,6 +1295,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["LimitReached"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];

@@ -18,7 +18,7 @@ export const v1Document: OpenApiDocument = {
       "name": "voice-api-kit maintainers",
       "url": "https://github.com/voice-api-kit/voice-api-kit"
     },
-    "description": "The v1 HTTP API of the voice agent platform. This document is the single source of truth for the\nmock server, the generated types and the conformance suite of voice-api-kit. It is written from the\nplatform's own specification (`platform-api-spec.md`) and the product decisions (`decisions.md`);\nevery place where both were silent is decided here, in the description of the part concerned.\n\n## Conventions\n- **JSON only.** Request and response bodies are JSON objects (`application/json`, UTF-8). Field names are\n  `snake_case`. Every object carries an `object` field naming its type (`\"user\"`, `\"agent\"`, `\"call_log\"`,\n  `\"call_analytics\"`, `\"integration\"`, `\"team_member\"`, `\"list\"`).\n- **Timestamps** are ISO 8601 / RFC 3339 in UTC with a `Z` suffix and whole seconds\n  (`2026-03-04T09:15:27Z`). Timestamps *sent* in query parameters may carry any RFC 3339 offset; they are\n  normalised to UTC.\n- **IDs** carry a type prefix followed by base62 characters: `usr_` (user / account), `key_` (API key),\n  `agt_` (agent), `call_` (call log), `mem_` (team member), `req_` (request). Integrations are identified by a\n  fixed provider slug (`twilio`, `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`).\n  A path ID that does not have the right shape is treated like an unknown ID (404 `resource_not_found`).\n- **Closed objects.** Response objects contain exactly the documented fields (`additionalProperties: false`),\n  so the mock never leaks undocumented data. Clients should nevertheless ignore unknown fields, so that\n  additive changes stay backward compatible.\n- **Nullability.** A field that is listed as `required` is always present; a nullable field is present with\n  `null` rather than omitted. Fields that are not `required` are omitted in the documented cases only.\n- **Request-Id.** Every response, success or error, carries a `Request-Id: req_...` header. Error bodies\n  (except 401, whose body has exactly the platform's documented shape) repeat it as `error.request_id`.\n- **Versioning.** The version is the path segment `/v1` at the end of the server URL. Only `v1` exists;\n  `/v2/...` and any other unknown path answer 404 `route_not_found` (after authentication and rate limiting).\n- **CORS.** The standalone mock answers CORS preflights (`OPTIONS`, 204) for every documented path; it allows\n  the request headers `Authorization, Content-Type, Idempotency-Key` and exposes\n  `Request-Id, RateLimit, RateLimit-Policy, Retry-After`. Preflights are not authenticated and not counted.\n\n## Authentication and permissions\nEvery request is authenticated with an API key in `Authorization: Bearer <key>` (see the `bearerAuth`\nsecurity scheme). Keys are created, listed and revoked in the dashboard only; there are no key endpoints in\n`/v1` (the mock simulates the dashboard in its control plane, `mock-control.yaml`).\n\nEach operation names the scopes it needs in `x-required-permission` (an array; **all** listed scopes are\nrequired; `[]` means any valid key). Scopes: `agents:read`, `call_logs:read`, `analytics:read`,\n`integrations:read` (group `read`) and `agents:write`, `integrations:write`, `team_members:write`,\n`resources:delete` (group `write`). `agents:write` implies `agents:read`; `integrations:write` implies\n`integrations:read`. A publishable key (`pk-svc-`) may only ever hold `agents:read`.\n\n## Order of checks\nA request is checked in this order; the first failing check decides the response:\n\n1. **401** authentication (missing, malformed, unknown, revoked or expired key). Not counted against rate limits.\n2. **429** rate limit (per account). A 429 is not counted either.\n3. **404 / 405** routing: unknown path -> 404 `route_not_found`; known path, undocumented method -> 405 with `Allow`.\n4. **403** permission (`insufficient_permissions`), and key restrictions (`key_restricted`: client IP not in\n   `allowed_ips`, or `Origin` not in `allowed_origins`).\n5. **413 / 415 / 400** malformed request, in this order: body over 1 MiB (413, on every operation, also one\n   that takes no body such as a DELETE: nothing is done); a body whose `Content-Type` is not\n   `application/json` (415); then query and header parameters (400 `invalid_parameter`, `invalid_cursor`,\n   `parameter_conflict`); then the body itself (400 `invalid_json`: empty, not JSON, or not a JSON object).\n6. **404** resource: the path ID does not exist in the key's account (`resource_not_found`).\n7. **422** body validation (`validation_failed`, every problem listed in `errors`; unknown fields are errors).\n8. **409** conflict (`member_already_exists`, `owner_role_immutable`, `cannot_remove_owner`, `idempotency_key_reused`).\n\nConsequently a key without permission never learns whether a resource exists.\n\n## Rate limits\nRequests are limited per **account** (all keys of an account share the budget) by two sliding windows; a\nrequest is admitted only if both have room:\n\n| plan | `hourly` (w=3600 s) | `burst` (w=60 s) |\n|---|---|---|\n| free | 100 | 10 |\n| pro | 1,000 | 50 |\n| enterprise | set per account (default 10,000) | set per account (default 500) |\n\nEvery admitted request counts in both windows, whatever its status; 401s and 429s do not count. Every\nauthenticated response (everything except 401) carries the IETF `draft-ietf-httpapi-ratelimit-headers-10`\nfields `RateLimit-Policy` and `RateLimit`, and the legacy `X-RateLimit-Limit`, `X-RateLimit-Remaining`,\n`X-RateLimit-Reset` for the window with the least remaining (ties: `burst`). A 429 adds `Retry-After`.\n\n## Lists and pagination\nList operations return `{\"object\": \"list\", \"data\": [...], \"has_more\": <bool>}`. Agents, call logs and team\nmembers are ordered newest first by `created_at`, ties broken by `id` descending. `limit` is 1-100 (default 20).\n`starting_after=<id>` returns the objects after that one in this order (older), `ending_before=<id>` the\nobjects before it (newer, still returned newest first); both at once is 400 `parameter_conflict`; an ID\nthat is not an object of that collection is 400 `invalid_cursor`. `has_more` tells whether more objects exist\nbeyond the returned page in the direction of travel. Integrations are a fixed catalog and are not paginated.\nUnknown query parameters are rejected on every operation with 400 `invalid_parameter` (`error.param` names it).\n\n## Idempotency\n`POST` operations accept an `Idempotency-Key` header (1-255 printable ASCII characters). Keys are scoped to the\naccount and kept for 24 hours (by the platform clock). A successful (2xx) response is stored with its key;\na retry with the same key, same path and the same body (compared as JSON values, so whitespace and key order\ndo not matter) returns the stored status, headers and body, plus `Idempotent-Replayed: true`, without\ncreating anything again (it still counts against rate limits and is still authenticated and permission\nchecked). The same key with another body or another path is 409 `idempotency_key_reused`. Error\nresponses are not stored: retrying after a 4xx executes the request again.\n\n## Errors\nEvery error uses one envelope, `{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\"?, ...}}`\n(schema `Error`). `message` is for humans and may change; branch on `type` and `code`.\n\n| status | `error.type` | `error.code` | extra fields |\n|---|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter`, `invalid_cursor`, `parameter_conflict` | `param` (the offending parameter) |\n| 401 | `authentication_error` | `invalid_api_key` | none: exactly `type`, `code`, `message` |\n| 403 | `permission_error` | `insufficient_permissions`, `key_restricted` | `required_permission` (for `insufficient_permissions`) |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` | `param` (`resource_not_found`: the path parameter) |\n| 405 | `invalid_request_error` | `method_not_allowed` | header `Allow` |\n| 409 | `conflict_error` | `member_already_exists`, `owner_role_immutable`, `cannot_remove_owner`, `idempotency_key_reused` | `param` where a field is at fault |\n| 413 | `invalid_request_error` | `payload_too_large` (body over 1 MiB = 1,048,576 bytes) | |\n| 415 | `invalid_request_error` | `unsupported_media_type` (a body that is not `application/json`) | |\n| 422 | `validation_error` | `validation_failed` | `errors: [{param, code, message}]`, `param` (of the first entry) |\n| 429 | `rate_limit_error` | `rate_limit_exceeded` | `policy`, `retry_after`; header `Retry-After` |\n| 500 | `api_error` | `internal_error` | (not documented per operation; the mock returns it only when a scenario injects it) |\n| 502 | `api_error` | `bad_gateway` | (not documented per operation: a gateway in front of the platform got no valid answer; the mock returns it only when a scenario injects it) |\n| 503 | `api_error` | `service_unavailable` | header `Retry-After`; not documented per operation: the server holds as many connections as it can and every one is busy (the mock: `--max-connections`; answered on the new connection, which is then closed), or a change could not be saved (the mock: its state file's disk is full, its Redis store cannot be reached); nothing was changed |\n| 504 | `api_error` | `gateway_timeout` | (not documented per operation: a gateway in front of the platform got no answer in time; the mock returns it only when a scenario injects it) |\n\nMessages never echo a whole API key: at most its prefix and its last four characters (`sk-svc-...a1B2`).\n"
+    "description": "The v1 HTTP API of the voice agent platform. This document is the single source of truth for the\nmock server, the generated types and the conformance suite of voice-api-kit. It is written from the\nplatform's own specification (`platform-api-spec.md`) and the product decisions (`decisions.md`);\nevery place where both were silent is decided here, in the description of the part concerned.\n\n## Conventions\n- **JSON only.** Request and response bodies are JSON objects (`application/json`, UTF-8). Field names are\n  `snake_case`. Every object carries an `object` field naming its type (`\"user\"`, `\"agent\"`, `\"call_log\"`,\n  `\"call_analytics\"`, `\"integration\"`, `\"team_member\"`, `\"list\"`).\n- **Timestamps** are ISO 8601 / RFC 3339 in UTC with a `Z` suffix, with or without fractional seconds\n  (`2026-03-04T09:15:27Z`, `2026-03-04T09:15:27.250Z`); the mock writes whole seconds. Clients compare them\n  as instants, not as text. Timestamps *sent* in query parameters may carry any RFC 3339 offset; they are\n  normalised to UTC.\n- **IDs** carry a type prefix followed by base62 characters: `usr_` (user / account), `key_` (API key),\n  `agt_` (agent), `call_` (call log), `mem_` (team member), `req_` (request). Integrations are identified by a\n  fixed provider slug (`twilio`, `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`).\n  A path ID that does not have the right shape is treated like an unknown ID (404 `resource_not_found`).\n- **Closed objects.** Response objects contain exactly the documented fields (`additionalProperties: false`),\n  so the mock never leaks undocumented data. Clients should nevertheless ignore unknown fields, so that\n  additive changes stay backward compatible.\n- **Nullability.** A field that is listed as `required` is always present; a nullable field is present with\n  `null` rather than omitted. Fields that are not `required` are omitted in the documented cases only.\n- **Request-Id.** Every response, success or error, carries a `Request-Id: req_...` header. Error bodies\n  (except 401, whose body has exactly the platform's documented shape) may repeat it as `error.request_id`\n  (the mock always does); when present it equals the header.\n- **Allowed choices.** Where the platform leaves a choice open, every allowed form conforms: timestamps with\n  or without fractional seconds, `WWW-Authenticate: Bearer` with or without `realm` and `error`, a `Location`\n  that is absolute or relative, an `error.param` or `error.request_id` left out, the integrations listed in\n  any order. The mock always produces one canonical form (whole seconds, `Bearer realm=\"api\"`, absolute\n  `Location`, both error fields, the catalogue order).\n- **Versioning.** The version is the path segment `/v1` at the end of the server URL. Only `v1` exists;\n  `/v2/...` and any other unknown path answer 404 `route_not_found` (after authentication and rate limiting).\n- **CORS.** The standalone mock answers CORS preflights (`OPTIONS`, 204) for every documented path; it allows\n  the request headers `Authorization, Content-Type, Idempotency-Key` and exposes\n  `Request-Id, RateLimit, RateLimit-Policy, Retry-After`. Preflights are not authenticated and not counted.\n\n## Authentication and permissions\nEvery request is authenticated with an API key in `Authorization: Bearer <key>` (see the `bearerAuth`\nsecurity scheme). Keys are created, listed and revoked in the dashboard only; there are no key endpoints in\n`/v1` (the mock simulates the dashboard in its control plane, `mock-control.yaml`).\n\nEach operation names the scopes it needs in `x-required-permission` (an array; **all** listed scopes are\nrequired; `[]` means any valid key). Scopes: `agents:read`, `call_logs:read`, `analytics:read`,\n`integrations:read` (group `read`) and `agents:write`, `integrations:write`, `team_members:write`,\n`resources:delete` (group `write`). `agents:write` implies `agents:read`; `integrations:write` implies\n`integrations:read`. A publishable key (`pk-svc-`) may only ever hold `agents:read`.\n\n## Order of checks\nA request is checked in this order; the first failing check decides the response:\n\n1. **401** authentication (missing, malformed, unknown, revoked or expired key). Not counted against rate limits.\n2. **429** rate limit (per account). A 429 is not counted either.\n3. **404 / 405** routing: unknown path -> 404 `route_not_found`; known path, undocumented method -> 405 with `Allow`.\n4. **403** permission (`insufficient_permissions`), and key restrictions (`key_restricted`: client IP not in\n   `allowed_ips`, or `Origin` not in `allowed_origins`).\n5. **413 / 415 / 400** malformed request, in this order: body over 1 MiB (413, on every operation, also one\n   that takes no body such as a DELETE: nothing is done); a body whose `Content-Type` is not\n   `application/json` (415); then query and header parameters (400 `invalid_parameter`, `invalid_cursor`,\n   `parameter_conflict`); then the body itself (400 `invalid_json`: empty, not JSON, or not a JSON object).\n6. **404** resource: the path ID does not exist in the key's account (`resource_not_found`).\n7. **422** body validation (`validation_failed`, every problem listed in `errors`; unknown fields are errors).\n8. **409** conflict (`member_already_exists`, `owner_role_immutable`, `cannot_remove_owner`, `idempotency_key_reused`).\n\nConsequently a key without permission never learns whether a resource exists.\n\n## Rate limits\nRequests are limited per **account** (all keys of an account share the budget) by two sliding windows; a\nrequest is admitted only if both have room:\n\n| plan | `hourly` (w=3600 s) | `burst` (w=60 s) |\n|---|---|---|\n| free | 100 | 10 |\n| pro | 1,000 | 50 |\n| enterprise | set per account (default 10,000) | set per account (default 500) |\n\nEvery admitted request counts in both windows, whatever its status; 401s and 429s do not count. Every\nauthenticated response (everything except 401) carries the IETF `draft-ietf-httpapi-ratelimit-headers-10`\nfields `RateLimit-Policy` and `RateLimit`, and the legacy `X-RateLimit-Limit`, `X-RateLimit-Remaining`,\n`X-RateLimit-Reset` for the window with the least remaining (ties: `burst`). A 429 adds `Retry-After`.\n\n## Lists and pagination\nList operations return `{\"object\": \"list\", \"data\": [...], \"has_more\": <bool>}`. Agents, call logs and team\nmembers are ordered newest first by `created_at`, ties broken by `id` descending. `limit` is 1-100 (default 20).\n`starting_after=<id>` returns the objects after that one in this order (older), `ending_before=<id>` the\nobjects before it (newer, still returned newest first); both at once is 400 `parameter_conflict`; an ID\nthat is not an object of that collection is 400 `invalid_cursor`. `has_more` tells whether more objects exist\nbeyond the returned page in the direction of travel. Integrations are a fixed catalog and are not paginated.\nUnknown query parameters are rejected on every operation with 400 `invalid_parameter` (`error.param` names it).\n\n## Idempotency\n`POST` operations accept an `Idempotency-Key` header (1-255 printable ASCII characters). Keys are scoped to the\naccount and kept for 24 hours (by the platform clock). A successful (2xx) response is stored with its key;\na retry with the same key, same path and the same body (compared as JSON values, so whitespace and key order\ndo not matter) returns the stored status, headers and body, plus `Idempotent-Replayed: true`, without\ncreating anything again (it still counts against rate limits and is still authenticated and permission\nchecked). The same key with another body or another path is 409 `idempotency_key_reused`. Error\nresponses are not stored: retrying after a 4xx executes the request again.\n\n## Errors\nEvery error uses one envelope, `{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\"?, ...}}`\n(schema `Error`). `message` is for humans and may change; branch on `type` and `code`. `param` (where the\ntable names it) and `request_id` are optional: the mock always sends them, an implementation may leave them\nout.\n\n| status | `error.type` | `error.code` | extra fields |\n|---|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter`, `invalid_cursor`, `parameter_conflict` | `param` (the offending parameter) |\n| 401 | `authentication_error` | `invalid_api_key` | none: exactly `type`, `code`, `message` |\n| 403 | `permission_error` | `insufficient_permissions`, `key_restricted` | `required_permission` (for `insufficient_permissions`) |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` | `param` (`resource_not_found`: the path parameter) |\n| 405 | `invalid_request_error` | `method_not_allowed` | header `Allow` |\n| 409 | `conflict_error` | `member_already_exists`, `owner_role_immutable`, `cannot_remove_owner`, `idempotency_key_reused`, `limit_reached` | `param` where a field is at fault |\n| 413 | `invalid_request_error` | `payload_too_large` (body over 1 MiB = 1,048,576 bytes) | |\n| 415 | `invalid_request_error` | `unsupported_media_type` (a body that is not `application/json`) | |\n| 422 | `validation_error` | `validation_failed` | `errors: [{param, code, message}]`, `param` (of the first entry) |\n| 429 | `rate_limit_error` | `rate_limit_exceeded` | `policy`, `retry_after`; header `Retry-After` |\n| 500 | `api_error` | `internal_error` | (not documented per operation; the mock returns it only when a scenario injects it) |\n| 502 | `api_error` | `bad_gateway` | (not documented per operation: a gateway in front of the platform got no valid answer; the mock returns it only when a scenario injects it) |\n| 503 | `api_error` | `service_unavailable` | header `Retry-After`; not documented per operation: the server holds as many connections as it can and every one is busy (the mock: `--max-connections`; answered on the new connection, which is then closed), or a change could not be saved (the mock: its state file's disk is full, its Redis store cannot be reached); nothing was changed |\n| 504 | `api_error` | `gateway_timeout` | (not documented per operation: a gateway in front of the platform got no answer in time; the mock returns it only when a scenario injects it) |\n\nMessages never echo a whole API key: at most its prefix and its last four characters (`sk-svc-...a1B2`).\n"
   },
   "servers": [
     {
@@ -1893,7 +1893,7 @@ export const v1Document: OpenApiDocument = {
       "get": {
         "operationId": "listIntegrations",
         "summary": "List integrations",
-        "description": "Lists the whole integration catalog: always exactly seven entries, one per provider, in this fixed order:\n`twilio`, `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`. Integrations are\nnot created or deleted; every account has all seven (initially `not_connected`, disabled). The list is\nnot paginated (no `limit` / cursor parameters; `has_more` is always `false`). Credentials are never\nreturned, only `credential_hint`. Needs `integrations:read` (also granted by `integrations:write`).\n",
+        "description": "Lists the whole integration catalog: always exactly seven entries, one per provider: `twilio`,\n`salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`. The catalogue is fixed, not made\nof objects clients create, so its order is the implementation's choice (the mock lists it in this order;\nclients must not rely on it). Integrations are\nnot created or deleted; every account has all seven (initially `not_connected`, disabled). The list is\nnot paginated (no `limit` / cursor parameters; `has_more` is always `false`). Credentials are never\nreturned, only `credential_hint`. Needs `integrations:read` (also granted by `integrations:write`).\n",
         "tags": [
           "Integrations"
         ],
@@ -2924,12 +2924,12 @@ export const v1Document: OpenApiDocument = {
         "example": 22
       },
       "Location": {
-        "description": "Absolute URL of the created resource, built from the server's own public base URL (never from the\nrequest's `Host` header, which the client chooses), e.g.\n`https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or\n`http://127.0.0.1:4010/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`.\n",
+        "description": "The created resource: an absolute URL or a reference relative to the request's URL (RFC 9110), e.g.\n`https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or `/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`. The\nmock sends the absolute URL, built from the server's own public base URL (never from the request's\n`Host` header, which the client chooses).\n",
         "required": true,
         "schema": {
           "type": "string",
-          "format": "uri",
-          "pattern": "/v1/(agents/agt_|team-members/mem_)[A-Za-z0-9]+$"
+          "format": "uri-reference",
+          "pattern": "(^|/)(agents/agt_|team-members/mem_)[A-Za-z0-9]+$"
         },
         "example": "https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts"
       },
@@ -2945,11 +2945,11 @@ export const v1Document: OpenApiDocument = {
         "example": "true"
       },
       "WWW-Authenticate": {
-        "description": "RFC 6750 challenge. Without credentials: `Bearer realm=\"api\"`. With a key that is malformed, unknown,\nrevoked or expired: `Bearer realm=\"api\", error=\"invalid_token\"`.\n",
+        "description": "RFC 6750 `Bearer` challenge; its `realm` and `error` parameters are optional, and without credentials it\ncarries no `error` (RFC 6750 section 3.1). The mock sends, without credentials, `Bearer realm=\"api\"`; with\na key that is malformed, unknown, revoked or expired, `Bearer realm=\"api\", error=\"invalid_token\"`.\n",
         "required": true,
         "schema": {
           "type": "string",
-          "pattern": "^Bearer realm=\"api\"(, error=\"invalid_token\")?$"
+          "pattern": "^[Bb][Ee][Aa][Rr][Ee][Rr]( +[A-Za-z0-9_]+ *= *(\"[^\"]*\"|[A-Za-z0-9_.~+/-]+)( *, *[A-Za-z0-9_]+ *= *(\"[^\"]*\"|[A-Za-z0-9_.~+/-]+))*)?$"
         },
         "example": "Bearer realm=\"api\", error=\"invalid_token\""
       },
@@ -3129,9 +3129,6 @@ export const v1Document: OpenApiDocument = {
                     "error": {
                       "type": "object",
                       "additionalProperties": false,
-                      "required": [
-                        "request_id"
-                      ],
                       "properties": {
                         "type": {
                           "const": "invalid_request_error"
@@ -3361,9 +3358,6 @@ export const v1Document: OpenApiDocument = {
                     "error": {
                       "type": "object",
                       "additionalProperties": false,
-                      "required": [
-                        "request_id"
-                      ],
                       "properties": {
                         "type": {
                           "const": "permission_error"
@@ -3475,9 +3469,6 @@ export const v1Document: OpenApiDocument = {
                     "error": {
                       "type": "object",
                       "additionalProperties": false,
-                      "required": [
-                        "request_id"
-                      ],
                       "properties": {
                         "type": {
                           "const": "not_found_error"
@@ -3569,9 +3560,6 @@ export const v1Document: OpenApiDocument = {
                     "error": {
                       "type": "object",
                       "additionalProperties": false,
-                      "required": [
-                        "request_id"
-                      ],
                       "properties": {
                         "type": {
                           "const": "invalid_request_error"
@@ -3608,7 +3596,7 @@ export const v1Document: OpenApiDocument = {
         }
       },
       "Conflict": {
-        "description": "409 - the request conflicts with the current state. `member_already_exists` (invite: the e-mail is\nalready a member or pending invitation; `param: email`), `owner_role_immutable` (the owner's role cannot\nchange), `cannot_remove_owner` (the owner cannot be removed), `idempotency_key_reused` (the\n`Idempotency-Key` was used with a different body or path; `param: Idempotency-Key`).\n",
+        "description": "409 - the request conflicts with the current state. `member_already_exists` (invite: the e-mail is\nalready a member or pending invitation; `param: email`), `owner_role_immutable` (the owner's role cannot\nchange), `cannot_remove_owner` (the owner cannot be removed), `idempotency_key_reused` (the\n`Idempotency-Key` was used with a different body or path; `param: Idempotency-Key`), `limit_reached`\n(the account already holds as many objects of this kind as the service keeps; the mock: 1,000 agents and\n200 team members per account; nothing is created).\n",
         "headers": {
           "Request-Id": {
             "$ref": "#/components/headers/Request-Id"
@@ -3642,9 +3630,6 @@ export const v1Document: OpenApiDocument = {
                     "error": {
                       "type": "object",
                       "additionalProperties": false,
-                      "required": [
-                        "request_id"
-                      ],
                       "properties": {
                         "type": {
                           "const": "conflict_error"
@@ -3654,7 +3639,8 @@ export const v1Document: OpenApiDocument = {
                             "member_already_exists",
                             "owner_role_immutable",
                             "cannot_remove_owner",
-                            "idempotency_key_reused"
+                            "idempotency_key_reused",
+                            "limit_reached"
                           ]
                         },
                         "message": {
@@ -3719,6 +3705,17 @@ export const v1Document: OpenApiDocument = {
                     "request_id": "req_Ui2Op9As6Df3Gh8J"
                   }
                 }
+              },
+              "limit_reached": {
+                "summary": "An account that already holds as many agents as the service keeps",
+                "value": {
+                  "error": {
+                    "type": "conflict_error",
+                    "code": "limit_reached",
+                    "message": "This mock holds at most 1,000 agents per account; delete some, or POST /_mock/reset, before creating more.",
+                    "request_id": "req_Lm3Tr8Ch5Ed2Fu7L"
+                  }
+                }
               }
             }
           }
@@ -3759,9 +3756,6 @@ export const v1Document: OpenApiDocument = {
                     "error": {
                       "type": "object",
                       "additionalProperties": false,
-                      "required": [
-                        "request_id"
-                      ],
                       "properties": {
                         "type": {
                           "const": "invalid_request_error"
@@ -3832,9 +3826,6 @@ export const v1Document: OpenApiDocument = {
                     "error": {
                       "type": "object",
                       "additionalProperties": false,
-                      "required": [
-                        "request_id"
-                      ],
                       "properties": {
                         "type": {
                           "const": "invalid_request_error"
@@ -3906,7 +3897,6 @@ export const v1Document: OpenApiDocument = {
                       "type": "object",
                       "additionalProperties": false,
                       "required": [
-                        "request_id",
                         "errors"
                       ],
                       "properties": {
@@ -4049,7 +4039,6 @@ export const v1Document: OpenApiDocument = {
                       "type": "object",
                       "additionalProperties": false,
                       "required": [
-                        "request_id",
                         "policy",
                         "retry_after"
                       ],
@@ -4160,6 +4149,7 @@ export const v1Document: OpenApiDocument = {
                   "owner_role_immutable",
                   "cannot_remove_owner",
                   "idempotency_key_reused",
+                  "limit_reached",
                   "payload_too_large",
                   "unsupported_media_type",
                   "validation_failed",
@@ -4284,8 +4274,8 @@ export const v1Document: OpenApiDocument = {
       "Timestamp": {
         "type": "string",
         "format": "date-time",
-        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
-        "description": "ISO 8601 UTC timestamp with `Z`, whole seconds."
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+        "description": "ISO 8601 / RFC 3339 UTC timestamp with `Z`, with or without fractional seconds\n(`2026-03-04T09:15:27Z`, `2026-03-04T09:15:27.250Z`). The mock writes whole seconds.\n"
       },
       "PhoneNumber": {
         "type": "string",

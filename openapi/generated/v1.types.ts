@@ -217,8 +217,10 @@ export interface paths {
         };
         /**
          * List integrations
-         * @description Lists the whole integration catalog: always exactly seven entries, one per provider, in this fixed order:
-         *     `twilio`, `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`. Integrations are
+         * @description Lists the whole integration catalog: always exactly seven entries, one per provider: `twilio`,
+         *     `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`. The catalogue is fixed, not made
+         *     of objects clients create, so its order is the implementation's choice (the mock lists it in this order;
+         *     clients must not rely on it). Integrations are
          *     not created or deleted; every account has all seven (initially `not_connected`, disabled). The list is
          *     not paginated (no `limit` / cursor parameters; `has_more` is always `false`). Credentials are never
          *     returned, only `credential_hint`. Needs `integrations:read` (also granted by `integrations:write`).
@@ -367,7 +369,7 @@ export interface components {
                  * @description Machine-readable error code; branch on this.
                  * @enum {string}
                  */
-                code: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict" | "invalid_api_key" | "insufficient_permissions" | "key_restricted" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limit_exceeded" | "internal_error" | "bad_gateway" | "service_unavailable" | "gateway_timeout";
+                code: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict" | "invalid_api_key" | "insufficient_permissions" | "key_restricted" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "limit_reached" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limit_exceeded" | "internal_error" | "bad_gateway" | "service_unavailable" | "gateway_timeout";
                 /** @description Human-readable explanation; never contains a whole API key or a credential. */
                 message: string;
                 /**
@@ -418,7 +420,8 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description ISO 8601 UTC timestamp with `Z`, whole seconds.
+         * @description ISO 8601 / RFC 3339 UTC timestamp with `Z`, with or without fractional seconds
+         *     (`2026-03-04T09:15:27Z`, `2026-03-04T09:15:27.250Z`). The mock writes whole seconds.
          */
         Timestamp: string;
         /** @description Phone number in E.164 format. */
@@ -932,7 +935,7 @@ export interface components {
                         code?: "invalid_json" | "invalid_parameter" | "invalid_cursor" | "parameter_conflict";
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -988,7 +991,7 @@ export interface components {
                         code?: "insufficient_permissions" | "key_restricted";
                         message?: string;
                         required_permission?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1016,7 +1019,7 @@ export interface components {
                         code?: "resource_not_found" | "route_not_found";
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1041,7 +1044,7 @@ export interface components {
                         /** @constant */
                         code?: "method_not_allowed";
                         message?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1050,7 +1053,9 @@ export interface components {
          * @description 409 - the request conflicts with the current state. `member_already_exists` (invite: the e-mail is
          *     already a member or pending invitation; `param: email`), `owner_role_immutable` (the owner's role cannot
          *     change), `cannot_remove_owner` (the owner cannot be removed), `idempotency_key_reused` (the
-         *     `Idempotency-Key` was used with a different body or path; `param: Idempotency-Key`).
+         *     `Idempotency-Key` was used with a different body or path; `param: Idempotency-Key`), `limit_reached`
+         *     (the account already holds as many objects of this kind as the service keeps; the mock: 1,000 agents and
+         *     200 team members per account; nothing is created).
          */
         Conflict: {
             headers: {
@@ -1068,10 +1073,10 @@ export interface components {
                         /** @constant */
                         type?: "conflict_error";
                         /** @enum {unknown} */
-                        code?: "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused";
+                        code?: "member_already_exists" | "owner_role_immutable" | "cannot_remove_owner" | "idempotency_key_reused" | "limit_reached";
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1098,7 +1103,7 @@ export interface components {
                         /** @constant */
                         code?: "payload_too_large";
                         message?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1125,7 +1130,7 @@ export interface components {
                         /** @constant */
                         code?: "unsupported_media_type";
                         message?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1156,7 +1161,7 @@ export interface components {
                         errors: components["schemas"]["FieldError"][];
                         message?: string;
                         param?: string;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1188,7 +1193,7 @@ export interface components {
                         message?: string;
                         policy: string;
                         retry_after: number;
-                        request_id: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -1269,10 +1274,10 @@ export interface components {
          */
         "Retry-After": number;
         /**
-         * @description Absolute URL of the created resource, built from the server's own public base URL (never from the
-         *     request's `Host` header, which the client chooses), e.g.
-         *     `https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or
-         *     `http://127.0.0.1:4010/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`.
+         * @description The created resource: an absolute URL or a reference relative to the request's URL (RFC 9110), e.g.
+         *     `https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts` or `/v1/team-members/mem_4Ls9Dg1Fk7Pq3Wx5`. The
+         *     mock sends the absolute URL, built from the server's own public base URL (never from the request's
+         *     `Host` header, which the client chooses).
          * @example https://api.example.com/v1/agents/agt_8fK2mQx7Lr3Np9Ts
          */
         Location: string;
@@ -1283,8 +1288,9 @@ export interface components {
          */
         "Idempotent-Replayed": "true";
         /**
-         * @description RFC 6750 challenge. Without credentials: `Bearer realm="api"`. With a key that is malformed, unknown,
-         *     revoked or expired: `Bearer realm="api", error="invalid_token"`.
+         * @description RFC 6750 `Bearer` challenge; its `realm` and `error` parameters are optional, and without credentials it
+         *     carries no `error` (RFC 6750 section 3.1). The mock sends, without credentials, `Bearer realm="api"`; with
+         *     a key that is malformed, unknown, revoked or expired, `Bearer realm="api", error="invalid_token"`.
          * @example Bearer realm="api", error="invalid_token"
          */
         "WWW-Authenticate": string;

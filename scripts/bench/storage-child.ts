@@ -66,6 +66,8 @@ const writer = (async () => {
   while (writing) {
     await write()
     concurrentWrites++
+    // A writer of its own: with the memory store a write never waits for I/O, so it yields here.
+    await new Promise((resolve) => setImmediate(resolve))
   }
 })()
 const readWithWrites = summarize(

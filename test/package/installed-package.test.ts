@@ -23,6 +23,23 @@ import {
 const MAX_INSTALLED_MIB = 12
 const SLOW = 240_000
 
+/** `npx voice-api-kit contract --provision mock --destructive` against a running mock passes every check. */
+async function expectContractPasses(project: string, runtime: Runtime, mock: StartedMock | undefined) {
+  expect(mock).toBeDefined()
+  const args = [
+    'voice-api-kit',
+    'contract',
+    '--base-url',
+    mock?.baseUrl ?? '',
+    '--provision',
+    'mock',
+    '--destructive',
+  ]
+  const run = await runIn(project, runtime, 'npx', args)
+  expect(run.code, run.stdout + run.stderr).toBe(0)
+  expect(run.stdout).toMatch(/[1-9]\d* passed, 0 failed/)
+}
+
 let tarball: string
 beforeAll(async () => {
   tarball = await packPackage()
@@ -134,6 +151,14 @@ describe('installed alone, without any optional peer (Node 20)', () => {
     },
     SLOW,
   )
+
+  it(
+    'runs npx voice-api-kit contract --provision mock --destructive with every check passing, without Vitest',
+    async () => {
+      await expectContractPasses(project, runtime, mock)
+    },
+    SLOW,
+  )
 })
 
 /** What a frontend team's project does with the package, on one Node.js with one msw major version. */
@@ -220,18 +245,7 @@ function consumerSuite(label: string, makeRuntime: () => Promise<Runtime>) {
     it(
       'passes the contract suite from npx voice-api-kit contract',
       async () => {
-        expect(mock).toBeDefined()
-        const run = await runIn(project, runtime, 'npx', [
-          'voice-api-kit',
-          'contract',
-          '--base-url',
-          mock?.baseUrl ?? '',
-          '--provision',
-          'mock',
-          '--destructive',
-        ])
-        expect(run.code, run.stdout + run.stderr).toBe(0)
-        expect(run.stdout).toMatch(/[1-9]\d* passed, 0 failed/)
+        await expectContractPasses(project, runtime, mock)
       },
       SLOW,
     )

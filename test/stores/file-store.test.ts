@@ -212,8 +212,8 @@ describe('the file store', () => {
     const byAccount = (table: string) => {
       const out: Record<string, unknown[]> = {}
       for (const [key, value] of tables[table] ?? []) {
-        const account = key.split('/')[0] ?? ''
-        out[account] = [...(out[account] ?? []), value]
+        const accountId = key.split('/')[0] ?? ''
+        out[accountId] = [...(out[accountId] ?? []), value]
       }
       return out
     }

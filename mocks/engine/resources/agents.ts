@@ -1,6 +1,7 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
 import type { ApiKey } from '../key-store.ts'
+import { assertRoom, LIMITS } from '../limits.ts'
 import { SENSITIVE_AGENT_FIELDS } from '../permissions.ts'
 import { newId } from '../random.ts'
 import type { Handlers, OperationContext } from '../types.ts'
@@ -40,6 +41,7 @@ export function agentHandlers(): Handlers {
       run(ctx) {
         const now = ctx.clock.iso()
         // The body arrives validated, with the contract's defaults filled in.
+        assertRoom(agentsOf(ctx).size, LIMITS.agentsPerAccount, 'agents per account')
         const input = ctx.body as Record<string, unknown>
         const agent = {
           id: newId('agt'),

@@ -1,5 +1,6 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
+import { assertRoom, LIMITS } from '../limits.ts'
 import { newId } from '../random.ts'
 import type { Handlers, OperationContext } from '../types.ts'
 import { listPage } from './pagination.ts'
@@ -30,6 +31,7 @@ export function teamMemberHandlers(): Handlers {
           name?: string
         }
         const email = input.email.toLowerCase()
+        assertRoom(teamMembersOf(ctx).size, LIMITS.teamMembersPerAccount, 'team members per account')
         if (
           teamMembersOf(ctx)
             .values()
