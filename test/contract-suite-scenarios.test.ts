@@ -50,6 +50,12 @@ describe('the contract suite against a mock with a scenario left on', () => {
   })
 
   it('says in a failure that the mock injected the answer, when it does not provision', async () => {
+    await fetch(`${origin}/_mock/scenarios`, { method: 'DELETE' })
+    await fetch(`${origin}/_mock/scenarios`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'listAgents', status: 503 }),
+    })
     const result = await runChecks({
       baseUrl: `${origin}/v1`,
       secretKey: platform.demo.secretKey,
@@ -62,6 +68,15 @@ describe('the contract suite against a mock with a scenario left on', () => {
       expect(outcome.failure?.actual).toContain('DELETE /_mock/scenarios')
     }
     expect(await scenarios()).toHaveLength(1)
+  })
+
+  it('stops before any check with one message when its first request meets a scenario', async () => {
+    const run = runChecks({
+      baseUrl: `${origin}/v1`,
+      secretKey: platform.demo.secretKey,
+      areas: ['responses'],
+    })
+    await expect(run).rejects.toThrow(/answered 503.*Mock-Scenario.*no check ran/)
   })
 })
 
