@@ -1,5 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { readRateLimitHeaders } from '../../contracts/http/rate-limit-headers.ts'
+import { createEngine } from '../../mocks/engine/create-engine.ts'
+import { contractDocuments } from '../../mocks/platform.ts'
 import { answerProblems, v1Operations } from './support/contract-answer.ts'
 import { AGENT_BODY, type ScenarioHarness, scenarioHarness } from './support/scenario-harness.ts'
 
@@ -188,5 +190,55 @@ describe('which scenario applies', () => {
     expect((await h.send('GET', '/user', { key: otherAccount.key })).status).toBe(500)
     expect((await h.send('GET', '/agents')).status).toBe(200)
     expect((await h.send('GET', '/agents', { key: sameAccount.key })).status).toBe(503)
+  })
+})
+
+describe('an injected answer the contract would not accept', () => {
+  it('becomes a 500 naming the drift when responses are checked', async () => {
+    // A contract whose error codes lack bad_gateway: the mock's 502 no longer conforms to it.
+    const v1 = structuredClone(contractDocuments.v1) as unknown as {
+      components: {
+        schemas: { Error: { properties: { error: { properties: { code: { enum: string[] } } } } } }
+      }
+    }
+    const codes = v1.components.schemas.Error.properties.error.properties.code
+    codes.enum = codes.enum.filter((code) => code !== 'bad_gateway')
+    const drift: string[] = []
+    const engine = await createEngine({
+      documents: { ...contractDocuments, v1: v1 as unknown as typeof contractDocuments.v1 },
+      checkResponses: true,
+      onContractViolation: (message) => drift.push(message),
+    })
+    const add = (body: unknown) =>
+      engine.handle({
+        method: 'POST',
+        url: '/_mock/scenarios',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    await add({ operation: 'getUser', status: 502, times: 1 })
+    await add({ operation: 'listAgents', status: 503, times: 1 })
+    const headers = { authorization: `Bearer ${engine.demo.secretKey}` }
+    const drifted = await engine.handle({ method: 'GET', url: '/v1/user', headers, body: null })
+    expect(drifted.status).toBe(500)
+    expect(drift).toEqual([expect.stringContaining('injected 502 for getUser')])
+    expect((await engine.handle({ method: 'GET', url: '/v1/agents', headers, body: null })).status).toBe(503)
+    // Unchecked (the default outside tests), the answer goes out as injected.
+    const unchecked = await createEngine({
+      documents: { ...contractDocuments, v1: v1 as unknown as typeof contractDocuments.v1 },
+    })
+    await unchecked.handle({
+      method: 'POST',
+      url: '/_mock/scenarios',
+      headers: { 'content-type': 'application/json' },
+      body: '{"operation":"getUser","status":502}',
+    })
+    const answer = await unchecked.handle({
+      method: 'GET',
+      url: '/v1/user',
+      headers: { authorization: `Bearer ${unchecked.demo.secretKey}` },
+      body: null,
+    })
+    expect(answer.status).toBe(502)
   })
 })

@@ -90,3 +90,36 @@ describe('a saved state with scenarios', () => {
     expect(() => checkSavedState(saved, v1Document)).toThrow("table 'scenarios', record 'sequence'")
   })
 })
+
+describe('how a use of a scenario is kept', () => {
+  it('durably for a scenario with times (a promise), as bookkeeping for one without', async () => {
+    const h = await scenarioHarness()
+    await h.addScenario({ operation: 'getUser', delay: { type: 'fixed', ms: 1 } })
+    await h.addScenario({ operation: 'listAgents', status: 503, times: 5 })
+    const before = h.platform.changes()
+    await h.send('GET', '/user')
+    // Soft changes do not move the durable version (a store may write them a moment later).
+    expect(h.platform.changes()).toBe(before)
+    await h.send('GET', '/agents')
+    expect(h.platform.changes()).toBe(before + 1)
+    expect((await h.scenarios()).map((s) => s.uses)).toEqual([1, 1])
+  })
+})
+
+describe('a journal saved before scenarios existed', () => {
+  it('lists its entries with scenario null', async () => {
+    const h = await scenarioHarness()
+    await h.send('GET', '/user')
+    const snapshot = h.platform.snapshot()
+    const journal = (snapshot.tables.journal ?? []).map(([key, value]) => {
+      const { scenario: _scenario, ...older } = value as Record<string, unknown>
+      return [key, older] as [string, unknown]
+    })
+    const restored = await scenarioHarness({
+      store: createMemoryStore({ ...snapshot, tables: { ...snapshot.tables, journal } }),
+    })
+    const listed = await restored.control('GET', `/journal?account_id=${h.accountId}`)
+    expect(listed.status).toBe(200)
+    expect(listed.body.data[0]).toMatchObject({ path: '/v1/user', scenario: null })
+  })
+})

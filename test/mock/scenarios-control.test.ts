@@ -42,6 +42,7 @@ describe('POST /_mock/scenarios', () => {
     ['a delay that is a bare number', { operation: '*', delay: 200 }, 'delay'],
     ['a delay of an unknown kind', { operation: '*', delay: { type: 'gamma', ms: 5 } }, 'delay.type'],
     ['a delay without its kind', { operation: '*', delay: { ms: 5 } }, 'delay.type'],
+    ['a delay kind that is no string', { operation: '*', delay: { type: 5, ms: 5 } }, 'delay.type'],
     [
       'a field of another kind of delay',
       { operation: '*', delay: { type: 'fixed', ms: 5, sigma: 1 } },

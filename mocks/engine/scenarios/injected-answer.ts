@@ -87,9 +87,8 @@ function injectedError(operation: Operation, status: number, message: string, al
  * `error.retry_after` the largest `t` of the exhausted windows (`hourly` on a tie), as a real 429 has them.
  */
 function injectedRateLimit(input: InjectedAnswerInput): EngineResponse {
-  const windows = input.windows.map((w) =>
-    w.policy === 'burst' || w.remaining === 0 ? { ...w, remaining: 0, reset: Math.max(1, w.reset) } : w,
-  )
+  // This request was counted: every window it is in has a `t` of at least 1.
+  const windows = input.windows.map((w) => (w.policy === 'burst' ? { ...w, remaining: 0 } : w))
   let decisive: WindowState | undefined
   for (const window of windows)
     if (window.remaining === 0 && (!decisive || window.reset > decisive.reset)) decisive = window
