@@ -11,6 +11,9 @@
  * const mock = await startMockWorker() // fetch('/v1/agents', { headers: { authorization: `Bearer ${mock.publishableKey}` } })
  * ```
  *
+ * `mock.scenarios.add({ operation: 'listAgents', status: 500 })` makes the API fail, slow down or drop
+ * connections on purpose (kept with the tab's state).
+ *
  * The state (accounts, key hashes, resources, clock, journal) survives a reload of the tab through
  * `sessionStorage`; `mock.reset()` or `POST /_mock/reset` starts over.
  */

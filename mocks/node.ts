@@ -5,6 +5,7 @@
  * const api = await createMockApi()
  * const server = setupServer(...api.handlers)
  * server.listen()
+ * await api.scenarios.add({ operation: 'listAgents', status: 500 }) // error states, delays, network errors
  * ```
  */
 export { createMockApi, type MockApi, type MockApiOptions } from './msw/create-mock-api.ts'
