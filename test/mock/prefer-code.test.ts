@@ -56,6 +56,9 @@ describe('Prefer: code=<status> on a v1 request', () => {
     ['a code that is not a status', 'GET', '/user', 'code=abc'],
     ['a code of four digits', 'GET', '/user', 'code=4040'],
     ['an empty code', 'GET', '/user', 'code='],
+    ['a code without a value', 'GET', '/user', 'respond-async, code'],
+    ['a code with a prefix', 'GET', '/user', 'code=x404'],
+    ['a quote that does not start the value', 'GET', '/user', 'code=4"04"'],
   ])(
     'refuses %s with 400 naming Prefer and the statuses it could ask for',
     async (_name, method, path, prefer) => {
@@ -66,6 +69,10 @@ describe('Prefer: code=<status> on a v1 request', () => {
       expect(response.body.error.message).toContain(
         '200, 400, 401, 403, 404, 405, 413, 429, 500, 502, 503, 504',
       )
+      const malformed = !/^code=\d{3}$/.test(prefer)
+      expect(response.body.error.message).toContain(
+        malformed ? 'takes a three-digit status' : `${prefer} is not a status`,
+      )
       expect(response.headers['mock-scenario']).toBeUndefined()
     },
   )
@@ -75,6 +82,7 @@ describe('Prefer: code=<status> on a v1 request', () => {
     ['an upper-case name', 'CODE=404', 404],
     ['other preferences around it', 'return=minimal, code=404; foo=bar, dynamic=true', 404],
     ['spaces', '  code = 404 ', 404],
+    ['a preference without a value before it', 'respond-async, code=404', 404],
     ['no code preference', 'return=minimal, dynamic=true', 200],
   ])('reads the header with %s', async (_name, prefer, status) => {
     const response = await h.send('GET', '/user', { headers: { prefer } })

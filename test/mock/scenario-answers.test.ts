@@ -10,6 +10,32 @@ beforeEach(async () => {
   h = await scenarioHarness()
 })
 
+/** The code an injected status carries: the contract's own for the status (and operation). */
+function expectedCode(operationId: string, path: string, status: number): string {
+  const conflicts: Record<string, string> = {
+    inviteTeamMember: 'member_already_exists',
+    updateTeamMember: 'owner_role_immutable',
+    removeTeamMember: 'cannot_remove_owner',
+  }
+  const codes: Record<number, string> = {
+    400: 'invalid_parameter',
+    401: 'invalid_api_key',
+    403: operationId === 'getUser' ? 'key_restricted' : 'insufficient_permissions',
+    404: path.includes('{') ? 'resource_not_found' : 'route_not_found',
+    405: 'method_not_allowed',
+    409: conflicts[operationId] ?? 'idempotency_key_reused',
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    422: 'validation_failed',
+    429: 'rate_limit_exceeded',
+    500: 'internal_error',
+    502: 'bad_gateway',
+    503: 'service_unavailable',
+    504: 'gateway_timeout',
+  }
+  return codes[status] ?? '(no code expected)'
+}
+
 const INJECTABLE = (statuses: number[]) =>
   [...new Set([...statuses.filter((s) => s >= 400), 500, 502, 503, 504])].sort((a, b) => a - b)
 
@@ -50,6 +76,17 @@ describe('a scenario with a status', () => {
         if (status === 401) expect(response.headers['www-authenticate'], where).toMatch(/^Bearer /)
         if (status === 405) expect(response.headers.allow?.split(', '), where).toContain(operation.method)
         if (status === 503) expect(response.headers['retry-after'], where).toBe('1')
+        if (status === 405) {
+          const methods = v1Operations.filter((o) => o.path === operation.path).map((o) => o.method)
+          expect(response.headers.allow?.split(', ').sort(), where).toEqual(methods.sort())
+        }
+        expect(error.code, where).toBe(expectedCode(operation.operationId, operation.path, status))
+        if (status === 404 && operation.path.includes('{'))
+          expect(error.param, where).toBe(/\{([^}]+)\}/.exec(operation.path)?.[1])
+        if (status === 422) {
+          const first = (error.errors as { param: string }[])[0]
+          expect([error.param, first?.param], where).toEqual(['', ''])
+        }
         expect(response.effect, where).toBeUndefined()
       }
       expect(h.drift).toEqual([])
@@ -221,7 +258,9 @@ describe('an injected answer the contract would not accept', () => {
     const headers = { authorization: `Bearer ${engine.demo.secretKey}` }
     const drifted = await engine.handle({ method: 'GET', url: '/v1/user', headers, body: null })
     expect(drifted.status).toBe(500)
-    expect(drift).toEqual([expect.stringContaining('injected 502 for getUser')])
+    expect(drift).toEqual([expect.stringContaining('Contract drift in an injected 502 for getUser: ')])
+    expect(drift[0]).toContain('/error/code')
+    expect((drifted.body as { error: { message: string } }).error.message).toBe(drift[0])
     expect((await engine.handle({ method: 'GET', url: '/v1/agents', headers, body: null })).status).toBe(503)
     // Unchecked (the default outside tests), the answer goes out as injected.
     const unchecked = await createEngine({

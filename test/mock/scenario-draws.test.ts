@@ -178,11 +178,36 @@ describe('network_error', () => {
       expect(response.effect).toEqual({ delayMs: 15, network })
       expect(response.status).toBe(503)
       expect(answerProblems('deleteAgent', 503, response.body)).toEqual([])
-      expect((response.body as { error: { message: string } }).error.message).toContain(network)
+      expect((response.body as { error: { message: string } }).error.message).toContain(
+        network === 'reset' ? 'drops the connection' : 'leaves the request unanswered',
+      )
       expect(response.headers['mock-scenario']).toBe(scenario.id)
       expect((await h.send('GET', `/agents/${agent.id}`)).status).toBe(200)
       const journal = await h.control('GET', `/journal?account_id=${h.accountId}&limit=2`)
       expect(journal.body.data[1].scenario).toEqual({ id: scenario.id, delay_ms: 15, network_error: network })
     },
   )
+})
+
+describe('the draws of a seed', () => {
+  // Pinned: the same seed must give the same draws in every version, so a recorded run replays.
+  it('are the same in every version: seed 1, the first scenarios', async () => {
+    const h = await scenarioHarness({ seed: 1 })
+    await h.addScenario({ operation: 'getUser', delay: { type: 'uniform', min_ms: 0, max_ms: 1000 } })
+    const drawn = (await sendMany(h, 5)).map((r) => r.effect?.delayMs)
+    await h.addScenario({ operation: 'listAgents', status: 503, probability: 0.5 })
+    const pattern = (await sendMany(h, 12, '/agents')).map((r) => (r.status === 503 ? 1 : 0)).join('')
+    expect(drawn).toEqual([37, 2, 546, 196, 106])
+    expect(pattern).toBe('111000000011')
+  })
+
+  it('are counted in the state, one per matching request, hit or miss', async () => {
+    const h = await scenarioHarness({ seed: 1 })
+    const scenario = await h.addScenario({ operation: 'getUser', status: 503, probability: 0.5 })
+    await sendMany(h, 7)
+    await sendMany(h, 2, '/agents')
+    const records = new Map(h.platform.snapshot().tables.scenarios ?? [])
+    expect(records.get(scenario.id)).toMatchObject({ draws: 7, sequence: 1 })
+    expect(records.get('sequence')).toBe(1)
+  })
 })

@@ -33,6 +33,15 @@ describe('scenarios as part of the state', () => {
     const after = await statuses(second, 40, first.key)
     expect([...before, ...after]).toEqual(expected)
     expect(expected.filter((s) => s === 503)).toHaveLength(30)
+    // A scenario created after the restart is the second of the order of creation, as it would have been.
+    await steady.addScenario({ operation: 'listAgents', status: 502, probability: 0.5 })
+    await second.addScenario({ operation: 'listAgents', status: 502, probability: 0.5 })
+    const agents = async (h: ScenarioHarness, key: string) => {
+      const out: number[] = []
+      for (let i = 0; i < 20; i++) out.push((await h.send('GET', '/agents', { key })).status)
+      return out
+    }
+    expect(await agents(second, first.key)).toEqual(await agents(steady, steady.key))
   })
 
   it('draw again from the start after a reset', async () => {

@@ -114,7 +114,36 @@ describe('POST /_mock/scenarios', () => {
     })
     expect(response.status).toBe(422)
     expect(response.body.error.param).toBe('key_id')
+    expect(response.body.error.message).toContain('belongs to another account than account_id')
     await expect(h.scenarios()).resolves.toEqual([])
+  })
+
+  it.each([
+    [
+      'operation',
+      { operation: 'lstAgents', status: 500 },
+      "'lstAgents' is not an operationId of the v1 contract",
+    ],
+    ['status', { operation: 'listAgents', status: 204 }, 'A scenario injects failures; 204 is a success'],
+    ['status', { operation: '*', status: 409 }, 'every operation cannot answer 409'],
+    ['', { operation: '*' }, 'A scenario needs an effect: status, delay or network_error.'],
+    [
+      'network_error',
+      { operation: '*', status: 500, network_error: 'timeout' },
+      'network_error cannot be combined with status',
+    ],
+    [
+      'delay.max_ms',
+      { operation: '*', delay: { type: 'uniform', min_ms: 9, max_ms: 8 } },
+      "'delay.max_ms' must be at least 'delay.min_ms'",
+    ],
+    ['account_id', { operation: '*', status: 500, account_id: 'usr_none' }, "No account with id 'usr_none'"],
+    ['key_id', { operation: '*', status: 500, key_id: 'key_none' }, "No key with id 'key_none'"],
+  ])('explains a problem with %s', async (param, input, message) => {
+    const response = await h.control('POST', '/scenarios', input)
+    const problem = response.body.error.errors.find((e: { param: string }) => e.param === param)
+    expect(problem.message).toContain(message)
+    expect(problem.code).toBe(param === '' ? 'required' : param === 'delay.max_ms' ? 'minimum' : 'invalid')
   })
 
   it('says which statuses the operation can answer', async () => {
@@ -163,7 +192,7 @@ describe('GET /_mock/scenarios', () => {
     await h.send('GET', '/user')
     const list = await h.control('GET', '/scenarios')
     expect(list.status).toBe(200)
-    expect(list.body.has_more).toBe(false)
+    expect(list.body).toMatchObject({ object: 'list', has_more: false })
     expect(list.body.data.map((s: { id: string }) => s.id)).toEqual([second.id, first.id])
     expect(list.body.data[1]).toMatchObject({ uses: 1, remaining: 2, times: 3 })
     expect(list.body.data[0]).toMatchObject({ uses: 0, remaining: null })
@@ -181,6 +210,7 @@ describe('GET /_mock/scenarios/{scenario_id}', () => {
     const gone = await h.control('GET', `/scenarios/${scenario.id}`)
     expect(gone.status).toBe(404)
     expect(gone.body.error).toMatchObject({ code: 'resource_not_found', param: 'scenario_id' })
+    expect(gone.body.error.message).toBe(`No scenario with id '${scenario.id}'.`)
   })
 
   it('answers 404 naming scenario_id for an id of another kind', async () => {
@@ -229,6 +259,7 @@ describe('GET /_mock/operations', () => {
   it('lists every v1 operation with the statuses a scenario may inject into it', async () => {
     const response = await h.control('GET', '/operations')
     expect(response.status).toBe(200)
+    expect(response.body).toMatchObject({ object: 'list', has_more: false })
     expect(response.body.data).toHaveLength(v1Operations.length)
     for (const operation of v1Operations) {
       const listed = response.body.data.find(
