@@ -15,7 +15,9 @@
  * connections on purpose (kept with the tab's state).
  *
  * The state (accounts, key hashes, resources, clock, journal) survives a reload of the tab through
- * `sessionStorage`; `mock.reset()` or `POST /_mock/reset` starts over.
+ * `sessionStorage`, with the values of the two demo keys (so that `mock.secretKey` and
+ * `mock.publishableKey` keep working; no other key value is ever stored); `mock.reset()` or
+ * `POST /_mock/reset` starts over.
  */
 export { createPersistentPlatform, type PersistentPlatform } from './browser/persistent-platform.ts'
 export {
@@ -25,6 +27,8 @@ export {
   type SessionStore,
 } from './browser/session-store.ts'
 export { type MockWorker, type MockWorkerOptions, startMockWorker } from './browser/start-mock-worker.ts'
+export type { CallEvent, EventContext, EventListener } from './engine/webhooks/call-event.ts'
+export type { CallStart, MockCalls } from './msw/create-mock-api.ts'
 export { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './msw/handlers.ts'
 export {
   type Scenario,

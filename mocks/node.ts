@@ -8,7 +8,14 @@
  * await api.scenarios.add({ operation: 'listAgents', status: 500 }) // error states, delays, network errors
  * ```
  */
-export { createMockApi, type MockApi, type MockApiOptions } from './msw/create-mock-api.ts'
+export type { CallEvent, EventContext, EventListener } from './engine/webhooks/call-event.ts'
+export {
+  type CallStart,
+  createMockApi,
+  type MockApi,
+  type MockApiOptions,
+  type MockCalls,
+} from './msw/create-mock-api.ts'
 export { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './msw/handlers.ts'
 export {
   type Scenario,

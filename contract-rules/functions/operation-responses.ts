@@ -22,11 +22,15 @@ export interface OperationResponse {
   via: string[]
 }
 
-/** Every response of every operation of the document, `$ref`s followed. */
+/**
+ * Every response of every operation of the document that the API itself sends, `$ref`s followed. The
+ * responses of `webhooks` are the receiver's answers, not the API's, and are left out.
+ */
 export function operationResponses(document: JsonObject): OperationResponse[] {
   const found: OperationResponse[] = []
   walkOpenApi(document, {
     operation: (operation, operationPath) => {
+      if (operationPath[0] === 'webhooks') return
       for (const [status, value] of objectEntries(operation.responses)) {
         const usedAt = [...operationPath, 'responses', status]
         const resolved = resolveLocalRef(document, value, usedAt)

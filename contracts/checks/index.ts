@@ -12,6 +12,7 @@ import { rateLimitChecks } from './rate-limits.ts'
 import { responseChecks } from './responses.ts'
 import { teamMemberChecks } from './team-members.ts'
 import { AREAS, type Area, type ContractCheck } from './types.ts'
+import { webhookChecks } from './webhooks.ts'
 
 /**
  * Every check of the suite, in run order (rate limits last, since they exhaust windows). Checks that cover
@@ -30,6 +31,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...integrationChecks,
     ...teamMemberChecks,
     ...badInputChecks(contract.operations),
+    ...webhookChecks,
     ...rateLimitChecks,
   ]
 }

@@ -13,6 +13,7 @@ export const AREAS = {
   resources: 'Resources',
   'bad-input': 'Bad input',
   'rate-limits': 'Rate limits',
+  webhooks: 'Webhooks',
 } as const
 
 /** An area of the summary (`responses`, `authentication`, ...). */

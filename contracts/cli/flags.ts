@@ -32,7 +32,7 @@ Run:
   --stateless              the target is a stateless mock (prism mock): run the stateless subset only
                            (default: detected with one request)
   --area <list>            only these areas: responses, authentication, authorization, resources, bad-input,
-                           rate-limits
+                           rate-limits, webhooks
   --budget <n>             most requests to send (VOICE_API_BUDGET; default 80% of the hourly quota left)
   --max-wait <s>           longest wait to honour Retry-After (VOICE_API_MAX_WAIT; default 60)
 

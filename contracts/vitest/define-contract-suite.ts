@@ -8,7 +8,7 @@ import { ConfigError, openSession, type Session } from '../runner/session.ts'
 import type { TargetConfig } from '../target/target.ts'
 
 export interface ContractSuiteOptions {
-  /** Only these areas (`responses`, `authentication`, `authorization`, `resources`, `bad-input`, `rate-limits`). */
+  /** Only these areas (`responses`, `authentication`, `authorization`, `resources`, `bad-input`, `rate-limits`, `webhooks`). */
   areas?: string[]
   /** Timeout of one check in ms (default: room for three waits of `maxWaitSeconds`, at least 120 s). */
   timeoutMs?: number

@@ -22,8 +22,12 @@ export interface PersistentPlatform {
   readonly restored: boolean
   /** Answers a request and saves the state: at once when data changed, otherwise after a short delay. */
   handle(request: EngineRequest): Promise<EngineResponse>
+  /** Runs what fell due on the mock clock (calls moving) and saves what changed. */
+  tick(): Promise<void>
   /** Writes any pending state now (call it on `pagehide`). */
   flush(): void
+  /** Writes the state now (after a change made outside `handle`, such as `calls.start`). */
+  save(): void
   /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
   reset(): Promise<void>
 }
@@ -105,9 +109,15 @@ export async function createPersistentPlatform(
       else saveSoon()
       return response
     },
+    async tick() {
+      const changesBefore = platform.changes()
+      await platform.tick()
+      if (platform.changes() !== changesBefore) save()
+    },
     flush() {
       if (dirty) save()
     },
+    save,
     async reset() {
       await platform.reset()
       save()

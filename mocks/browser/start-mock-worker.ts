@@ -1,7 +1,10 @@
 import type { SetupWorker } from 'msw/browser'
+import type { EventListener } from '../engine/webhooks/call-event.ts'
+import type { CallStart, MockCalls } from '../msw/create-mock-api.ts'
 import { createHandlers } from '../msw/handlers.ts'
 import { createScenarioApi, type ScenarioApi } from '../msw/scenario-api.ts'
 import type { MockPlatform, MockPlatformOptions } from '../platform.ts'
+import { startTicker } from '../ticker/start-ticker.ts'
 import { createPersistentPlatform } from './persistent-platform.ts'
 import { createSessionStore, DEFAULT_STORAGE_KEY, type SessionStore } from './session-store.ts'
 
@@ -36,7 +39,11 @@ export interface MockWorker {
   readonly restored: boolean
   /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
   reset(): Promise<void>
-  /** Stops intercepting requests (the state stays saved). */
+  /** Simulated calls: `mock.calls.start({ agent_id })` (they move in real time, or as the clock is advanced). */
+  readonly calls: MockCalls
+  /** Calls `listener` with every call event as it happens; returns how to stop listening. */
+  onEvent(listener: EventListener): () => void
+  /** Stops intercepting requests and moving calls (the state stays saved). */
   stop(): void
   /**
    * Error states, latency and network faults on demand, in the page (`mock.scenarios.add({ operation:
@@ -74,6 +81,13 @@ export async function startMockWorker(options: MockWorkerOptions = {}): Promise<
 
   const flush = () => persistent.flush()
   globalThis.addEventListener?.('pagehide', flush)
+  // Calls move in real time while the page is open (and catch up on the next step after a reload).
+  const ticker = startTicker({
+    tick: () => persistent.tick(),
+    nextDueAt: () => persistent.platform.nextDueAt(),
+    watch: (watcher) => persistent.platform.watch(watcher),
+    clock: { now: () => persistent.platform.clock.now() },
+  })
 
   return {
     worker,
@@ -92,7 +106,16 @@ export async function startMockWorker(options: MockWorkerOptions = {}): Promise<
     },
     reset: () => persistent.reset(),
     scenarios: createScenarioApi((request) => persistent.handle(request), platformOptions.adminToken),
+    calls: {
+      start: async (input: CallStart, options?: { accountId?: string }) => {
+        const log = await persistent.platform.calls.start(input, options?.accountId)
+        persistent.save()
+        return log
+      },
+    },
+    onEvent: (listener) => persistent.platform.onEvent(listener),
     stop() {
+      ticker.stop()
       flush()
       globalThis.removeEventListener?.('pagehide', flush)
       worker.stop()

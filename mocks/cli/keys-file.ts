@@ -1,19 +1,22 @@
-import { closeSync, existsSync, fchmodSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fchmodSync, lstatSync, openSync, readFileSync } from 'node:fs'
 import type { MockPlatform } from '../platform.ts'
-import { writeFileAtomically } from '../server/write-file-atomically.ts'
+import { checkWritable, writeFileAtomically } from '../server/write-file-atomically.ts'
 
 /**
- * Makes sure the keys file can be written before anything starts: its folder exists and it can be opened for
- * writing. An existing file is narrowed to mode 600 at once (it will hold key values). One-line errors.
+ * Makes sure the keys file can be written before anything starts (its folder exists and takes a new
+ * file: it is replaced whole, never written in place), and narrows an existing file to mode 600 at once
+ * (it will hold key values); a link at the path is left alone (it will be replaced, not followed).
+ * One-line errors.
  */
 export function prepareKeysFile(path: string): void {
-  let fd: number
   try {
-    fd = openSync(path, 'a', 0o600)
+    if (lstatSync(path, { throwIfNoEntry: false })?.isDirectory())
+      throw Object.assign(new Error('a folder'), { code: 'EISDIR' })
+    checkWritable(path)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const why =
-      code === 'ENOENT'
+      code === 'ENOENT' || code === 'ENOTDIR'
         ? 'its folder does not exist'
         : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
           ? 'it is not writable here'
@@ -22,6 +25,8 @@ export function prepareKeysFile(path: string): void {
             : (error as Error).message
     throw new Error(`Cannot write the keys file ${path}: ${why}.`)
   }
+  if (!lstatSync(path, { throwIfNoEntry: false })?.isFile()) return
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
   try {
     fchmodSync(fd, 0o600)
   } finally {

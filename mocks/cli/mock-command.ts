@@ -7,6 +7,7 @@ import { dashboardPages } from '../server/dashboard/dashboard-pages.ts'
 import { createHttpServer, listen } from '../server/http-server.ts'
 import { isLoopbackHost, isWildcardHost } from '../server/loopback-host.ts'
 import { docsPage } from '../server/pages.ts'
+import { runWebhooks } from '../server/webhooks/run-webhooks.ts'
 import { prepareKeysFile, previousKeys, writeKeysFile } from './keys-file.ts'
 import type { MockFlags } from './mock-flags.ts'
 import { openStore } from './open-store.ts'
@@ -38,6 +39,8 @@ export async function startMock(
       allowedHosts: [...flags.allowedHosts, parseAllowedHost(flags.host) ?? []].flat(),
       pages: { '/docs': docsPage, ...dashboardPages() },
       store,
+      webhookDeliveries: true,
+      onScheduleError: (message) => log(`error: ${message}`),
     })
   } catch (error) {
     await store.close().catch(() => {})
@@ -66,11 +69,21 @@ export async function startMock(
   const known = opened.restored() ? previousKeys(platform, flags.keysFile) : platform.demo
   const { secretKey, publishableKey } = known
 
+  // Calls move and webhooks go out in real time; with a shared store, calls started by other processes are
+  // learnt of by polling.
+  const webhooks = runWebhooks(platform, {
+    hosts: flags.webhookHosts,
+    log: flags.quiet ? undefined : log,
+    pollMs: flags.store.kind === 'redis' ? 1000 : undefined,
+  })
+
   const close = async () => {
+    const stopping = webhooks.stop()
     await new Promise<void>((resolve) => {
       server.close(() => resolve())
       server.closeAllConnections()
     })
+    await stopping
     await platform.close()
   }
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
 import { parseAllowedHost } from '../engine/host-check.ts'
 import { type StoreSpec, storeFlag } from './store-spec.ts'
@@ -22,6 +23,9 @@ Options:
   --allowed-hosts <list> host names the control plane, dashboard and docs answer besides localhost,
                         *.localhost, IP addresses and --host (comma-separated; '.example.dev' allows
                         example.dev and every name under it); other Host headers get 403 (DNS rebinding)
+  --webhook-hosts <list> hosts the mock may send webhooks to besides loopback addresses and localhost
+                        (comma-separated names or addresses; '.example.dev' allows every name under it);
+                        a webhook_url elsewhere is never contacted, and its delivery says why
   --max-connections <n> connections held at once (default 1024, or 3/4 of the descriptors left after
                         64 when fewer); past it the longest-idle one is closed, or 503 when all are busy
   --quiet               print only the first line (the base URL)
@@ -39,6 +43,8 @@ export interface MockFlags {
   adminToken?: string
   /** Names the control plane answers besides loopback ones, IP addresses and `host` (`parseAllowedHost` forms). */
   allowedHosts: string[]
+  /** Hosts webhooks may be sent to besides loopback ones (`parseAllowedHost` forms or IP addresses). */
+  webhookHosts: string[]
   /** Connections held at once; undefined: `defaultMaxConnections()`. */
   maxConnections?: number
   quiet: boolean
@@ -62,6 +68,7 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
         'admin-token': { type: 'string' },
         'allowed-hosts': { type: 'string' },
         'max-connections': { type: 'string' },
+        'webhook-hosts': { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -84,6 +91,7 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
     store: storeFlag(text('store'), text('state-file')),
     adminToken,
     allowedHosts: allowedHostsFlag(text('allowed-hosts')),
+    webhookHosts: webhookHostsFlag(text('webhook-hosts')),
     maxConnections:
       text('max-connections') === undefined
         ? undefined
@@ -100,6 +108,21 @@ function allowedHostsFlag(value: string | undefined): string[] {
     if (host === undefined)
       throw new UsageError(
         `--allowed-hosts takes host names without scheme or port, separated by commas ('.dev.example' allows every name under dev.example), got '${entry.trim()}'.`,
+      )
+    return host
+  })
+}
+
+/** `--webhook-hosts a.example,.dev.example,10.0.0.5` as normalised names or addresses. */
+function webhookHostsFlag(value: string | undefined): string[] {
+  if (value === undefined) return []
+  return value.split(',').map((entry) => {
+    const trimmed = entry.trim().replace(/^\[(.*)\]$/, '$1')
+    if (isIP(trimmed) !== 0) return trimmed.toLowerCase()
+    const host = parseAllowedHost(trimmed)
+    if (host === undefined)
+      throw new UsageError(
+        `--webhook-hosts takes host names or addresses without scheme or port, separated by commas ('.dev.example' allows every name under dev.example), got '${entry.trim()}'.`,
       )
     return host
   })

@@ -2,6 +2,7 @@ import { ApiError, errors } from './api-error.ts'
 import type { Clock } from './clock.ts'
 import type { KeyStore, StoredKey } from './key-store.ts'
 import { redactKey } from './secrets.ts'
+import { parseTimestamp } from './timestamp.ts'
 
 /** A failure carries the key when it was recognised (revoked, expired), so the journal can name it. */
 export type AuthResult = { ok: true; key: StoredKey } | { ok: false; error: ApiError; key?: StoredKey }
@@ -67,7 +68,9 @@ export function authenticate(
       ),
     }
   const expiresAt = record.restrictions.expires_at
-  if (expiresAt && Date.parse(expiresAt) <= clock.now())
+  // A stored value that names no instant (an older state file) counts as expired: fail closed.
+  const expiry = expiresAt === null ? undefined : parseTimestamp(expiresAt)
+  if (expiry && (!expiry.ok || expiry.ms <= clock.now()))
     return {
       ok: false,
       key: stored,

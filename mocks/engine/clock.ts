@@ -4,8 +4,10 @@ export interface Clock {
   now(): number
   /** ISO 8601 UTC timestamp of `now()` in whole seconds, with `Z` (the contract's `Timestamp`). */
   iso(): string
-  /** Moves the clock forward; it never moves back. */
+  /** Moves the clock forward; it never moves back, nor past `LATEST_CLOCK_MS` (a RangeError). */
   advance(seconds: number): void
+  /** How many seconds the clock may still be moved forward before it reaches `LATEST_CLOCK_MS`. */
+  maxAdvanceSeconds(): number
   /** Seconds the clock runs ahead of real time. */
   offsetSeconds(): number
   /** Back to real time (the control plane's reset). */
@@ -21,6 +23,13 @@ export interface ClockOptions {
   offsetSeconds?: number
 }
 
+/**
+ * The latest instant the clock may be moved to, 9998-12-31T23:59:59Z: every timestamp derived from
+ * it (a key's rotation 90 days on, an analytics bucket's end) then stays in the years ISO 8601 writes
+ * with four digits, with a year to spare for real time to run on.
+ */
+export const LATEST_CLOCK_MS = Date.UTC(9998, 11, 31, 23, 59, 59)
+
 /** Creates a clock that follows real time and can be moved forward by the control plane. */
 export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOptions = {}): Clock {
   let offsetMs = offsetSeconds * 1000
@@ -31,8 +40,11 @@ export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOpti
     advance(seconds) {
       if (!Number.isFinite(seconds) || seconds < 0)
         throw new RangeError('seconds must be a finite number >= 0')
+      if (now() + seconds * 1000 > LATEST_CLOCK_MS)
+        throw new RangeError('the clock cannot be moved past 9998-12-31T23:59:59Z')
       offsetMs += seconds * 1000
     },
+    maxAdvanceSeconds: () => Math.max(0, Math.floor((LATEST_CLOCK_MS - now()) / 1000)),
     offsetSeconds: () => offsetMs / 1000,
     reset() {
       offsetMs = 0

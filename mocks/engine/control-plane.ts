@@ -155,7 +155,17 @@ export function createControlPlane(options: ControlPlaneOptions) {
     },
     getClock: () => json(200, clockBody()),
     advanceClock({ body }) {
-      clock.advance((body as { seconds: number }).seconds)
+      const { seconds } = body as { seconds: number }
+      const room = clock.maxAdvanceSeconds()
+      if (seconds > room)
+        throw errors.validationFailed([
+          {
+            param: 'seconds',
+            code: 'maximum',
+            message: `The clock can be moved up to 9998-12-31T23:59:59Z, that is at most ${room} seconds from ${clock.iso()}.`,
+          },
+        ])
+      clock.advance(seconds)
       return json(200, clockBody())
     },
     listJournal({ query }) {
@@ -250,7 +260,8 @@ export function createControlPlane(options: ControlPlaneOptions) {
   return function handleControl(request: EngineRequest, url: URL, requestId: string): EngineResponse {
     try {
       const path = url.pathname.slice('/_mock'.length) || '/'
-      const page = request.method.toUpperCase() === 'GET' ? options.pages?.[path] : undefined
+      const method = request.method.toUpperCase()
+      const page = method === 'GET' || method === 'HEAD' ? options.pages?.[path] : undefined
       const denied = authorize(request, url, page !== undefined)
       if (denied) throw denied
       // Refused whatever the route takes: a 413 must mean that nothing happened.

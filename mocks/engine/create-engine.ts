@@ -18,6 +18,7 @@ import { teamMemberHandlers } from './resources/team-members.ts'
 import { userHandlers } from './resources/user.ts'
 import { createScenarios } from './scenarios/create-scenarios.ts'
 import { type DemoAccount, type SeedOptions, seedDemoAccount } from './seed/seed.ts'
+import { createSimulation, simulationApi } from './simulation.ts'
 import type { StateSnapshot } from './state/change-set.ts'
 import { recordedClock } from './state/clock-table.ts'
 import { createMeta, type DemoIds } from './state/meta.ts'
@@ -47,6 +48,13 @@ export interface EngineOptions {
   pages?: Record<string, () => EngineResponse>
   /** Where the state lives beyond this process: memory (default), a durable file, a shared Redis. */
   store?: StateStore
+  /**
+   * Record webhook deliveries for a deliverer to make (the Node server runs one). Off: events reach
+   * `onEvent` listeners only (MSW, the browser). Default false.
+   */
+  webhookDeliveries?: boolean
+  /** Told when a scheduled transition fails (a defect: the transition is dropped, the others go on). */
+  onScheduleError?: (message: string) => void
 }
 
 export type { DemoAccount } from './seed/seed.ts'
@@ -80,6 +88,16 @@ export async function createEngine(options: EngineOptions) {
     seed: () => meta.demo()?.seed ?? seed,
     checkResponses: options.checkResponses,
     onContractViolation: options.onContractViolation,
+  })
+  const simulation = createSimulation({
+    state,
+    clock,
+    accounts,
+    data,
+    document: v1,
+    seed,
+    deliver: options.webhookDeliveries === true,
+    onScheduleError: options.onScheduleError,
   })
 
   const provision = (account: Account) => data.provision(account, clock, catalog)
@@ -151,18 +169,46 @@ export async function createEngine(options: EngineOptions) {
     adminToken: options.adminToken,
     allowedHosts: options.allowedHosts,
     pages: options.pages,
+    handlers: { ...simulation.handlers, ...scenarios.handlers },
     seed,
     provisionAccount: provision,
-    deleteAccountData: (accountId) => data.remove(accountId),
+    deleteAccountData: (accountId) => {
+      simulation.removeAccount(accountId)
+      data.remove(accountId)
+    },
     demoAccountId: () => meta.demo()?.account_id ?? demo.account.id,
     reset,
-    handlers: scenarios.handlers,
   })
 
-  /** Runs a step through the store; a step whose changes could not be kept answers 503, having changed nothing. */
+  const { runDue, webhooks } = simulation
+  const watchers = new Set<() => void>()
+
+  /** Runs one step through the store, then tells listeners of its events and watchers that it happened. */
+  async function run<T>(work: () => T): Promise<T> {
+    try {
+      const result = await store.run(work)
+      webhooks.bus.flush()
+      return result
+    } catch (error) {
+      webhooks.bus.discard()
+      throw error
+    } finally {
+      for (const watcher of watchers) watcher()
+    }
+  }
+
+  /**
+   * Runs a request as a step through the store, with what fell due before it (so that it sees the present)
+   * and after it (a clock advance); a step whose changes could not be kept answers 503, having changed nothing.
+   */
   async function step(request: EngineRequest): Promise<EngineResponse> {
     try {
-      return await store.run(() => core.handle(request))
+      return await run(() => {
+        runDue()
+        const response = core.handle(request)
+        runDue()
+        return response
+      })
     } catch (error) {
       if (!(error instanceof StoreUnavailable)) throw error
       const unavailable = new ApiError(
@@ -188,11 +234,24 @@ export async function createEngine(options: EngineOptions) {
   return {
     /** Answers one request (v1 API or control plane). */
     handle: step,
+    ...simulationApi(simulation, clock, {
+      run,
+      handle: step,
+      demoAccountId: () => meta.demo()?.account_id ?? demo.account.id,
+      adminToken: options.adminToken,
+    }),
+    /** Calls `watcher` after every step (a request, a tick, a delivery step); returns how to stop. */
+    watch(watcher: () => void): () => void {
+      watchers.add(watcher)
+      return () => {
+        watchers.delete(watcher)
+      }
+    },
     /** Moves whenever the data changes (here or, with a shared store, in another process). */
     changes: () => state.version(),
     /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
     async reset() {
-      await store.run(reset)
+      await run(reset)
     },
     clock,
     get demo() {

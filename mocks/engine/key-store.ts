@@ -4,6 +4,7 @@ import { expandPermissions, PUBLISHABLE_SCOPES, SCOPES, type Scope } from './per
 import { newId, randomBase62 } from './random.ts'
 import { constantTimeEqual, redactKey, sha256Hex } from './secrets.ts'
 import type { EngineState } from './state/state.ts'
+import { parseTimestamp } from './timestamp.ts'
 
 export type KeyType = 'secret' | 'publishable'
 
@@ -102,7 +103,9 @@ export function createKeyStore(clock: Clock, state: EngineState) {
     },
   })
 
-  function validate(input: KeyInput): KeyCreateResult | { ok: true; scopes: Scope[] } {
+  function validate(
+    input: KeyInput,
+  ): KeyCreateResult | { ok: true; scopes: Scope[]; expiresAt: string | null } {
     const fail = (param: string, code: string, message: string) => ({
       ok: false as const,
       param,
@@ -129,7 +132,18 @@ export function createKeyStore(clock: Clock, state: EngineState) {
           'format',
           `'${origin}' is not an origin like https://app.example.com.`,
         )
-    return { ok: true, scopes }
+    // Any RFC 3339 offset is accepted and kept in the contract's form (UTC, Z, whole seconds).
+    const expires = input.restrictions?.expires_at
+    if (typeof expires !== 'string') return { ok: true, scopes, expiresAt: null }
+    const parsed = parseTimestamp(expires)
+    if (!parsed.ok) return fail('restrictions.expires_at', 'format', parsed.message)
+    if (parsed.ms <= clock.now())
+      return fail(
+        'restrictions.expires_at',
+        'invalid',
+        `restrictions.expires_at must be in the future; the mock clock reads ${clock.iso()}.`,
+      )
+    return { ok: true, scopes, expiresAt: parsed.iso }
   }
 
   return {
@@ -150,7 +164,7 @@ export function createKeyStore(clock: Clock, state: EngineState) {
         restrictions: {
           allowed_ips: input.restrictions?.allowed_ips ?? [],
           allowed_origins: input.restrictions?.allowed_origins ?? [],
-          expires_at: input.restrictions?.expires_at ?? null,
+          expires_at: checked.expiresAt,
         },
         redacted_value: redactKey(value),
         status: 'active',

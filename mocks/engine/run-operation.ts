@@ -9,6 +9,7 @@ import type { KeyStore, StoredKey } from './key-store.ts'
 import { missingScope } from './permissions.ts'
 import { canonicalJson, MAX_BODY_BYTES, parseJsonBody } from './request-body.ts'
 import type { AccountData } from './resources/account-data.ts'
+import { sha256Hex } from './secrets.ts'
 import type { EngineRequest, Handlers, OperationContext, OperationResult } from './types.ts'
 
 export interface OperationRunnerOptions {
@@ -57,6 +58,7 @@ export function createOperationRunner({
     return query.values
   }
 
+  /** The request's `Idempotency-Key` as a SHA-256 digest: the value may be a secret someone pasted. */
   function idempotencyKeyOf(request: EngineRequest, operation: Operation): string | undefined {
     const idempotencyKey = request.headers['idempotency-key']
     if (idempotencyKey === undefined || operation.method !== 'post') return undefined
@@ -65,7 +67,13 @@ export function createOperationRunner({
         'Idempotency-Key',
         `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long.`,
       )
-    return idempotencyKey
+    // The contract's pattern, ^[\x21-\x7E]+$: printable ASCII, no spaces (a UUID fits).
+    if (!/^[\x21-\x7e]+$/.test(idempotencyKey))
+      throw errors.invalidParameter(
+        'Idempotency-Key',
+        'Idempotency-Key may hold only printable ASCII characters without spaces (a UUID v4 is recommended).',
+      )
+    return sha256Hex(idempotencyKey)
   }
 
   function parseBody(request: EngineRequest, operation: Operation): unknown {

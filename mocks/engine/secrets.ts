@@ -19,15 +19,44 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 /** The redacted form of a key value: its prefix and last 4 characters, `sk-svc-...WXYZ`. */
 export function redactKey(value: string): string {
-  const prefix = value.match(/^[a-z]{2}-svc-/)?.[0] ?? ''
+  const prefix = value.match(/^[a-z]{2}-svc-/i)?.[0] ?? ''
   return `${prefix}...${value.slice(-4)}`
 }
 
-const KEY_SHAPED = /[sp]k-svc-[A-Za-z0-9]{12,}/g
+/** A key value, or anything shaped like one whatever its case (`SK-svc-...` is a pasted key too). */
+const KEY_SHAPED = /[sp]k-svc-[a-z0-9]{12,}/gi
+/** A webhook signing secret (`whsec_` and base64, also URL-encoded); nothing of it is ever shown. */
+const SIGNING_SECRET_SHAPED = /whsec_(?:[A-Za-z0-9+/=]|%2[bBfF]|%3[dD]){8,}/gi
+const MAY_HOLD_SECRET = /k-svc-|whsec_|%/i
+/** A percent-escape of a character that needs none in a URL (RFC 3986 unreserved), or of `%` itself. */
+const NEEDLESS_ESCAPE = /%([0-9a-f]{2})/gi
+const UNRESERVED_OR_PERCENT = /^[A-Za-z0-9\-._~%]$/
 
-/** Text with every key-shaped token replaced by its redacted form (error messages, journal paths). */
+/** `text` with needless percent-escapes undone, as often as they were applied (`%2573` -> `%73` -> `s`). */
+function decodeNeedlessEscapes(text: string): string {
+  let decoded = text
+  for (let pass = 0; pass < 5; pass++) {
+    const next = decoded.replace(NEEDLESS_ESCAPE, (sequence, hex: string) => {
+      const char = String.fromCharCode(Number.parseInt(hex, 16))
+      return UNRESERVED_OR_PERCENT.test(char) ? char : sequence
+    })
+    if (next === decoded) break
+    decoded = next
+  }
+  return decoded
+}
+
+/**
+ * Text with every key-shaped token replaced by its redacted form, and every signing secret by `whsec_...`
+ * (error messages, journal paths), judged on the decoded form: a key sent as `%73k-svc-...` (or escaped twice,
+ * or in upper case) is redacted too, and the text then comes back decoded. Text that holds no secret comes
+ * back unchanged.
+ */
 export function redactSecrets(text: string): string {
-  return text.replace(KEY_SHAPED, redactKey)
+  if (!MAY_HOLD_SECRET.test(text)) return text
+  const decoded = decodeNeedlessEscapes(text)
+  const redacted = decoded.replace(KEY_SHAPED, redactKey).replace(SIGNING_SECRET_SHAPED, 'whsec_...')
+  return redacted === decoded ? text : redacted
 }
 
 /** A JSON value (an error body) with every string in it passed through `redactSecrets`. */

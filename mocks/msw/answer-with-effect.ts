@@ -32,5 +32,5 @@ export async function answerWithEffect(response: EngineResponse, request: Reques
   if (effect?.delayMs) await delay(effect.delayMs)
   if (effect?.network === 'timeout') await untilAborted(request.signal, UNANSWERED_CAP_MS)
   if (effect?.network) return HttpResponse.error()
-  return toFetchResponse(response)
+  return toFetchResponse(response, request.method)
 }

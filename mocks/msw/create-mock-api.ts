@@ -1,6 +1,23 @@
+import type { CallInput } from '../engine/calls/call-plan.ts'
+import type { CallLog } from '../engine/resources/types.ts'
+import type { EventListener } from '../engine/webhooks/call-event.ts'
 import { createMockPlatform, type MockPlatform, type MockPlatformOptions } from '../platform.ts'
+import { startTicker } from '../ticker/start-ticker.ts'
 import { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './handlers.ts'
 import { createScenarioApi, type ScenarioApi } from './scenario-api.ts'
+
+/** A call to start: an agent of the account, and optionally how it goes (mock-control.yaml `CallStartRequest`). */
+export type CallStart = Partial<CallInput> & { agent_id: string }
+
+/** Simulated calls, in-process. */
+export interface MockCalls {
+  /**
+   * Starts a call as `POST /_mock/accounts/{account_id}/calls` does (the demo account's unless `accountId` is
+   * given) and resolves to its call log, `queued`; it then rings, connects, talks and ends in real time (or as
+   * the clock is advanced), and its events reach `onEvent` listeners. Rejects naming the field on bad input.
+   */
+  start(input: CallStart, options?: { accountId?: string }): Promise<CallLog>
+}
 
 export interface MockApiOptions extends MockPlatformOptions, HandlerOptions {}
 
@@ -26,12 +43,22 @@ export interface MockApi {
    * status: 500 })`), as `/_mock/scenarios` offers them; `reset()` clears them too.
    */
   readonly scenarios: ScenarioApi
+  /** Simulated calls: `api.calls.start({ agent_id })`. */
+  readonly calls: MockCalls
+  /**
+   * Calls `listener(event, { account_id, agent_id })` with every call event as it happens (`call.started`,
+   * `call.ended`, `transcript.ready`, `call.analyzed`; the v1 contract's `webhooks`), whatever the agent
+   * subscribes to; no HTTP receiver needed. Returns how to stop listening.
+   */
+  onEvent(listener: EventListener): () => void
 }
 
 /** Creates a seeded platform and MSW handlers that run it. */
 export async function createMockApi(options: MockApiOptions = {}): Promise<MockApi> {
   const { baseUrl = DEFAULT_BASE_URL, ...platformOptions } = options
   const platform = await createMockPlatform({ checkResponses: true, ...platformOptions })
+  // Calls move in real time; the timer runs only while something is scheduled and never keeps Node alive.
+  startTicker(platform)
   return {
     handlers: createHandlers(() => platform, { baseUrl }),
     get platform() {
@@ -48,5 +75,9 @@ export async function createMockApi(options: MockApiOptions = {}): Promise<MockA
       await platform.reset()
     },
     scenarios: createScenarioApi((request) => platform.handle(request), platformOptions.adminToken),
+    calls: {
+      start: (input, options) => platform.calls.start(input, options?.accountId),
+    },
+    onEvent: (listener) => platform.onEvent(listener),
   }
 }

@@ -16,10 +16,13 @@ export async function toEngineRequest(
   return { method, url: pathname + search, headers, body: body === '' ? null : body, baseUrl }
 }
 
-/** The engine's response as a Fetch `Response`. */
-export function toFetchResponse(response: EngineResponse): Response {
+/** The engine's response as a Fetch `Response` (without a body for a HEAD request). */
+export function toFetchResponse(response: EngineResponse, method = 'GET'): Response {
   const body =
-    response.body === undefined || response.status === 204 || response.status === 304
+    method.toUpperCase() === 'HEAD' ||
+    response.body === undefined ||
+    response.status === 204 ||
+    response.status === 304
       ? null
       : typeof response.body === 'string'
         ? response.body

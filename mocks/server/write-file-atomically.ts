@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { constants, readdirSync, unlinkSync } from 'node:fs'
+import { closeSync, constants, openSync, readdirSync, unlinkSync } from 'node:fs'
 import { open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
@@ -15,6 +15,21 @@ const TEMPORARY = /^(\d+)(?:\.[0-9a-f]{32})?\.tmp$/
 export interface WriteOptions {
   /** Permission bits of the file. Default 0o600 (owner only: the files hold state and keys). */
   mode?: number
+}
+
+/** `<file>.<pid>.<32 random hex>.tmp`: beside the file, unpredictable. */
+function temporaryName(path: string): string {
+  return `${path}.${process.pid}.${randomBytes(16).toString('hex')}.tmp`
+}
+
+/**
+ * Throws (ENOENT, EACCES, EROFS...) unless `writeFileAtomically(path)` could create its temporary:
+ * creates one exclusively and removes it at once.
+ */
+export function checkWritable(path: string): void {
+  const temporary = temporaryName(path)
+  closeSync(openSync(temporary, EXCLUSIVE, 0o600))
+  unlinkSync(temporary)
 }
 
 /** Whether a process with this id is running (a temporary file it owns must be left alone). */
@@ -53,7 +68,7 @@ export async function writeFileAtomically(
   data: string | Uint8Array | AsyncIterable<string>,
   { mode = 0o600 }: WriteOptions = {},
 ): Promise<void> {
-  const temporary = `${path}.${process.pid}.${randomBytes(16).toString('hex')}.tmp`
+  const temporary = temporaryName(path)
   const file = await open(temporary, EXCLUSIVE, mode)
   try {
     try {

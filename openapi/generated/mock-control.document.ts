@@ -9,7 +9,7 @@ export const mockControlDocument: OpenApiDocument = {
   "info": {
     "title": "voice-api-kit mock control plane",
     "version": "1.0.0",
-    "summary": "Simulates the platform dashboard for the voice-api-kit mock (accounts, API keys, clock, journal).",
+    "summary": "Simulates the platform dashboard for the voice-api-kit mock (accounts, API keys, clock, journal, calls, webhooks).",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -18,7 +18,7 @@ export const mockControlDocument: OpenApiDocument = {
       "name": "voice-api-kit maintainers",
       "url": "https://github.com/voice-api-kit/voice-api-kit"
     },
-    "description": "The control plane of the voice-api-kit mock server. It is **not** part of the platform's v1 API: the\nplatform manages API keys in its dashboard only, so the mock offers this small API instead, to create\naccounts and keys, revoke keys, move the clock and watch the requests it received. It is served by the mock\nunder `/_mock/` (next to `/v1/`).\n\n## Access\n- Without `--admin-token`, the control plane answers **loopback clients only** (127.0.0.0/8, `::1`, and\n  in-process callers such as MSW); any other client gets 403 `loopback_only`. No credentials are needed.\n- When the mock was started with `--admin-token <token>`, every control request must carry\n  `Authorization: Bearer <token>` (compared in constant time), from any address; otherwise\n  401 `invalid_admin_token`. The pages `GET /dashboard` (with its scripts and styles) and `GET /docs`\n  hold no secret and load without the token; the dashboard then asks for it and sends it with each call. v1 API keys never authenticate here, and the admin token never\n  authenticates `/v1`.\n- Control requests are not rate limited, not counted in any account's windows and not written to the journal.\n- The control plane (and the dashboard and docs pages under it) answers only requests addressed to the\n  mock itself, against DNS rebinding: the `Host` header must name `localhost` or a name under\n  `.localhost`, an IP address, the `--host` the mock listens on, or a name given to `--allowed-hosts`\n  (`.example.dev` there allows `example.dev` and every name under it); the port is not compared. Any\n  other `Host` gets 403 `host_not_allowed`, before any other check. (A page on `evil.example` whose name\n  is re-pointed at 127.0.0.1 is same-origin for the browser, but its requests still say\n  `Host: evil.example`.) Behind a proxy that keeps the browser's `Host` (for example a Vite dev-server\n  proxy without `changeOrigin`, reached under a name of your own), pass that name to `--allowed-hosts`.\n  In-process (MSW) there is no network and no `Host` to check. `/v1` is answered under any name.\n- Cross-site changes are refused with 403 `cross_site_request`: a POST, PATCH or DELETE whose\n  `Sec-Fetch-Site` is `cross-site` or `same-site` (another port of the same host is another site's page), or,\n  from a client that sends no `Sec-Fetch-Site`, whose `Origin` is not the mock's own origin. A web page open\n  in a browser on the same machine therefore cannot reset the mock or revoke keys. `Sec-Fetch-Site:\n  same-origin` is the browser's word that the page is of the origin it addressed, so the dashboard works\n  under any name of the mock (`localhost` or `127.0.0.1`) and behind a dev-server proxy that forwards\n  `/_mock` (with or without `changeOrigin`; the `Host` check above still applies). Control responses carry\n  no CORS headers, so no other site can read them either.\n\n## Conventions\nSame as v1: JSON bodies, `snake_case`, ISO 8601 UTC timestamps with `Z`, prefixed IDs (`usr_`, `key_`,\n`req_`), a `Request-Id` header on every response, and the same error envelope\n(`{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\", \"errors\"?}}`). Unknown query parameters\nand unknown body fields are rejected (400 `invalid_parameter`, 422 `unknown_field`).\n\n| status | `error.type` | `error.code` |\n|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter` |\n| 401 | `authentication_error` | `invalid_admin_token` |\n| 403 | `permission_error` | `host_not_allowed`, `loopback_only`, `cross_site_request` |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` |\n| 405 | `invalid_request_error` | `method_not_allowed` (header `Allow`) |\n| 413 | `invalid_request_error` | `payload_too_large` (a body over 1 MiB, on any request; nothing is done) |\n| 415 | `invalid_request_error` | `unsupported_media_type` |\n| 422 | `validation_error` | `validation_failed`, with `errors: [{param, code, message}]` |\n| 409 | `conflict_error` | `demo_account_protected` (deleting the seeded demo account), `limit_reached` (the mock holds at most 1,000 accounts and 100 keys per account; nothing is created) |\n| 503 | `api_error` | `service_unavailable` (every connection the mock may hold is busy, or a change could not be saved: the disk is full, the Redis store cannot be reached; nothing was changed; `Retry-After`) |\n\n## Scenarios\nA scenario makes v1 requests fail, slow down or lose their connection on purpose (`createScenario`), so\nthat a frontend can be seen handling errors, loading states and an offline API. Every answer a scenario\ntouched carries the header `Mock-Scenario: <scenario id>` and is marked in the journal (`scenario`).\nPer request, Prism's habit works too: `Prefer: code=<status>` on a v1 request answers that error status\n(one the operation documents, or 500, 502, 503, 504) with the contract's envelope, changing nothing, and\n`Mock-Scenario: prefer`; `Prefer: code=<2xx>` asks for the operation's real answer (the request runs\nas without the header; scenarios are not applied); any other status is 400 `invalid_parameter` naming\n`Prefer`. Other preferences in the header are ignored.\n\n## Time\nOne clock drives rate-limit windows, key expiry, idempotency retention and every timestamp of both APIs.\nIt starts at the real time when the mock starts (or at a fixed instant when seeded so) and can only be\nmoved forward, with `POST /clock/advance`, so that hour-long windows and 90-day rotations are tested in\nmilliseconds.\n"
+    "description": "The control plane of the voice-api-kit mock server. It is **not** part of the platform's v1 API: the\nplatform manages API keys in its dashboard only, so the mock offers this small API instead, to create\naccounts and keys, revoke keys, move the clock and watch the requests it received. It is served by the mock\nunder `/_mock/` (next to `/v1/`).\n\n## Access\n- Without `--admin-token`, the control plane answers **loopback clients only** (127.0.0.0/8, `::1`, and\n  in-process callers such as MSW); any other client gets 403 `loopback_only`. No credentials are needed.\n- When the mock was started with `--admin-token <token>`, every control request must carry\n  `Authorization: Bearer <token>` (compared in constant time), from any address; otherwise\n  401 `invalid_admin_token`. The pages `GET /dashboard` (with its scripts and styles) and `GET /docs`\n  hold no secret and load without the token; the dashboard then asks for it and sends it with each call. v1 API keys never authenticate here, and the admin token never\n  authenticates `/v1`.\n- Control requests are not rate limited, not counted in any account's windows and not written to the journal.\n- The control plane (and the dashboard and docs pages under it) answers only requests addressed to the\n  mock itself, against DNS rebinding: the `Host` header must name `localhost` or a name under\n  `.localhost`, an IP address, the `--host` the mock listens on, or a name given to `--allowed-hosts`\n  (`.example.dev` there allows `example.dev` and every name under it); the port is not compared. Any\n  other `Host` gets 403 `host_not_allowed`, before any other check. (A page on `evil.example` whose name\n  is re-pointed at 127.0.0.1 is same-origin for the browser, but its requests still say\n  `Host: evil.example`.) Behind a proxy that keeps the browser's `Host` (for example a Vite dev-server\n  proxy without `changeOrigin`, reached under a name of your own), pass that name to `--allowed-hosts`.\n  In-process (MSW) there is no network and no `Host` to check. `/v1` is answered under any name.\n- Cross-site changes are refused with 403 `cross_site_request`: a POST, PATCH or DELETE whose\n  `Sec-Fetch-Site` is `cross-site` or `same-site` (another port of the same host is another site's page), or,\n  from a client that sends no `Sec-Fetch-Site`, whose `Origin` is not the mock's own origin. A web page open\n  in a browser on the same machine therefore cannot reset the mock or revoke keys. `Sec-Fetch-Site:\n  same-origin` is the browser's word that the page is of the origin it addressed, so the dashboard works\n  under any name of the mock (`localhost` or `127.0.0.1`) and behind a dev-server proxy that forwards\n  `/_mock` (with or without `changeOrigin`; the `Host` check above still applies). Control responses carry\n  no CORS headers, so no other site can read them either.\n\n## Conventions\nSame as v1: JSON bodies, `snake_case`, ISO 8601 UTC timestamps with `Z`, prefixed IDs (`usr_`, `key_`,\n`req_`, `whd_` for webhook deliveries), a `Request-Id` header on every response, and the same error envelope\n(`{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\", \"errors\"?}}`). Unknown query parameters\nand unknown body fields are rejected (400 `invalid_parameter`, 422 `unknown_field`).\n\n| status | `error.type` | `error.code` |\n|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter` |\n| 401 | `authentication_error` | `invalid_admin_token` |\n| 403 | `permission_error` | `host_not_allowed`, `loopback_only`, `cross_site_request` |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` |\n| 405 | `invalid_request_error` | `method_not_allowed` (header `Allow`) |\n| 413 | `invalid_request_error` | `payload_too_large` (a body over 1 MiB, on any request; nothing is done) |\n| 415 | `invalid_request_error` | `unsupported_media_type` |\n| 422 | `validation_error` | `validation_failed`, with `errors: [{param, code, message}]` |\n| 409 | `conflict_error` | `demo_account_protected` (deleting the seeded demo account), `limit_reached` (the mock holds at most 1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account; nothing is created) |\n| 503 | `api_error` | `service_unavailable` (every connection the mock may hold is busy, or a change could not be saved: the disk is full, the Redis store cannot be reached; nothing was changed; `Retry-After`) |\n\n## Scenarios\nA scenario makes v1 requests fail, slow down or lose their connection on purpose (`createScenario`), so\nthat a frontend can be seen handling errors, loading states and an offline API. Every answer a scenario\ntouched carries the header `Mock-Scenario: <scenario id>` and is marked in the journal (`scenario`).\nPer request, Prism's habit works too: `Prefer: code=<status>` on a v1 request answers that error status\n(one the operation documents, or 500, 502, 503, 504) with the contract's envelope, changing nothing, and\n`Mock-Scenario: prefer`; `Prefer: code=<2xx>` asks for the operation's real answer (the request runs\nas without the header; scenarios are not applied); any other status is 400 `invalid_parameter` naming\n`Prefer`. Other preferences in the header are ignored.\n\n## Time\nOne clock drives rate-limit windows, key expiry, idempotency retention and every timestamp of both APIs.\nIt starts at the real time when the mock starts (or at a fixed instant when seeded so) and can only be\nmoved forward, with `POST /clock/advance`, so that hour-long windows and 90-day rotations are tested in\nmilliseconds.\n"
   },
   "servers": [
     {
@@ -52,6 +52,14 @@ export const mockControlDocument: OpenApiDocument = {
     {
       "name": "Journal",
       "description": "Recent v1 requests, to watch for failures (for example after a key rotation)."
+    },
+    {
+      "name": "Calls",
+      "description": "Simulated calls that move through their states on the mock clock."
+    },
+    {
+      "name": "Webhooks",
+      "description": "The signing secret of an account's webhooks, and the log of their deliveries."
     },
     {
       "name": "Scenarios",
@@ -1148,7 +1156,7 @@ export const mockControlDocument: OpenApiDocument = {
       "post": {
         "operationId": "advanceClock",
         "summary": "Advance the mock's clock",
-        "description": "Moves the clock forward by `seconds` (fractions allowed; more than 0, at most one year per call) and\nanswers with the new clock. Rate-limit windows slide, keys past `expires_at` start failing, idempotency\nkeys older than 24 h are forgotten, and new timestamps use the new time. The clock never goes back\n(except through `resetMock`).\n",
+        "description": "Moves the clock forward by `seconds` (fractions allowed; more than 0, at most one year per call) and\nanswers with the new clock. Rate-limit windows slide, keys past `expires_at` start failing, idempotency\nkeys older than 24 h are forgotten, and new timestamps use the new time. The clock never goes back\n(except through `resetMock`), and never past 9998-12-31T23:59:59Z, so that every timestamp derived\nfrom it (a key's `rotation_due_at`, 90 days on) keeps a four-digit year: an advance past that instant\nis 422 (`errors[0].param` `seconds`, code `maximum`, the message says how far it may still go) and\nchanges nothing.\n",
         "tags": [
           "Clock"
         ],
@@ -1883,6 +1891,735 @@ export const mockControlDocument: OpenApiDocument = {
           }
         }
       }
+    },
+    "/accounts/{account_id}/agents": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AccountId"
+        }
+      ],
+      "get": {
+        "operationId": "listAccountAgents",
+        "summary": "List an account's agents (for starting calls)",
+        "description": "The account's agents, newest first, with what a call needs to know of them: name, status, and where their\nwebhooks go. Not paginated (`has_more` is always `false`). The full agents are in `GET /v1/agents`.\n",
+        "tags": [
+          "Calls"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The account's agents.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AgentSummaryList"
+                },
+                "examples": {
+                  "two": {
+                    "summary": "Two agents, one sending webhooks to a local receiver",
+                    "value": {
+                      "object": "list",
+                      "has_more": false,
+                      "data": [
+                        {
+                          "id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                          "name": "Brightline Dental Front Desk",
+                          "status": "active",
+                          "webhook_url": "http://127.0.0.1:3000/webhooks/voice",
+                          "webhook_events": [
+                            "call.started",
+                            "call.ended"
+                          ]
+                        },
+                        {
+                          "id": "agt_7Lw4Rt9Qx2Mz5Kb8",
+                          "name": "Vet Reminders",
+                          "status": "inactive",
+                          "webhook_url": null,
+                          "webhook_events": []
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
+    "/accounts/{account_id}/calls": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AccountId"
+        }
+      ],
+      "get": {
+        "operationId": "listCalls",
+        "summary": "List an account's recent calls",
+        "description": "The account's most recent call logs, newest first (seeded, simulated or any other), as\n`GET /v1/call-logs` shows them, without a key: to watch simulated calls progress. `limit` 1-100,\ndefault 10.\n",
+        "tags": [
+          "Calls"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "How many calls to return (1-100, default 10).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 10
+            },
+            "examples": {
+              "five": {
+                "value": 5
+              }
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The most recent calls, newest first.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CallLogList"
+                },
+                "examples": {
+                  "ringing": {
+                    "summary": "A simulated call ringing",
+                    "value": {
+                      "object": "list",
+                      "has_more": true,
+                      "data": [
+                        {
+                          "id": "call_8Rk2Wq5Tz9Lm3Nx7",
+                          "object": "call_log",
+                          "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                          "channel": "phone",
+                          "direction": "inbound",
+                          "from_number": "+14155550123",
+                          "to_number": "+14155550188",
+                          "status": "ringing",
+                          "end_reason": null,
+                          "started_at": "2026-03-12T14:02:11Z",
+                          "ended_at": null,
+                          "duration_seconds": null,
+                          "cost_usd": null,
+                          "recording_url": null,
+                          "analysis": null,
+                          "metadata": {},
+                          "created_at": "2026-03-12T14:02:10Z",
+                          "transcript": []
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      },
+      "post": {
+        "operationId": "startCall",
+        "summary": "Start a simulated call",
+        "description": "Starts a call for one of the account's agents and answers 201 with its call log, `queued`. The call then\nmoves on the mock clock, whether the clock follows real time or is advanced (`POST /clock/advance`\nprocesses everything that fell due, in order): `ringing` 1 second after it was queued (`started_at`\nset), then after `ring_seconds` either `in_progress` (outcome `completed`) or its final status (the other\noutcomes, which never connect: `end_reason` `error` for `failed`, `null` otherwise; `cost_usd` 0). A\ncompleted call's transcript grows as the conversation goes on (a conversation of the agent's kind, from\nthe seed's scripts); it ends `duration_seconds` after it connected (capped at the agent's\n`max_call_duration_seconds`, then `end_reason: max_duration_reached`), with `ended_at`,\n`duration_seconds` (counted from `started_at`, ringing included, as the contract defines it), `cost_usd`,\n`end_reason` and, when the agent records calls, `recording_url`; its `analysis` follows 120 seconds\nlater. `GET /v1/call-logs` and `GET /v1/analytics/calls` show every stage.\n\nEvents (v1.yaml `webhooks`): `call.started` when it connects, `call.ended` at its final status,\n`transcript.ready` right after for a call in which something was said, `call.analyzed` with the\nanalysis. Each goes to the agent's `webhook_url` when its `webhook_events` lists it (a delivery, see\n`listWebhookDeliveries`), signed with the account's signing secret (`createWebhookSecret`), and to the\nin-process listeners (`api.onEvent(listener)`). Deleting the call log stops the call.\n\nAn `agent_id` that is not an agent of this account is 422 (`param: agent_id`); nothing is created. An\naccount holds at most 100 calls under way and 200,000 call logs (409 `limit_reached`).\nWeb calls are inbound and have no numbers; phone numbers left out are made up (the caller's from the\nagent's region, the agent's line from its own).\n",
+        "tags": [
+          "Calls"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CallStartRequest"
+              },
+              "examples": {
+                "completed": {
+                  "summary": "An inbound phone call that completes after a minute of conversation",
+                  "value": {
+                    "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1"
+                  }
+                },
+                "short_outbound": {
+                  "summary": "An outbound call that rings 6 seconds and talks for 20",
+                  "value": {
+                    "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                    "direction": "outbound",
+                    "to_number": "+14155550123",
+                    "ring_seconds": 6,
+                    "duration_seconds": 20
+                  }
+                },
+                "no_answer": {
+                  "summary": "A call nobody answers",
+                  "value": {
+                    "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                    "outcome": "no_answer",
+                    "ring_seconds": 25
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The call was queued; its call log as `GET /v1/call-logs/{call_log_id}` shows it.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CallLog"
+                },
+                "examples": {
+                  "queued": {
+                    "summary": "A call just queued",
+                    "value": {
+                      "id": "call_8Rk2Wq5Tz9Lm3Nx7",
+                      "object": "call_log",
+                      "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                      "channel": "phone",
+                      "direction": "inbound",
+                      "from_number": "+14155550123",
+                      "to_number": "+14155550188",
+                      "status": "queued",
+                      "end_reason": null,
+                      "started_at": null,
+                      "ended_at": null,
+                      "duration_seconds": null,
+                      "cost_usd": null,
+                      "recording_url": null,
+                      "analysis": null,
+                      "metadata": {},
+                      "created_at": "2026-03-12T14:02:10Z",
+                      "transcript": []
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "409": {
+            "$ref": "#/components/responses/LimitReached"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableEntity"
+          }
+        }
+      }
+    },
+    "/accounts/{account_id}/webhook-secret": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AccountId"
+        }
+      ],
+      "get": {
+        "operationId": "getWebhookSecret",
+        "summary": "Whether the account has a signing secret",
+        "description": "The account's webhook signing secret without its value (shown only when created or rotated): when it\nwas created. 404 (`param: account_id`) when the account has none.\n",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The signing secret, without its value.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookSecret"
+                },
+                "examples": {
+                  "present": {
+                    "summary": "A secret created at the start of a test run",
+                    "value": {
+                      "object": "webhook_secret",
+                      "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                      "created_at": "2026-03-12T14:00:00Z"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      },
+      "post": {
+        "operationId": "createWebhookSecret",
+        "summary": "Create or rotate the signing secret",
+        "description": "Creates the account's webhook signing secret, or replaces it (`rotated: true`), and answers 201 with its\n`value`: **the only time it is shown**. `whsec_` followed by the base64 of 24 random bytes (CSPRNG), the\nStandard Webhooks form: pass it as is to a Standard Webhooks library. Every attempt from then on is\nsigned with the new secret only. Without a secret no webhook is sent: the delivery fails at once and\nsays why (redeliver it once a secret exists). The mock keeps the value in its state (signing needs it:\na state file or a shared store holds it too); it never appears in the journal, in logs or in error\nbodies. Takes no request body.\n",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "201": {
+            "description": "The new secret; `value` is shown this once.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreatedWebhookSecret"
+                },
+                "examples": {
+                  "created": {
+                    "summary": "The first secret of an account",
+                    "value": {
+                      "object": "webhook_secret",
+                      "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                      "created_at": "2026-03-12T14:00:00Z",
+                      "rotated": false,
+                      "value": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteWebhookSecret",
+        "summary": "Revoke the signing secret",
+        "description": "Revokes the account's signing secret: nothing more is signed with it, and deliveries fail (saying why)\nuntil a new one is created. 404 when the account has none.\n",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The secret was revoked.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedWebhookSecret"
+                },
+                "examples": {
+                  "revoked": {
+                    "summary": "Revoked",
+                    "value": {
+                      "object": "webhook_secret",
+                      "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                      "deleted": true
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
+    "/accounts/{account_id}/webhook-deliveries": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AccountId"
+        }
+      ],
+      "get": {
+        "operationId": "listWebhookDeliveries",
+        "summary": "List webhook deliveries",
+        "description": "The account's webhook deliveries, newest first: one per event and destination, with every attempt\n(when, the status code answered, how long it took, the error) and, while it is pending, when the next\nattempt is due (mock clock). An attempt that fails (not a 2xx, or no answer within 10 seconds) is\nretried 5 s, 30 s, 2 min, 10 min and 1 h (mock time) after it, with the same `webhook-id` (the event\nid); after six failed attempts the delivery is `failed`. The events of one call are delivered in order:\na delivery waits while the one before it (same call, same URL) is pending. A destination the mock may\nnot reach (only loopback addresses and `localhost`, unless it was started with `--webhook-hosts`), or\nan account without a signing secret, fails the delivery at once without contacting anyone, and the\nattempt's `error` says why. Deliveries are made by the standalone mock (`voice-api-kit mock`);\nin-process (MSW) and in the browser, events reach `api.onEvent` listeners instead and no delivery is\nrecorded. The newest 1000 deliveries of each account are kept.\n",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "call_id",
+            "in": "query",
+            "required": false,
+            "description": "Only the deliveries of this call.",
+            "schema": {
+              "type": "string",
+              "pattern": "^call_[A-Za-z0-9]+$",
+              "maxLength": 64
+            },
+            "examples": {
+              "call": {
+                "value": "call_8Rk2Wq5Tz9Lm3Nx7"
+              }
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "How many deliveries to return, newest first (1-1000, default 100).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000,
+              "default": 100
+            },
+            "examples": {
+              "ten": {
+                "value": 10
+              }
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The deliveries, newest first.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookDeliveryList"
+                },
+                "examples": {
+                  "retried": {
+                    "summary": "A call.started delivery that succeeded on its third attempt",
+                    "value": {
+                      "object": "list",
+                      "has_more": false,
+                      "data": [
+                        {
+                          "id": "whd_5Qm8Tz2Wr7Kx4Ld9",
+                          "object": "webhook_delivery",
+                          "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                          "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                          "call_id": "call_8Rk2Wq5Tz9Lm3Nx7",
+                          "event_id": "evt_4Hq8Tn2Xw7Lc9Rb3",
+                          "event_type": "call.started",
+                          "url": "http://127.0.0.1:3000/webhooks/voice",
+                          "status": "succeeded",
+                          "attempts": [
+                            {
+                              "number": 1,
+                              "at": "2026-03-12T14:02:15Z",
+                              "status_code": 500,
+                              "duration_ms": 12,
+                              "error": "answered 500"
+                            },
+                            {
+                              "number": 2,
+                              "at": "2026-03-12T14:02:20Z",
+                              "status_code": 500,
+                              "duration_ms": 9,
+                              "error": "answered 500"
+                            },
+                            {
+                              "number": 3,
+                              "at": "2026-03-12T14:02:50Z",
+                              "status_code": 200,
+                              "duration_ms": 7,
+                              "error": null
+                            }
+                          ],
+                          "next_attempt_at": null,
+                          "created_at": "2026-03-12T14:02:15Z"
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
+    "/webhook-deliveries/{delivery_id}/redeliver": {
+      "parameters": [
+        {
+          "name": "delivery_id",
+          "in": "path",
+          "required": true,
+          "description": "ID of the delivery (`whd_...`).",
+          "schema": {
+            "type": "string",
+            "pattern": "^whd_[A-Za-z0-9]+$",
+            "maxLength": 64
+          },
+          "examples": {
+            "delivery": {
+              "value": "whd_5Qm8Tz2Wr7Kx4Ld9"
+            }
+          }
+        }
+      ],
+      "post": {
+        "operationId": "redeliverWebhook",
+        "summary": "Send a delivery again",
+        "description": "Sends the delivery's event again, with the same `webhook-id` and body, at once (mock clock) and on the\nretry schedule from there: the delivery becomes `pending` again and its attempts go on being listed.\nAnswers 200 with the delivery. Takes no request body.\n",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The delivery, pending again.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookDelivery"
+                },
+                "examples": {
+                  "again": {
+                    "summary": "A failed delivery sent again",
+                    "value": {
+                      "id": "whd_7Lw4Rt9Qx2Mz5Kb8",
+                      "object": "webhook_delivery",
+                      "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                      "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                      "call_id": "call_8Rk2Wq5Tz9Lm3Nx7",
+                      "event_id": "evt_9Wd3Lp7Qx2Tk5Mz8",
+                      "event_type": "call.ended",
+                      "url": "https://hooks.example.com/voice",
+                      "status": "pending",
+                      "attempts": [
+                        {
+                          "number": 1,
+                          "at": "2026-03-12T14:03:17Z",
+                          "status_code": null,
+                          "duration_ms": null,
+                          "error": "not contacted: hooks.example.com is not a loopback address; start the mock with --webhook-hosts hooks.example.com to allow it"
+                        }
+                      ],
+                      "next_attempt_at": "2026-03-12T14:10:00Z",
+                      "created_at": "2026-03-12T14:03:17Z"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -1905,13 +2642,13 @@ export const mockControlDocument: OpenApiDocument = {
         "example": "req_Mc4Tr8Yw1Qp6Zn3V"
       },
       "Allow": {
-        "description": "The methods documented for this path, comma separated.",
+        "description": "The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET.",
         "required": true,
         "schema": {
           "type": "string",
-          "pattern": "^(GET|POST|PATCH|DELETE)(, (GET|POST|PATCH|DELETE))*$"
+          "pattern": "^(GET|HEAD|POST|PATCH|DELETE)(, (GET|HEAD|POST|PATCH|DELETE))*$"
         },
-        "example": "GET, PATCH"
+        "example": "GET, HEAD, PATCH"
       },
       "WWW-Authenticate": {
         "description": "RFC 6750 challenge of the control plane.",
@@ -2284,7 +3021,7 @@ export const mockControlDocument: OpenApiDocument = {
         }
       },
       "LimitReached": {
-        "description": "409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account); nothing is created.",
+        "description": "409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account); nothing is created.",
         "headers": {
           "Request-Id": {
             "$ref": "#/components/headers/Request-Id"
@@ -3138,7 +3875,7 @@ export const mockControlDocument: OpenApiDocument = {
                 }
               },
               "expires_at": {
-                "description": "Must be in the future (by the mock clock); `null` = never.",
+                "description": "Must be in the future (by the mock clock); `null` = never. Any RFC 3339 offset and fraction is\naccepted; the key records it in UTC with `Z`, in whole seconds (`2030-06-30T12:00:00.5+02:00` is\nkept as `2030-06-30T10:00:00Z`). A leap second (`:60`), an impossible date, an instant past\n9999-12-31T23:59:59Z or one not in the future is 422 (`restrictions.expires_at`).\n",
                 "type": [
                   "string",
                   "null"
@@ -3487,6 +4224,452 @@ export const mockControlDocument: OpenApiDocument = {
           "has_more": {
             "type": "boolean",
             "description": "More entries match than `limit` returned."
+          }
+        }
+      },
+      "CallStartRequest": {
+        "type": "object",
+        "description": "A simulated call to start; every field but `agent_id` has a default.",
+        "additionalProperties": false,
+        "required": [
+          "agent_id"
+        ],
+        "properties": {
+          "agent_id": {
+            "type": "string",
+            "pattern": "^agt_[A-Za-z0-9]+$",
+            "maxLength": 64,
+            "description": "An agent of the account (422 otherwise)."
+          },
+          "direction": {
+            "type": "string",
+            "enum": [
+              "inbound",
+              "outbound"
+            ],
+            "default": "inbound"
+          },
+          "channel": {
+            "type": "string",
+            "enum": [
+              "phone",
+              "web"
+            ],
+            "default": "phone",
+            "description": "`web` calls are inbound and have neither `from_number` nor `to_number`."
+          },
+          "from_number": {
+            "type": "string",
+            "pattern": "^\\+[1-9][0-9]{1,14}$",
+            "description": "E.164; made up when left out (the caller's, or the agent's line for outbound calls)."
+          },
+          "to_number": {
+            "type": "string",
+            "pattern": "^\\+[1-9][0-9]{1,14}$",
+            "description": "E.164; made up when left out (the agent's line, or the callee's for outbound calls)."
+          },
+          "outcome": {
+            "type": "string",
+            "enum": [
+              "completed",
+              "no_answer",
+              "busy",
+              "failed",
+              "canceled"
+            ],
+            "default": "completed",
+            "description": "How the call ends. Only `completed` calls connect (`in_progress`)."
+          },
+          "ring_seconds": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 600,
+            "default": 4,
+            "description": "Seconds it rings before it connects or reaches its final status."
+          },
+          "duration_seconds": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 14400,
+            "default": 60,
+            "description": "Seconds a completed call talks once connected (ignored for other outcomes)."
+          }
+        }
+      },
+      "CallLog": {
+        "type": "object",
+        "description": "A call log exactly as the v1 API shows it (`CallLog` in v1.yaml, where its fields are described).\n",
+        "required": [
+          "id",
+          "object",
+          "agent_id",
+          "status",
+          "started_at",
+          "ended_at",
+          "created_at",
+          "transcript"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^call_[A-Za-z0-9]+$"
+          },
+          "object": {
+            "type": "string",
+            "const": "call_log"
+          },
+          "agent_id": {
+            "type": "string",
+            "pattern": "^agt_[A-Za-z0-9]+$"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "queued",
+              "ringing",
+              "in_progress",
+              "completed",
+              "no_answer",
+              "busy",
+              "failed",
+              "canceled"
+            ]
+          },
+          "started_at": {
+            "$ref": "#/components/schemas/NullableTimestamp"
+          },
+          "ended_at": {
+            "$ref": "#/components/schemas/NullableTimestamp"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "transcript": {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        }
+      },
+      "WebhookSecret": {
+        "type": "object",
+        "description": "An account's webhook signing secret, without its value.",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "account_id",
+          "created_at"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "webhook_secret"
+          },
+          "account_id": {
+            "type": "string",
+            "pattern": "^usr_[A-Za-z0-9]+$"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          }
+        }
+      },
+      "CreatedWebhookSecret": {
+        "type": "object",
+        "description": "A signing secret just created or rotated, with its value (shown this once).",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "account_id",
+          "created_at",
+          "rotated",
+          "value"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "webhook_secret"
+          },
+          "account_id": {
+            "type": "string",
+            "pattern": "^usr_[A-Za-z0-9]+$"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "rotated": {
+            "type": "boolean",
+            "description": "Whether it replaced a secret (which signs nothing from now on)."
+          },
+          "value": {
+            "type": "string",
+            "pattern": "^whsec_[A-Za-z0-9+/]+={0,2}$",
+            "description": "The secret, for a Standard Webhooks library. Shown only here."
+          }
+        }
+      },
+      "DeletedWebhookSecret": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "account_id",
+          "deleted"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "webhook_secret"
+          },
+          "account_id": {
+            "type": "string",
+            "pattern": "^usr_[A-Za-z0-9]+$"
+          },
+          "deleted": {
+            "type": "boolean",
+            "const": true
+          }
+        }
+      },
+      "WebhookAttempt": {
+        "type": "object",
+        "description": "One attempt to deliver an event.",
+        "additionalProperties": false,
+        "required": [
+          "number",
+          "at",
+          "status_code",
+          "duration_ms",
+          "error"
+        ],
+        "properties": {
+          "number": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "status_code": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "The status the receiver answered; `null` when it did not answer or was not contacted."
+          },
+          "duration_ms": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "minimum": 0,
+            "description": "Real milliseconds from sending to the answer (or the failure); `null` when not contacted."
+          },
+          "error": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Why the attempt failed (`null` when it succeeded)."
+          }
+        }
+      },
+      "WebhookDelivery": {
+        "type": "object",
+        "description": "The delivery of one event to one URL, with every attempt.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "object",
+          "account_id",
+          "agent_id",
+          "call_id",
+          "event_id",
+          "event_type",
+          "url",
+          "status",
+          "attempts",
+          "next_attempt_at",
+          "created_at"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^whd_[A-Za-z0-9]+$"
+          },
+          "object": {
+            "type": "string",
+            "const": "webhook_delivery"
+          },
+          "account_id": {
+            "type": "string",
+            "pattern": "^usr_[A-Za-z0-9]+$"
+          },
+          "agent_id": {
+            "type": "string",
+            "pattern": "^agt_[A-Za-z0-9]+$"
+          },
+          "call_id": {
+            "type": "string",
+            "pattern": "^call_[A-Za-z0-9]+$"
+          },
+          "event_id": {
+            "type": "string",
+            "pattern": "^evt_[A-Za-z0-9]+$",
+            "description": "The event's id, sent as `webhook-id` on every attempt."
+          },
+          "event_type": {
+            "type": "string",
+            "enum": [
+              "call.started",
+              "call.ended",
+              "call.analyzed",
+              "transcript.ready"
+            ]
+          },
+          "url": {
+            "type": "string",
+            "description": "The agent's `webhook_url` when the event happened."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "succeeded",
+              "failed"
+            ]
+          },
+          "attempts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/WebhookAttempt"
+            }
+          },
+          "next_attempt_at": {
+            "$ref": "#/components/schemas/NullableTimestamp",
+            "description": "When the next attempt is due (mock clock) while `pending`; `null` otherwise."
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          }
+        }
+      },
+      "WebhookDeliveryList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "data",
+          "has_more"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/WebhookDelivery"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "CallLogList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "data",
+          "has_more"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/CallLog"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "AgentSummary": {
+        "type": "object",
+        "description": "An agent as starting a call needs it (the whole agent is `GET /v1/agents/{agent_id}`).",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "name",
+          "status",
+          "webhook_url",
+          "webhook_events"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^agt_[A-Za-z0-9]+$"
+          },
+          "name": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "active",
+              "inactive"
+            ]
+          },
+          "webhook_url": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "webhook_events": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "call.started",
+                "call.ended",
+                "call.analyzed",
+                "transcript.ready"
+              ]
+            }
+          }
+        }
+      },
+      "AgentSummaryList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "data",
+          "has_more"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AgentSummary"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
           }
         }
       },

@@ -223,7 +223,10 @@ export interface paths {
          * @description Moves the clock forward by `seconds` (fractions allowed; more than 0, at most one year per call) and
          *     answers with the new clock. Rate-limit windows slide, keys past `expires_at` start failing, idempotency
          *     keys older than 24 h are forgotten, and new timestamps use the new time. The clock never goes back
-         *     (except through `resetMock`).
+         *     (except through `resetMock`), and never past 9998-12-31T23:59:59Z, so that every timestamp derived
+         *     from it (a key's `rotation_due_at`, 90 days on) keeps a four-digit year: an advance past that instant
+         *     is 422 (`errors[0].param` `seconds`, code `maximum`, the message says how far it may still go) and
+         *     changes nothing.
          */
         post: operations["advanceClock"];
         delete?: never;
@@ -352,6 +355,177 @@ export interface paths {
         get: operations["listOperations"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an account's agents (for starting calls)
+         * @description The account's agents, newest first, with what a call needs to know of them: name, status, and where their
+         *     webhooks go. Not paginated (`has_more` is always `false`). The full agents are in `GET /v1/agents`.
+         */
+        get: operations["listAccountAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an account's recent calls
+         * @description The account's most recent call logs, newest first (seeded, simulated or any other), as
+         *     `GET /v1/call-logs` shows them, without a key: to watch simulated calls progress. `limit` 1-100,
+         *     default 10.
+         */
+        get: operations["listCalls"];
+        put?: never;
+        /**
+         * Start a simulated call
+         * @description Starts a call for one of the account's agents and answers 201 with its call log, `queued`. The call then
+         *     moves on the mock clock, whether the clock follows real time or is advanced (`POST /clock/advance`
+         *     processes everything that fell due, in order): `ringing` 1 second after it was queued (`started_at`
+         *     set), then after `ring_seconds` either `in_progress` (outcome `completed`) or its final status (the other
+         *     outcomes, which never connect: `end_reason` `error` for `failed`, `null` otherwise; `cost_usd` 0). A
+         *     completed call's transcript grows as the conversation goes on (a conversation of the agent's kind, from
+         *     the seed's scripts); it ends `duration_seconds` after it connected (capped at the agent's
+         *     `max_call_duration_seconds`, then `end_reason: max_duration_reached`), with `ended_at`,
+         *     `duration_seconds` (counted from `started_at`, ringing included, as the contract defines it), `cost_usd`,
+         *     `end_reason` and, when the agent records calls, `recording_url`; its `analysis` follows 120 seconds
+         *     later. `GET /v1/call-logs` and `GET /v1/analytics/calls` show every stage.
+         *
+         *     Events (v1.yaml `webhooks`): `call.started` when it connects, `call.ended` at its final status,
+         *     `transcript.ready` right after for a call in which something was said, `call.analyzed` with the
+         *     analysis. Each goes to the agent's `webhook_url` when its `webhook_events` lists it (a delivery, see
+         *     `listWebhookDeliveries`), signed with the account's signing secret (`createWebhookSecret`), and to the
+         *     in-process listeners (`api.onEvent(listener)`). Deleting the call log stops the call.
+         *
+         *     An `agent_id` that is not an agent of this account is 422 (`param: agent_id`); nothing is created. An
+         *     account holds at most 100 calls under way and 200,000 call logs (409 `limit_reached`).
+         *     Web calls are inbound and have no numbers; phone numbers left out are made up (the caller's from the
+         *     agent's region, the agent's line from its own).
+         */
+        post: operations["startCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Whether the account has a signing secret
+         * @description The account's webhook signing secret without its value (shown only when created or rotated): when it
+         *     was created. 404 (`param: account_id`) when the account has none.
+         */
+        get: operations["getWebhookSecret"];
+        put?: never;
+        /**
+         * Create or rotate the signing secret
+         * @description Creates the account's webhook signing secret, or replaces it (`rotated: true`), and answers 201 with its
+         *     `value`: **the only time it is shown**. `whsec_` followed by the base64 of 24 random bytes (CSPRNG), the
+         *     Standard Webhooks form: pass it as is to a Standard Webhooks library. Every attempt from then on is
+         *     signed with the new secret only. Without a secret no webhook is sent: the delivery fails at once and
+         *     says why (redeliver it once a secret exists). The mock keeps the value in its state (signing needs it:
+         *     a state file or a shared store holds it too); it never appears in the journal, in logs or in error
+         *     bodies. Takes no request body.
+         */
+        post: operations["createWebhookSecret"];
+        /**
+         * Revoke the signing secret
+         * @description Revokes the account's signing secret: nothing more is signed with it, and deliveries fail (saying why)
+         *     until a new one is created. 404 when the account has none.
+         */
+        delete: operations["deleteWebhookSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries
+         * @description The account's webhook deliveries, newest first: one per event and destination, with every attempt
+         *     (when, the status code answered, how long it took, the error) and, while it is pending, when the next
+         *     attempt is due (mock clock). An attempt that fails (not a 2xx, or no answer within 10 seconds) is
+         *     retried 5 s, 30 s, 2 min, 10 min and 1 h (mock time) after it, with the same `webhook-id` (the event
+         *     id); after six failed attempts the delivery is `failed`. The events of one call are delivered in order:
+         *     a delivery waits while the one before it (same call, same URL) is pending. A destination the mock may
+         *     not reach (only loopback addresses and `localhost`, unless it was started with `--webhook-hosts`), or
+         *     an account without a signing secret, fails the delivery at once without contacting anyone, and the
+         *     attempt's `error` says why. Deliveries are made by the standalone mock (`voice-api-kit mock`);
+         *     in-process (MSW) and in the browser, events reach `api.onEvent` listeners instead and no delivery is
+         *     recorded. The newest 1000 deliveries of each account are kept.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the delivery (`whd_...`). */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Sends the delivery's event again, with the same `webhook-id` and body, at once (mock clock) and on the
+         *     retry schedule from there: the delivery becomes `pending` again and its attempts go on being listed.
+         *     Answers 200 with the delivery. Takes no request body.
+         */
+        post: operations["redeliverWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -498,7 +672,10 @@ export interface components {
                 allowed_origins?: string[];
                 /**
                  * Format: date-time
-                 * @description Must be in the future (by the mock clock); `null` = never.
+                 * @description Must be in the future (by the mock clock); `null` = never. Any RFC 3339 offset and fraction is
+                 *     accepted; the key records it in UTC with `Z`, in whole seconds (`2030-06-30T12:00:00.5+02:00` is
+                 *     kept as `2030-06-30T10:00:00Z`). A leap second (`:60`), an impossible date, an instant past
+                 *     9999-12-31T23:59:59Z or one not in the future is 422 (`restrictions.expires_at`).
                  */
                 expires_at?: string | null;
             };
@@ -596,6 +773,139 @@ export interface components {
             object: "list";
             data: components["schemas"]["JournalEntry"][];
             /** @description More entries match than `limit` returned. */
+            has_more: boolean;
+        };
+        /** @description A simulated call to start; every field but `agent_id` has a default. */
+        CallStartRequest: {
+            /** @description An agent of the account (422 otherwise). */
+            agent_id: string;
+            /**
+             * @default inbound
+             * @enum {string}
+             */
+            direction?: "inbound" | "outbound";
+            /**
+             * @description `web` calls are inbound and have neither `from_number` nor `to_number`.
+             * @default phone
+             * @enum {string}
+             */
+            channel?: "phone" | "web";
+            /** @description E.164; made up when left out (the caller's, or the agent's line for outbound calls). */
+            from_number?: string;
+            /** @description E.164; made up when left out (the agent's line, or the callee's for outbound calls). */
+            to_number?: string;
+            /**
+             * @description How the call ends. Only `completed` calls connect (`in_progress`).
+             * @default completed
+             * @enum {string}
+             */
+            outcome?: "completed" | "no_answer" | "busy" | "failed" | "canceled";
+            /**
+             * @description Seconds it rings before it connects or reaches its final status.
+             * @default 4
+             */
+            ring_seconds?: number;
+            /**
+             * @description Seconds a completed call talks once connected (ignored for other outcomes).
+             * @default 60
+             */
+            duration_seconds?: number;
+        };
+        /** @description A call log exactly as the v1 API shows it (`CallLog` in v1.yaml, where its fields are described). */
+        CallLog: {
+            id: string;
+            /** @constant */
+            object: "call_log";
+            agent_id: string;
+            /** @enum {string} */
+            status: "queued" | "ringing" | "in_progress" | "completed" | "no_answer" | "busy" | "failed" | "canceled";
+            started_at: components["schemas"]["NullableTimestamp"];
+            ended_at: components["schemas"]["NullableTimestamp"];
+            created_at: components["schemas"]["Timestamp"];
+            transcript: Record<string, never>[];
+        };
+        /** @description An account's webhook signing secret, without its value. */
+        WebhookSecret: {
+            /** @constant */
+            object: "webhook_secret";
+            account_id: string;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A signing secret just created or rotated, with its value (shown this once). */
+        CreatedWebhookSecret: {
+            /** @constant */
+            object: "webhook_secret";
+            account_id: string;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Whether it replaced a secret (which signs nothing from now on). */
+            rotated: boolean;
+            /** @description The secret, for a Standard Webhooks library. Shown only here. */
+            value: string;
+        };
+        DeletedWebhookSecret: {
+            /** @constant */
+            object: "webhook_secret";
+            account_id: string;
+            /** @constant */
+            deleted: true;
+        };
+        /** @description One attempt to deliver an event. */
+        WebhookAttempt: {
+            number: number;
+            at: components["schemas"]["Timestamp"];
+            /** @description The status the receiver answered; `null` when it did not answer or was not contacted. */
+            status_code: number | null;
+            /** @description Real milliseconds from sending to the answer (or the failure); `null` when not contacted. */
+            duration_ms: number | null;
+            /** @description Why the attempt failed (`null` when it succeeded). */
+            error: string | null;
+        };
+        /** @description The delivery of one event to one URL, with every attempt. */
+        WebhookDelivery: {
+            id: string;
+            /** @constant */
+            object: "webhook_delivery";
+            account_id: string;
+            agent_id: string;
+            call_id: string;
+            /** @description The event's id, sent as `webhook-id` on every attempt. */
+            event_id: string;
+            /** @enum {string} */
+            event_type: "call.started" | "call.ended" | "call.analyzed" | "transcript.ready";
+            /** @description The agent's `webhook_url` when the event happened. */
+            url: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: components["schemas"]["WebhookAttempt"][];
+            /** @description When the next attempt is due (mock clock) while `pending`; `null` otherwise. */
+            next_attempt_at: components["schemas"]["NullableTimestamp"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        WebhookDeliveryList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["WebhookDelivery"][];
+            has_more: boolean;
+        };
+        CallLogList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["CallLog"][];
+            has_more: boolean;
+        };
+        /** @description An agent as starting a call needs it (the whole agent is `GET /v1/agents/{agent_id}`). */
+        AgentSummary: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            webhook_url: string | null;
+            webhook_events: ("call.started" | "call.ended" | "call.analyzed" | "transcript.ready")[];
+        };
+        AgentSummaryList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["AgentSummary"][];
             has_more: boolean;
         };
         /**
@@ -818,7 +1128,7 @@ export interface components {
                 };
             };
         };
-        /** @description 409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account); nothing is created. */
+        /** @description 409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account); nothing is created. */
         LimitReached: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -938,8 +1248,8 @@ export interface components {
          */
         "Request-Id": string;
         /**
-         * @description The methods documented for this path, comma separated.
-         * @example GET, PATCH
+         * @description The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET.
+         * @example GET, HEAD, PATCH
          */
         Allow: string;
         /**
@@ -974,6 +1284,17 @@ export type Clock = components['schemas']['Clock'];
 export type ClockAdvanceRequest = components['schemas']['ClockAdvanceRequest'];
 export type JournalEntry = components['schemas']['JournalEntry'];
 export type JournalList = components['schemas']['JournalList'];
+export type CallStartRequest = components['schemas']['CallStartRequest'];
+export type CallLog = components['schemas']['CallLog'];
+export type WebhookSecret = components['schemas']['WebhookSecret'];
+export type CreatedWebhookSecret = components['schemas']['CreatedWebhookSecret'];
+export type DeletedWebhookSecret = components['schemas']['DeletedWebhookSecret'];
+export type WebhookAttempt = components['schemas']['WebhookAttempt'];
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
+export type CallLogList = components['schemas']['CallLogList'];
+export type AgentSummary = components['schemas']['AgentSummary'];
+export type AgentSummaryList = components['schemas']['AgentSummaryList'];
 export type ScenarioDelay = components['schemas']['ScenarioDelay'];
 export type FixedDelay = components['schemas']['FixedDelay'];
 export type UniformDelay = components['schemas']['UniformDelay'];
@@ -1591,6 +1912,261 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listAccountAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's agents. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSummaryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listCalls: {
+        parameters: {
+            query?: {
+                /** @description How many calls to return (1-100, default 10). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The most recent calls, newest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallLogList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    startCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallStartRequest"];
+            };
+        };
+        responses: {
+            /** @description The call was queued; its call log as `GET /v1/call-logs/{call_log_id}` shows it. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["LimitReached"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+        };
+    };
+    getWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signing secret, without its value. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    createWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret; `value` is shown this once. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    deleteWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret was revoked. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedWebhookSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only the deliveries of this call. */
+                call_id?: string;
+                /** @description How many deliveries to return, newest first (1-1000, default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries, newest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the delivery (`whd_...`). */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
             400: components["responses"]["BadRequest"];

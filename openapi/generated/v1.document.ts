@@ -18,7 +18,7 @@ export const v1Document: OpenApiDocument = {
       "name": "voice-api-kit maintainers",
       "url": "https://github.com/voice-api-kit/voice-api-kit"
     },
-    "description": "The v1 HTTP API of the voice agent platform. This document is the single source of truth for the\nmock server, the generated types and the conformance suite of voice-api-kit. It is written from the\nplatform's own specification (`platform-api-spec.md`) and the product decisions (`decisions.md`);\nevery place where both were silent is decided here, in the description of the part concerned.\n\n## Conventions\n- **JSON only.** Request and response bodies are JSON objects (`application/json`, UTF-8). Field names are\n  `snake_case`. Every object carries an `object` field naming its type (`\"user\"`, `\"agent\"`, `\"call_log\"`,\n  `\"call_analytics\"`, `\"integration\"`, `\"team_member\"`, `\"list\"`).\n- **Timestamps** are ISO 8601 / RFC 3339 in UTC with a `Z` suffix, with or without fractional seconds\n  (`2026-03-04T09:15:27Z`, `2026-03-04T09:15:27.250Z`); the mock writes whole seconds. Clients compare them\n  as instants, not as text. Timestamps *sent* in query parameters may carry any RFC 3339 offset; they are\n  normalised to UTC.\n- **IDs** carry a type prefix followed by base62 characters: `usr_` (user / account), `key_` (API key),\n  `agt_` (agent), `call_` (call log), `mem_` (team member), `req_` (request). Integrations are identified by a\n  fixed provider slug (`twilio`, `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`).\n  A path ID that does not have the right shape is treated like an unknown ID (404 `resource_not_found`).\n- **Closed objects.** Response objects contain exactly the documented fields (`additionalProperties: false`),\n  so the mock never leaks undocumented data. Clients should nevertheless ignore unknown fields, so that\n  additive changes stay backward compatible.\n- **Nullability.** A field that is listed as `required` is always present; a nullable field is present with\n  `null` rather than omitted. Fields that are not `required` are omitted in the documented cases only.\n- **Request-Id.** Every response, success or error, carries a `Request-Id: req_...` header. Error bodies\n  (except 401, whose body has exactly the platform's documented shape) may repeat it as `error.request_id`\n  (the mock always does); when present it equals the header.\n- **Allowed choices.** Where the platform leaves a choice open, every allowed form conforms: timestamps with\n  or without fractional seconds, `WWW-Authenticate: Bearer` with or without `realm` and `error`, a `Location`\n  that is absolute or relative, an `error.param` or `error.request_id` left out, the integrations listed in\n  any order. The mock always produces one canonical form (whole seconds, `Bearer realm=\"api\"`, absolute\n  `Location`, both error fields, the catalogue order).\n- **Versioning.** The version is the path segment `/v1` at the end of the server URL. Only `v1` exists;\n  `/v2/...` and any other unknown path answer 404 `route_not_found` (after authentication and rate limiting).\n- **CORS.** The standalone mock answers CORS preflights (`OPTIONS`, 204) for every documented path; it allows\n  the request headers `Authorization, Content-Type, Idempotency-Key` and exposes\n  `Request-Id, RateLimit, RateLimit-Policy, Retry-After`. Preflights are not authenticated and not counted.\n\n## Authentication and permissions\nEvery request is authenticated with an API key in `Authorization: Bearer <key>` (see the `bearerAuth`\nsecurity scheme). Keys are created, listed and revoked in the dashboard only; there are no key endpoints in\n`/v1` (the mock simulates the dashboard in its control plane, `mock-control.yaml`).\n\nEach operation names the scopes it needs in `x-required-permission` (an array; **all** listed scopes are\nrequired; `[]` means any valid key). Scopes: `agents:read`, `call_logs:read`, `analytics:read`,\n`integrations:read` (group `read`) and `agents:write`, `integrations:write`, `team_members:write`,\n`resources:delete` (group `write`). `agents:write` implies `agents:read`; `integrations:write` implies\n`integrations:read`. A publishable key (`pk-svc-`) may only ever hold `agents:read`.\n\n## Order of checks\nA request is checked in this order; the first failing check decides the response:\n\n1. **401** authentication (missing, malformed, unknown, revoked or expired key). Not counted against rate limits.\n2. **429** rate limit (per account). A 429 is not counted either.\n3. **404 / 405** routing: unknown path -> 404 `route_not_found`; known path, undocumented method -> 405 with `Allow`.\n4. **403** permission (`insufficient_permissions`), and key restrictions (`key_restricted`: client IP not in\n   `allowed_ips`, or `Origin` not in `allowed_origins`).\n5. **413 / 415 / 400** malformed request, in this order: body over 1 MiB (413, on every operation, also one\n   that takes no body such as a DELETE: nothing is done); a body whose `Content-Type` is not\n   `application/json` (415); then query and header parameters (400 `invalid_parameter`, `invalid_cursor`,\n   `parameter_conflict`); then the body itself (400 `invalid_json`: empty, not JSON, or not a JSON object).\n6. **404** resource: the path ID does not exist in the key's account (`resource_not_found`).\n7. **422** body validation (`validation_failed`, every problem listed in `errors`; unknown fields are errors).\n8. **409** conflict (`member_already_exists`, `owner_role_immutable`, `cannot_remove_owner`, `idempotency_key_reused`).\n\nConsequently a key without permission never learns whether a resource exists.\n\n## Rate limits\nRequests are limited per **account** (all keys of an account share the budget) by two sliding windows; a\nrequest is admitted only if both have room:\n\n| plan | `hourly` (w=3600 s) | `burst` (w=60 s) |\n|---|---|---|\n| free | 100 | 10 |\n| pro | 1,000 | 50 |\n| enterprise | set per account (default 10,000) | set per account (default 500) |\n\nEvery admitted request counts in both windows, whatever its status; 401s and 429s do not count. Every\nauthenticated response (everything except 401) carries the IETF `draft-ietf-httpapi-ratelimit-headers-10`\nfields `RateLimit-Policy` and `RateLimit`, and the legacy `X-RateLimit-Limit`, `X-RateLimit-Remaining`,\n`X-RateLimit-Reset` for the window with the least remaining (ties: `burst`). A 429 adds `Retry-After`.\n\n## Lists and pagination\nList operations return `{\"object\": \"list\", \"data\": [...], \"has_more\": <bool>}`. Agents, call logs and team\nmembers are ordered newest first by `created_at`, ties broken by `id` descending. `limit` is 1-100 (default 20).\n`starting_after=<id>` returns the objects after that one in this order (older), `ending_before=<id>` the\nobjects before it (newer, still returned newest first); both at once is 400 `parameter_conflict`; an ID\nthat is not an object of that collection is 400 `invalid_cursor`. `has_more` tells whether more objects exist\nbeyond the returned page in the direction of travel. Integrations are a fixed catalog and are not paginated.\nUnknown query parameters are rejected on every operation with 400 `invalid_parameter` (`error.param` names it).\n\n## Idempotency\n`POST` operations accept an `Idempotency-Key` header (1-255 printable ASCII characters). Keys are scoped to the\naccount and kept for 24 hours (by the platform clock). A successful (2xx) response is stored with its key;\na retry with the same key, same path and the same body (compared as JSON values, so whitespace and key order\ndo not matter) returns the stored status, headers and body, plus `Idempotent-Replayed: true`, without\ncreating anything again (it still counts against rate limits and is still authenticated and permission\nchecked). The same key with another body or another path is 409 `idempotency_key_reused`. Error\nresponses are not stored: retrying after a 4xx executes the request again.\n\n## Errors\nEvery error uses one envelope, `{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\"?, ...}}`\n(schema `Error`). `message` is for humans and may change; branch on `type` and `code`. `param` (where the\ntable names it) and `request_id` are optional: the mock always sends them, an implementation may leave them\nout.\n\n| status | `error.type` | `error.code` | extra fields |\n|---|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter`, `invalid_cursor`, `parameter_conflict` | `param` (the offending parameter) |\n| 401 | `authentication_error` | `invalid_api_key` | none: exactly `type`, `code`, `message` |\n| 403 | `permission_error` | `insufficient_permissions`, `key_restricted` | `required_permission` (for `insufficient_permissions`) |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` | `param` (`resource_not_found`: the path parameter) |\n| 405 | `invalid_request_error` | `method_not_allowed` | header `Allow` |\n| 409 | `conflict_error` | `member_already_exists`, `owner_role_immutable`, `cannot_remove_owner`, `idempotency_key_reused`, `limit_reached` | `param` where a field is at fault |\n| 413 | `invalid_request_error` | `payload_too_large` (body over 1 MiB = 1,048,576 bytes) | |\n| 415 | `invalid_request_error` | `unsupported_media_type` (a body that is not `application/json`) | |\n| 422 | `validation_error` | `validation_failed` | `errors: [{param, code, message}]`, `param` (of the first entry) |\n| 429 | `rate_limit_error` | `rate_limit_exceeded` | `policy`, `retry_after`; header `Retry-After` |\n| 500 | `api_error` | `internal_error` | (not documented per operation; the mock returns it only when a scenario injects it) |\n| 502 | `api_error` | `bad_gateway` | (not documented per operation: a gateway in front of the platform got no valid answer; the mock returns it only when a scenario injects it) |\n| 503 | `api_error` | `service_unavailable` | header `Retry-After`; not documented per operation: the server holds as many connections as it can and every one is busy (the mock: `--max-connections`; answered on the new connection, which is then closed), or a change could not be saved (the mock: its state file's disk is full, its Redis store cannot be reached); nothing was changed |\n| 504 | `api_error` | `gateway_timeout` | (not documented per operation: a gateway in front of the platform got no answer in time; the mock returns it only when a scenario injects it) |\n\nMessages never echo a whole API key: at most its prefix and its last four characters (`sk-svc-...a1B2`).\n"
+    "description": "The v1 HTTP API of the voice agent platform. This document is the single source of truth for the\nmock server, the generated types and the conformance suite of voice-api-kit. It is written from the\nplatform's own specification (`platform-api-spec.md`) and the product decisions (`decisions.md`);\nevery place where both were silent is decided here, in the description of the part concerned.\n\n## Conventions\n- **JSON only.** Request and response bodies are JSON objects (`application/json`, UTF-8). Field names are\n  `snake_case`. Every object carries an `object` field naming its type (`\"user\"`, `\"agent\"`, `\"call_log\"`,\n  `\"call_analytics\"`, `\"integration\"`, `\"team_member\"`, `\"list\"`).\n- **Timestamps** are ISO 8601 / RFC 3339 in UTC with a `Z` suffix, with or without fractional seconds\n  (`2026-03-04T09:15:27Z`, `2026-03-04T09:15:27.250Z`); the mock writes whole seconds. Clients compare them\n  as instants, not as text. Timestamps *sent* in query parameters may carry any RFC 3339 offset and a\n  fraction of a second (`T`/`Z` in either case); they are compared as the instants they name. A timestamp\n  that names no instant is 400 `invalid_parameter` naming the parameter: an impossible date or time, an\n  offset past ±23:59, a leap second (`23:59:60`: the platform clock, like POSIX time, has none), or an\n  instant outside 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z.\n- **IDs** carry a type prefix followed by base62 characters: `usr_` (user / account), `key_` (API key),\n  `agt_` (agent), `call_` (call log), `mem_` (team member), `req_` (request), `evt_` (webhook event).\n  Integrations are identified by a fixed provider slug (`twilio`, `salesforce`, `hubspot`, `google_calendar`, `slack`, `zapier`, `webhook`).\n  A path ID that does not have the right shape is treated like an unknown ID (404 `resource_not_found`).\n- **Closed objects.** Response objects contain exactly the documented fields (`additionalProperties: false`),\n  so the mock never leaks undocumented data. Clients should nevertheless ignore unknown fields, so that\n  additive changes stay backward compatible.\n- **Nullability.** A field that is listed as `required` is always present; a nullable field is present with\n  `null` rather than omitted. Fields that are not `required` are omitted in the documented cases only.\n- **Request-Id.** Every response, success or error, carries a `Request-Id: req_...` header. Error bodies\n  (except 401, whose body has exactly the platform's documented shape) may repeat it as `error.request_id`\n  (the mock always does); when present it equals the header.\n- **Allowed choices.** Where the platform leaves a choice open, every allowed form conforms: timestamps with\n  or without fractional seconds, `WWW-Authenticate: Bearer` with or without `realm` and `error`, a `Location`\n  that is absolute or relative, an `error.param` or `error.request_id` left out, the integrations listed in\n  any order. The mock always produces one canonical form (whole seconds, `Bearer realm=\"api\"`, absolute\n  `Location`, both error fields, the catalogue order).\n- **Versioning.** The version is the path segment `/v1` at the end of the server URL. Only `v1` exists;\n  `/v2/...` and any other unknown path answer 404 `route_not_found` (after authentication and rate limiting).\n- **HEAD** is answered wherever GET is documented, like that GET without a body (RFC 9110 section 9.3.2):\n  the same status and headers, authenticated, permission-checked, and counted against the rate limits like the\n  GET. `Allow` lists it after `GET`.\n- **Numbers in query parameters** are written as JSON writes them, in decimal digits (`limit=16`); `0x10`,\n  `+5`, `05`, `1e1` for a whole number, or a value with spaces around it, is 400 `invalid_parameter`.\n- **CORS.** The standalone mock answers CORS preflights (`OPTIONS`, 204) for every documented path; it allows\n  the request headers `Authorization, Content-Type, Idempotency-Key` and exposes\n  `Request-Id, RateLimit, RateLimit-Policy, Retry-After`. Preflights are not authenticated and not counted.\n\n## Authentication and permissions\nEvery request is authenticated with an API key in `Authorization: Bearer <key>` (see the `bearerAuth`\nsecurity scheme). Keys are created, listed and revoked in the dashboard only; there are no key endpoints in\n`/v1` (the mock simulates the dashboard in its control plane, `mock-control.yaml`).\n\nEach operation names the scopes it needs in `x-required-permission` (an array; **all** listed scopes are\nrequired; `[]` means any valid key). Scopes: `agents:read`, `call_logs:read`, `analytics:read`,\n`integrations:read` (group `read`) and `agents:write`, `integrations:write`, `team_members:write`,\n`resources:delete` (group `write`). `agents:write` implies `agents:read`; `integrations:write` implies\n`integrations:read`. A publishable key (`pk-svc-`) may only ever hold `agents:read`.\n\n## Order of checks\nA request is checked in this order; the first failing check decides the response:\n\n1. **401** authentication (missing, malformed, unknown, revoked or expired key). Not counted against rate limits.\n2. **429** rate limit (per account). A 429 is not counted either.\n3. **404 / 405** routing: unknown path -> 404 `route_not_found`; known path, undocumented method -> 405 with `Allow`.\n4. **403** permission (`insufficient_permissions`), and key restrictions (`key_restricted`: client IP not in\n   `allowed_ips`, or `Origin` not in `allowed_origins`).\n5. **413 / 415 / 400** malformed request, in this order: body over 1 MiB (413, on every operation, also one\n   that takes no body such as a DELETE: nothing is done); a body whose `Content-Type` is not\n   `application/json` (415); then query and header parameters (400 `invalid_parameter`, `invalid_cursor`,\n   `parameter_conflict`); then the body itself (400 `invalid_json`: empty, not JSON, or not a JSON object).\n6. **404** resource: the path ID does not exist in the key's account (`resource_not_found`).\n7. **422** body validation (`validation_failed`, every problem listed in `errors`; unknown fields are errors).\n8. **409** conflict (`member_already_exists`, `owner_role_immutable`, `cannot_remove_owner`, `idempotency_key_reused`).\n\nConsequently a key without permission never learns whether a resource exists.\n\n## Rate limits\nRequests are limited per **account** (all keys of an account share the budget) by two sliding windows; a\nrequest is admitted only if both have room:\n\n| plan | `hourly` (w=3600 s) | `burst` (w=60 s) |\n|---|---|---|\n| free | 100 | 10 |\n| pro | 1,000 | 50 |\n| enterprise | set per account (default 10,000) | set per account (default 500) |\n\nEvery admitted request counts in both windows, whatever its status; 401s and 429s do not count. Every\nauthenticated response (everything except 401) carries the IETF `draft-ietf-httpapi-ratelimit-headers-10`\nfields `RateLimit-Policy` and `RateLimit`, and the legacy `X-RateLimit-Limit`, `X-RateLimit-Remaining`,\n`X-RateLimit-Reset` for the window with the least remaining (ties: `burst`). A 429 adds `Retry-After`.\n\n## Lists and pagination\nList operations return `{\"object\": \"list\", \"data\": [...], \"has_more\": <bool>}`. Agents, call logs and team\nmembers are ordered newest first by `created_at`, ties broken by `id` descending. `limit` is 1-100 (default 20).\n`starting_after=<id>` returns the objects after that one in this order (older), `ending_before=<id>` the\nobjects before it (newer, still returned newest first); both at once is 400 `parameter_conflict`; an ID\nthat is not an object of that collection is 400 `invalid_cursor`. `has_more` tells whether more objects exist\nbeyond the returned page in the direction of travel. Integrations are a fixed catalog and are not paginated.\nUnknown query parameters are rejected on every operation with 400 `invalid_parameter` (`error.param` names it).\n\n## Idempotency\n`POST` operations accept an `Idempotency-Key` header (1-255 printable ASCII characters). Keys are scoped to the\naccount and kept for 24 hours (by the platform clock). A successful (2xx) response is stored with its key;\na retry with the same key, same path and the same body (compared as JSON values, so whitespace and key order\ndo not matter) returns the stored status, headers and body, plus `Idempotent-Replayed: true`, without\ncreating anything again (it still counts against rate limits and is still authenticated and permission\nchecked). The same key with another body or another path is 409 `idempotency_key_reused`. Error\nresponses are not stored: retrying after a 4xx executes the request again.\n\n## Errors\nEvery error uses one envelope, `{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\"?, ...}}`\n(schema `Error`). `message` is for humans and may change; branch on `type` and `code`. `param` (where the\ntable names it) and `request_id` are optional: the mock always sends them, an implementation may leave them\nout.\n\n| status | `error.type` | `error.code` | extra fields |\n|---|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter`, `invalid_cursor`, `parameter_conflict` | `param` (the offending parameter) |\n| 401 | `authentication_error` | `invalid_api_key` | none: exactly `type`, `code`, `message` |\n| 403 | `permission_error` | `insufficient_permissions`, `key_restricted` | `required_permission` (for `insufficient_permissions`) |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` | `param` (`resource_not_found`: the path parameter) |\n| 405 | `invalid_request_error` | `method_not_allowed` | header `Allow` |\n| 409 | `conflict_error` | `member_already_exists`, `owner_role_immutable`, `cannot_remove_owner`, `idempotency_key_reused`, `limit_reached` | `param` where a field is at fault |\n| 413 | `invalid_request_error` | `payload_too_large` (body over 1 MiB = 1,048,576 bytes) | |\n| 415 | `invalid_request_error` | `unsupported_media_type` (a body that is not `application/json`) | |\n| 422 | `validation_error` | `validation_failed` | `errors: [{param, code, message}]`, `param` (of the first entry) |\n| 429 | `rate_limit_error` | `rate_limit_exceeded` | `policy`, `retry_after`; header `Retry-After` |\n| 500 | `api_error` | `internal_error` | (not documented per operation; the mock returns it only when a scenario injects it) |\n| 502 | `api_error` | `bad_gateway` | (not documented per operation: a gateway in front of the platform got no valid answer; the mock returns it only when a scenario injects it) |\n| 503 | `api_error` | `service_unavailable` | header `Retry-After`; not documented per operation: the server holds as many connections as it can and every one is busy (the mock: `--max-connections`; answered on the new connection, which is then closed), or a change could not be saved (the mock: its state file's disk is full, its Redis store cannot be reached); nothing was changed |\n| 504 | `api_error` | `gateway_timeout` | (not documented per operation: a gateway in front of the platform got no answer in time; the mock returns it only when a scenario injects it) |\n\nMessages never echo a whole API key: at most its prefix and its last four characters (`sk-svc-...a1B2`).\n"
   },
   "servers": [
     {
@@ -59,6 +59,10 @@ export const v1Document: OpenApiDocument = {
     {
       "name": "Team Members",
       "description": "People with access to the account, and their roles."
+    },
+    {
+      "name": "Webhooks",
+      "description": "Events the platform sends to an agent's `webhook_url`, for each event type listed in its\n`webhook_events`: an HTTP `POST` with a JSON body `{\"id\": \"evt_...\", \"object\": \"event\", \"type\",\n\"created_at\", \"data\": {\"object\": <call log>}}`.\n\n**Signatures** follow the Standard Webhooks specification: the headers `webhook-id` (the event id),\n`webhook-timestamp` (seconds since the epoch, when the attempt was sent) and `webhook-signature`\n(`v1,<base64 HMAC-SHA256 of \"<id>.<timestamp>.<body>\">`, keyed with the account's signing secret\n`whsec_...`). Verify them with a Standard Webhooks library before trusting a body.\n\n**Delivery.** Any 2xx answer within 10 seconds acknowledges the event. Anything else is retried 5\nseconds, 30 seconds, 2 minutes, 10 minutes and 1 hour after the failed attempt, with the same\n`webhook-id` (deduplicate on it); after the sixth failed attempt the delivery is given up. Events of one\ncall are delivered in the order they happened: `call.started`, `call.ended`, `transcript.ready`,\n`call.analyzed` (an event waits until the one before it was delivered or given up).\n"
     }
   ],
   "paths": {
@@ -1451,7 +1455,7 @@ export const v1Document: OpenApiDocument = {
             "name": "start",
             "in": "query",
             "required": false,
-            "description": "Inclusive start of the range (RFC 3339). Default `end` minus 7 days.",
+            "description": "Inclusive start of the range (RFC 3339). Default `end` minus 7 days. Not before 1970-01-01T00:00:00Z\n(400 naming `start`, or `end` when the default start would be).\n",
             "schema": {
               "type": "string",
               "format": "date-time"
@@ -2849,6 +2853,361 @@ export const v1Document: OpenApiDocument = {
       }
     }
   },
+  "webhooks": {
+    "call.started": {
+      "post": {
+        "operationId": "callStartedWebhook",
+        "summary": "A call connected",
+        "description": "Sent when a call is answered and the conversation begins (its status becomes `in_progress`). The call log\nin `data.object` is the call at that moment: `started_at` set, `ended_at`, `duration_seconds`,\n`cost_usd` and `analysis` still `null`, `transcript` empty or holding what was said in the first moment.\nSigned and retried as described under the tag **Webhooks**.\n",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CallStartedEvent"
+              },
+              "examples": {
+                "inbound_phone": {
+                  "summary": "An inbound phone call to a dental practice's agent was answered",
+                  "value": {
+                    "id": "evt_4Hq8Tn2Xw7Lc9Rb3",
+                    "object": "event",
+                    "type": "call.started",
+                    "created_at": "2026-03-12T14:02:15Z",
+                    "data": {
+                      "object": {
+                        "id": "call_8Rk2Wq5Tz9Lm3Nx7",
+                        "object": "call_log",
+                        "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                        "channel": "phone",
+                        "direction": "inbound",
+                        "from_number": "+14155550123",
+                        "to_number": "+14155550188",
+                        "status": "in_progress",
+                        "end_reason": null,
+                        "started_at": "2026-03-12T14:02:11Z",
+                        "ended_at": null,
+                        "duration_seconds": null,
+                        "cost_usd": null,
+                        "recording_url": null,
+                        "analysis": null,
+                        "metadata": {},
+                        "created_at": "2026-03-12T14:02:10Z",
+                        "transcript": []
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "2XX": {
+            "description": "The receiver accepted the event. Any other answer, or none within 10 seconds, is retried."
+          }
+        }
+      }
+    },
+    "call.ended": {
+      "post": {
+        "operationId": "callEndedWebhook",
+        "summary": "A call reached its final status",
+        "description": "Sent when a call reaches a final status (`completed`, `no_answer`, `busy`, `failed` or `canceled`):\n`ended_at`, `duration_seconds` and `cost_usd` are set, `end_reason` is set for calls that connected (and\n`error` for failed ones), and `transcript` holds the whole conversation. `analysis` is still `null`:\n`call.analyzed` follows when it is ready. Signed and retried as described under the tag **Webhooks**.\n",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CallEndedEvent"
+              },
+              "examples": {
+                "completed": {
+                  "summary": "A completed inbound call, the caller ended it",
+                  "value": {
+                    "id": "evt_9Wd3Lp7Qx2Tk5Mz8",
+                    "object": "event",
+                    "type": "call.ended",
+                    "created_at": "2026-03-12T14:03:17Z",
+                    "data": {
+                      "object": {
+                        "id": "call_8Rk2Wq5Tz9Lm3Nx7",
+                        "object": "call_log",
+                        "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                        "channel": "phone",
+                        "direction": "inbound",
+                        "from_number": "+14155550123",
+                        "to_number": "+14155550188",
+                        "status": "completed",
+                        "end_reason": "customer_ended",
+                        "started_at": "2026-03-12T14:02:11Z",
+                        "ended_at": "2026-03-12T14:03:17Z",
+                        "duration_seconds": 66,
+                        "cost_usd": 0.1089,
+                        "recording_url": "https://recordings.example.com/v1/call_8Rk2Wq5Tz9Lm3Nx7.mp3",
+                        "analysis": null,
+                        "metadata": {},
+                        "created_at": "2026-03-12T14:02:10Z",
+                        "transcript": [
+                          {
+                            "role": "agent",
+                            "text": "Thank you for calling Brightline Dental, this is Ava. How can I help you today?",
+                            "start_seconds": 4.6
+                          },
+                          {
+                            "role": "user",
+                            "text": "Hi, I'd like to move my cleaning to Thursday afternoon if that's possible.",
+                            "start_seconds": 10.2
+                          },
+                          {
+                            "role": "agent",
+                            "text": "Of course. I have Thursday at 3:30 PM with Dr. Patel. Shall I book that for you?",
+                            "start_seconds": 16.8
+                          },
+                          {
+                            "role": "user",
+                            "text": "Yes please, that works.",
+                            "start_seconds": 23.1
+                          }
+                        ]
+                      }
+                    }
+                  }
+                },
+                "no_answer": {
+                  "summary": "An outbound reminder call nobody answered",
+                  "value": {
+                    "id": "evt_2Kx7Vn4Rq9Lt6Bw1",
+                    "object": "event",
+                    "type": "call.ended",
+                    "created_at": "2026-03-12T15:10:26Z",
+                    "data": {
+                      "object": {
+                        "id": "call_5Tm8Qz2Wr7Kx4Ld9",
+                        "object": "call_log",
+                        "agent_id": "agt_7Lw4Rt9Qx2Mz5Kb8",
+                        "channel": "phone",
+                        "direction": "outbound",
+                        "from_number": "+14155550142",
+                        "to_number": "+12125550167",
+                        "status": "no_answer",
+                        "end_reason": null,
+                        "started_at": "2026-03-12T15:10:01Z",
+                        "ended_at": "2026-03-12T15:10:26Z",
+                        "duration_seconds": 25,
+                        "cost_usd": 0,
+                        "recording_url": null,
+                        "analysis": null,
+                        "metadata": {},
+                        "created_at": "2026-03-12T15:10:00Z",
+                        "transcript": []
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "2XX": {
+            "description": "The receiver accepted the event. Any other answer, or none within 10 seconds, is retried."
+          }
+        }
+      }
+    },
+    "transcript.ready": {
+      "post": {
+        "operationId": "transcriptReadyWebhook",
+        "summary": "A call's full transcript is ready",
+        "description": "Sent right after `call.ended` for a call in which something was said, with the final transcript in\n`data.object.transcript` (the call log is the same as in `call.ended`). Signed and retried as described\nunder the tag **Webhooks**.\n",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/TranscriptReadyEvent"
+              },
+              "examples": {
+                "completed": {
+                  "summary": "The transcript of a short completed call",
+                  "value": {
+                    "id": "evt_6Pz1Rk8Wm3Qt7Xc5",
+                    "object": "event",
+                    "type": "transcript.ready",
+                    "created_at": "2026-03-12T14:03:17Z",
+                    "data": {
+                      "object": {
+                        "id": "call_8Rk2Wq5Tz9Lm3Nx7",
+                        "object": "call_log",
+                        "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                        "channel": "phone",
+                        "direction": "inbound",
+                        "from_number": "+14155550123",
+                        "to_number": "+14155550188",
+                        "status": "completed",
+                        "end_reason": "customer_ended",
+                        "started_at": "2026-03-12T14:02:11Z",
+                        "ended_at": "2026-03-12T14:03:17Z",
+                        "duration_seconds": 66,
+                        "cost_usd": 0.1089,
+                        "recording_url": "https://recordings.example.com/v1/call_8Rk2Wq5Tz9Lm3Nx7.mp3",
+                        "analysis": null,
+                        "metadata": {},
+                        "created_at": "2026-03-12T14:02:10Z",
+                        "transcript": [
+                          {
+                            "role": "agent",
+                            "text": "Thank you for calling Brightline Dental, this is Ava. How can I help you today?",
+                            "start_seconds": 4.6
+                          },
+                          {
+                            "role": "user",
+                            "text": "Hi, I'd like to move my cleaning to Thursday afternoon if that's possible.",
+                            "start_seconds": 10.2
+                          }
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "2XX": {
+            "description": "The receiver accepted the event. Any other answer, or none within 10 seconds, is retried."
+          }
+        }
+      }
+    },
+    "call.analyzed": {
+      "post": {
+        "operationId": "callAnalyzedWebhook",
+        "summary": "A call's post-call analysis is ready",
+        "description": "Sent when the post-call analysis of a completed call is ready (about two minutes after it ended):\n`data.object.analysis` holds it. Signed and retried as described under the tag **Webhooks**.\n",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CallAnalyzedEvent"
+              },
+              "examples": {
+                "booked": {
+                  "summary": "A successful booking call, analysed",
+                  "value": {
+                    "id": "evt_3Tn5Wq9Lx2Rk8Mb4",
+                    "object": "event",
+                    "type": "call.analyzed",
+                    "created_at": "2026-03-12T14:05:17Z",
+                    "data": {
+                      "object": {
+                        "id": "call_8Rk2Wq5Tz9Lm3Nx7",
+                        "object": "call_log",
+                        "agent_id": "agt_3Jt9Qm2Wx8Kd5Lr1",
+                        "channel": "phone",
+                        "direction": "inbound",
+                        "from_number": "+14155550123",
+                        "to_number": "+14155550188",
+                        "status": "completed",
+                        "end_reason": "customer_ended",
+                        "started_at": "2026-03-12T14:02:11Z",
+                        "ended_at": "2026-03-12T14:03:17Z",
+                        "duration_seconds": 66,
+                        "cost_usd": 0.1089,
+                        "recording_url": "https://recordings.example.com/v1/call_8Rk2Wq5Tz9Lm3Nx7.mp3",
+                        "analysis": {
+                          "summary": "The caller moved her cleaning to Thursday at 3:30 PM with Dr. Patel.",
+                          "sentiment": "positive",
+                          "successful": true
+                        },
+                        "metadata": {},
+                        "created_at": "2026-03-12T14:02:10Z",
+                        "transcript": [
+                          {
+                            "role": "agent",
+                            "text": "Thank you for calling Brightline Dental, this is Ava. How can I help you today?",
+                            "start_seconds": 4.6
+                          }
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "2XX": {
+            "description": "The receiver accepted the event. Any other answer, or none within 10 seconds, is retried."
+          }
+        }
+      }
+    }
+  },
   "components": {
     "securitySchemes": {
       "bearerAuth": {
@@ -2954,13 +3313,13 @@ export const v1Document: OpenApiDocument = {
         "example": "Bearer realm=\"api\", error=\"invalid_token\""
       },
       "Allow": {
-        "description": "The methods documented for this path, comma separated, e.g. `GET, PATCH, DELETE`.",
+        "description": "The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET,\ne.g. `GET, HEAD, PATCH, DELETE`.\n",
         "required": true,
         "schema": {
           "type": "string",
-          "pattern": "^(GET|POST|PATCH|DELETE)(, (GET|POST|PATCH|DELETE))*$"
+          "pattern": "^(GET|HEAD|POST|PATCH|DELETE)(, (GET|HEAD|POST|PATCH|DELETE))*$"
         },
-        "example": "GET, PATCH, DELETE"
+        "example": "GET, HEAD, PATCH, DELETE"
       }
     },
     "parameters": {
@@ -3027,6 +3386,50 @@ export const v1Document: OpenApiDocument = {
         "examples": {
           "uuid": {
             "value": "5b0e1f7a-3c52-4d8e-9a61-0f2c7b94d1e3"
+          }
+        }
+      },
+      "WebhookIdHeader": {
+        "name": "webhook-id",
+        "in": "header",
+        "required": true,
+        "description": "The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it\n(Standard Webhooks `webhook-id`).\n",
+        "schema": {
+          "$ref": "#/components/schemas/EventId"
+        },
+        "examples": {
+          "event": {
+            "value": "evt_4Hq8Tn2Xw7Lc9Rb3"
+          }
+        }
+      },
+      "WebhookTimestampHeader": {
+        "name": "webhook-timestamp",
+        "in": "header",
+        "required": true,
+        "description": "When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks\n`webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)\nagainst replays.\n",
+        "schema": {
+          "type": "string",
+          "pattern": "^[0-9]{1,12}$"
+        },
+        "examples": {
+          "sent": {
+            "value": "1773324135"
+          }
+        }
+      },
+      "WebhookSignatureHeader": {
+        "name": "webhook-signature",
+        "in": "header",
+        "required": true,
+        "description": "Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the\nbase64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks\n`webhook-signature`). Verify with any Standard Webhooks library and reject the request when no\nsignature matches.\n",
+        "schema": {
+          "type": "string",
+          "pattern": "^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$"
+        },
+        "examples": {
+          "one_secret": {
+            "value": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
           }
         }
       },
@@ -5808,6 +6211,243 @@ export const v1Document: OpenApiDocument = {
           },
           "has_more": {
             "type": "boolean"
+          }
+        }
+      },
+      "EventId": {
+        "type": "string",
+        "pattern": "^evt_[A-Za-z0-9]+$",
+        "description": "Event ID (`evt_...`); also the `webhook-id` of every attempt to deliver the event."
+      },
+      "CallStartedEvent": {
+        "type": "object",
+        "description": "`call.started`: a call connected (its status became `in_progress`).",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "object",
+          "type",
+          "created_at",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/EventId"
+          },
+          "object": {
+            "type": "string",
+            "const": "event"
+          },
+          "type": {
+            "type": "string",
+            "const": "call.started"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "data": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "object"
+            ],
+            "properties": {
+              "object": {
+                "description": "The call log when the call connected.",
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/CallLog"
+                  },
+                  {
+                    "type": "object",
+                    "properties": {
+                      "status": {
+                        "const": "in_progress"
+                      }
+                    }
+                  }
+                ]
+              }
+            }
+          }
+        }
+      },
+      "CallEndedEvent": {
+        "type": "object",
+        "description": "`call.ended`: a call reached a final status.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "object",
+          "type",
+          "created_at",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/EventId"
+          },
+          "object": {
+            "type": "string",
+            "const": "event"
+          },
+          "type": {
+            "type": "string",
+            "const": "call.ended"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "data": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "object"
+            ],
+            "properties": {
+              "object": {
+                "description": "The call log at its end.",
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/CallLog"
+                  },
+                  {
+                    "$ref": "#/components/schemas/EndedCall"
+                  }
+                ]
+              }
+            }
+          }
+        }
+      },
+      "TranscriptReadyEvent": {
+        "type": "object",
+        "description": "`transcript.ready`: the full transcript of a call that ended is ready.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "object",
+          "type",
+          "created_at",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/EventId"
+          },
+          "object": {
+            "type": "string",
+            "const": "event"
+          },
+          "type": {
+            "type": "string",
+            "const": "transcript.ready"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "data": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "object"
+            ],
+            "properties": {
+              "object": {
+                "description": "The call log at its end, with its final transcript.",
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/CallLog"
+                  },
+                  {
+                    "$ref": "#/components/schemas/EndedCall"
+                  }
+                ]
+              }
+            }
+          }
+        }
+      },
+      "CallAnalyzedEvent": {
+        "type": "object",
+        "description": "`call.analyzed`: the post-call analysis of a completed call is ready.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "object",
+          "type",
+          "created_at",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/EventId"
+          },
+          "object": {
+            "type": "string",
+            "const": "event"
+          },
+          "type": {
+            "type": "string",
+            "const": "call.analyzed"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "data": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "object"
+            ],
+            "properties": {
+              "object": {
+                "description": "The call log with its analysis.",
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/CallLog"
+                  },
+                  {
+                    "type": "object",
+                    "properties": {
+                      "status": {
+                        "const": "completed"
+                      },
+                      "analysis": {
+                        "$ref": "#/components/schemas/CallAnalysis"
+                      }
+                    }
+                  }
+                ]
+              }
+            }
+          }
+        }
+      },
+      "EndedCall": {
+        "type": "object",
+        "description": "What every call log of a call that ended has (a final status and its end time).",
+        "properties": {
+          "status": {
+            "type": "string",
+            "enum": [
+              "completed",
+              "no_answer",
+              "busy",
+              "failed",
+              "canceled"
+            ]
+          },
+          "ended_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "duration_seconds": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "cost_usd": {
+            "type": "number",
+            "minimum": 0
           }
         }
       }

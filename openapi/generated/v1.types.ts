@@ -351,7 +351,97 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "call.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A call connected
+         * @description Sent when a call is answered and the conversation begins (its status becomes `in_progress`). The call log
+         *     in `data.object` is the call at that moment: `started_at` set, `ended_at`, `duration_seconds`,
+         *     `cost_usd` and `analysis` still `null`, `transcript` empty or holding what was said in the first moment.
+         *     Signed and retried as described under the tag **Webhooks**.
+         */
+        post: operations["callStartedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A call reached its final status
+         * @description Sent when a call reaches a final status (`completed`, `no_answer`, `busy`, `failed` or `canceled`):
+         *     `ended_at`, `duration_seconds` and `cost_usd` are set, `end_reason` is set for calls that connected (and
+         *     `error` for failed ones), and `transcript` holds the whole conversation. `analysis` is still `null`:
+         *     `call.analyzed` follows when it is ready. Signed and retried as described under the tag **Webhooks**.
+         */
+        post: operations["callEndedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transcript.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A call's full transcript is ready
+         * @description Sent right after `call.ended` for a call in which something was said, with the final transcript in
+         *     `data.object.transcript` (the call log is the same as in `call.ended`). Signed and retried as described
+         *     under the tag **Webhooks**.
+         */
+        post: operations["transcriptReadyWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.analyzed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A call's post-call analysis is ready
+         * @description Sent when the post-call analysis of a completed call is ready (about two minutes after it ended):
+         *     `data.object.analysis` holds it. Signed and retried as described under the tag **Webhooks**.
+         */
+        post: operations["callAnalyzedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -908,6 +998,75 @@ export interface components {
             data: components["schemas"]["TeamMember"][];
             has_more: boolean;
         };
+        /** @description Event ID (`evt_...`); also the `webhook-id` of every attempt to deliver the event. */
+        EventId: string;
+        /** @description `call.started`: a call connected (its status became `in_progress`). */
+        CallStartedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "call.started";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                /** @description The call log when the call connected. */
+                object: components["schemas"]["CallLog"] & {
+                    /** @constant */
+                    status?: "in_progress";
+                };
+            };
+        };
+        /** @description `call.ended`: a call reached a final status. */
+        CallEndedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "call.ended";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                /** @description The call log at its end. */
+                object: components["schemas"]["CallLog"] & components["schemas"]["EndedCall"];
+            };
+        };
+        /** @description `transcript.ready`: the full transcript of a call that ended is ready. */
+        TranscriptReadyEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "transcript.ready";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                /** @description The call log at its end, with its final transcript. */
+                object: components["schemas"]["CallLog"] & components["schemas"]["EndedCall"];
+            };
+        };
+        /** @description `call.analyzed`: the post-call analysis of a completed call is ready. */
+        CallAnalyzedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "call.analyzed";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                /** @description The call log with its analysis. */
+                object: components["schemas"]["CallLog"] & {
+                    /** @constant */
+                    status?: "completed";
+                    analysis?: components["schemas"]["CallAnalysis"];
+                };
+            };
+        };
+        /** @description What every call log of a call that ended has (a final status and its end time). */
+        EndedCall: {
+            /** @enum {string} */
+            status?: "completed" | "no_answer" | "busy" | "failed" | "canceled";
+            ended_at?: components["schemas"]["Timestamp"];
+            duration_seconds?: number;
+            cost_usd?: number;
+        };
     };
     responses: {
         /**
@@ -1221,6 +1380,24 @@ export interface components {
          *     Error responses are not stored.
          */
         IdempotencyKey: string;
+        /**
+         * @description The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it
+         *     (Standard Webhooks `webhook-id`).
+         */
+        WebhookIdHeader: components["schemas"]["EventId"];
+        /**
+         * @description When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks
+         *     `webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)
+         *     against replays.
+         */
+        WebhookTimestampHeader: string;
+        /**
+         * @description Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the
+         *     base64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks
+         *     `webhook-signature`). Verify with any Standard Webhooks library and reject the request when no
+         *     signature matches.
+         */
+        WebhookSignatureHeader: string;
         /** @description ID of the agent (`agt_...`). */
         AgentId: string;
         /** @description ID of the call log (`call_...`). */
@@ -1295,8 +1472,9 @@ export interface components {
          */
         "WWW-Authenticate": string;
         /**
-         * @description The methods documented for this path, comma separated, e.g. `GET, PATCH, DELETE`.
-         * @example GET, PATCH, DELETE
+         * @description The methods documented for this path, comma separated, with `HEAD` after `GET` where there is a GET,
+         *     e.g. `GET, HEAD, PATCH, DELETE`.
+         * @example GET, HEAD, PATCH, DELETE
          */
         Allow: string;
     };
@@ -1347,6 +1525,12 @@ export type TeamMember = components['schemas']['TeamMember'];
 export type TeamMemberInviteRequest = components['schemas']['TeamMemberInviteRequest'];
 export type TeamMemberUpdateRequest = components['schemas']['TeamMemberUpdateRequest'];
 export type TeamMemberList = components['schemas']['TeamMemberList'];
+export type EventId = components['schemas']['EventId'];
+export type CallStartedEvent = components['schemas']['CallStartedEvent'];
+export type CallEndedEvent = components['schemas']['CallEndedEvent'];
+export type TranscriptReadyEvent = components['schemas']['TranscriptReadyEvent'];
+export type CallAnalyzedEvent = components['schemas']['CallAnalyzedEvent'];
+export type EndedCall = components['schemas']['EndedCall'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseForbidden = components['responses']['Forbidden'];
@@ -1361,6 +1545,9 @@ export type ParameterLimit = components['parameters']['Limit'];
 export type ParameterStartingAfter = components['parameters']['StartingAfter'];
 export type ParameterEndingBefore = components['parameters']['EndingBefore'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
+export type ParameterWebhookIdHeader = components['parameters']['WebhookIdHeader'];
+export type ParameterWebhookTimestampHeader = components['parameters']['WebhookTimestampHeader'];
+export type ParameterWebhookSignatureHeader = components['parameters']['WebhookSignatureHeader'];
 export type ParameterAgentId = components['parameters']['AgentId'];
 export type ParameterCallLogId = components['parameters']['CallLogId'];
 export type ParameterIntegrationId = components['parameters']['IntegrationId'];
@@ -1759,7 +1946,10 @@ export interface operations {
     getCallAnalytics: {
         parameters: {
             query?: {
-                /** @description Inclusive start of the range (RFC 3339). Default `end` minus 7 days. */
+                /**
+                 * @description Inclusive start of the range (RFC 3339). Default `end` minus 7 days. Not before 1970-01-01T00:00:00Z
+                 *     (400 naming `start`, or `end` when the default start would be).
+                 */
                 start?: string;
                 /** @description Exclusive end of the range (RFC 3339). Default the current time. */
                 end?: string;
@@ -2128,6 +2318,170 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    callStartedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it
+                 *     (Standard Webhooks `webhook-id`).
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks
+                 *     `webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)
+                 *     against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the
+                 *     base64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks
+                 *     `webhook-signature`). Verify with any Standard Webhooks library and reject the request when no
+                 *     signature matches.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallStartedEvent"];
+            };
+        };
+        responses: {
+            /** @description The receiver accepted the event. Any other answer, or none within 10 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callEndedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it
+                 *     (Standard Webhooks `webhook-id`).
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks
+                 *     `webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)
+                 *     against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the
+                 *     base64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks
+                 *     `webhook-signature`). Verify with any Standard Webhooks library and reject the request when no
+                 *     signature matches.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallEndedEvent"];
+            };
+        };
+        responses: {
+            /** @description The receiver accepted the event. Any other answer, or none within 10 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    transcriptReadyWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it
+                 *     (Standard Webhooks `webhook-id`).
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks
+                 *     `webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)
+                 *     against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the
+                 *     base64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks
+                 *     `webhook-signature`). Verify with any Standard Webhooks library and reject the request when no
+                 *     signature matches.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TranscriptReadyEvent"];
+            };
+        };
+        responses: {
+            /** @description The receiver accepted the event. Any other answer, or none within 10 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callAnalyzedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (`evt_...`), the same on every attempt to deliver it: receivers deduplicate on it
+                 *     (Standard Webhooks `webhook-id`).
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in whole seconds since the Unix epoch (Standard Webhooks
+                 *     `webhook-timestamp`). Receivers reject a timestamp too far from their own clock (5 minutes is usual)
+                 *     against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated signatures `v1,<base64>`: each the HMAC-SHA256, keyed with the signing secret (the
+                 *     base64 bytes after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks
+                 *     `webhook-signature`). Verify with any Standard Webhooks library and reject the request when no
+                 *     signature matches.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallAnalyzedEvent"];
+            };
+        };
+        responses: {
+            /** @description The receiver accepted the event. Any other answer, or none within 10 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -39,8 +39,10 @@ async function writeReport() {
     write: () => {},
   })
   const secrets: string[] = []
+  // The webhooks area needs the mock over the network (it is not applicable with a custom fetch): left out.
+  const areas = ['responses', 'authentication', 'authorization', 'resources', 'bad-input', 'rate-limits']
   const result = await runChecks(
-    { baseUrl: BASE_URL, provision: 'mock', destructive: true, fetch },
+    { baseUrl: BASE_URL, provision: 'mock', destructive: true, fetch, areas },
     {
       onOpen: (session) => {
         secrets.push(...session.keys.secrets())

@@ -16,6 +16,16 @@ function memoryStorage(quota = Number.POSITIVE_INFINITY) {
   }
 }
 
+/** Whether `text` holds a key's secret part in any form (percent-encoded, any case). */
+function leaks(text: string, value: string): boolean {
+  let decoded = text
+  for (let i = 0; i < 5; i++)
+    decoded = decoded.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    )
+  return decoded.toLowerCase().includes(value.slice('sk-svc-'.length).toLowerCase())
+}
+
 const get = (path: string, key?: string) => ({
   method: 'GET',
   url: path,
@@ -67,6 +77,47 @@ describe('createPersistentPlatform', () => {
     const saved = [...storage.items.values()].join('')
     expect(saved).toContain('"name":"n"')
     expect(saved).not.toContain(value)
+  })
+
+  it("saves what the README says: key hashes, the two demo keys' values under demoKeys, and no other key value", async () => {
+    const storage = memoryStorage()
+    const persistent = await createPersistentPlatform({ store: createSessionStore(storage) })
+    const { account } = persistent.platform.demo
+    const created = await persistent.handle(
+      post(`/_mock/accounts/${account.id}/keys`, { type: 'secret', name: 'ci' }),
+    )
+    const { value } = created.body as { value: string }
+    const agent = {
+      name: 'n',
+      voice: { provider: 'elevenlabs', voice_id: 'r' },
+      llm: { provider: 'openai', model: 'm' },
+    }
+    // The created key pasted where it does not belong: as an Idempotency-Key, in paths, in upper case.
+    const withKey = {
+      ...post('/v1/agents', agent),
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${value}`,
+        'idempotency-key': value,
+      },
+    }
+    expect((await persistent.handle(withKey)).status).toBe(201)
+    await persistent.handle(get(`/v1/%73${value.slice(1)}`, value))
+    await persistent.handle(get(`/v1/agents/${value.toUpperCase()}`, value))
+    persistent.flush()
+
+    const saved = JSON.parse([...storage.items.values()][0] ?? 'null')
+    expect(saved.demoKeys).toEqual({
+      secretKey: persistent.secretKey,
+      publishableKey: persistent.publishableKey,
+    })
+    const elsewhere = JSON.stringify({ ...saved, demoKeys: null })
+    for (const secret of [value, persistent.secretKey, persistent.publishableKey])
+      expect(leaks(elsewhere, secret)).toBe(false)
+    expect(leaks(JSON.stringify(saved), value)).toBe(false)
+    const keys = saved.snapshot.tables.keys as [string, { hash: string }][]
+    expect(keys.length).toBeGreaterThan(2)
+    expect(keys.every(([, k]) => /^[0-9a-f]{64}$/.test(k.hash))).toBe(true)
   })
 
   it('starts over on reset as POST /_mock/reset does: the seeded data again, the demo keys still valid', async () => {

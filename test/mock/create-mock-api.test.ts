@@ -24,6 +24,26 @@ describe('createMockApi (MSW setupServer)', () => {
       body: body === undefined ? undefined : JSON.stringify(body),
     })
 
+  it('answers HEAD like GET without a body, and builds Location from its base URL', async () => {
+    const head = await call('HEAD', '/agents?limit=2')
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe('')
+    const created = await fetch(`${api.baseUrl}/agents`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${secretKey}`,
+        'content-type': 'application/json',
+        host: 'evil.example',
+      },
+      body: JSON.stringify({
+        name: 'located',
+        voice: { provider: 'elevenlabs', voice_id: 'v1' },
+        llm: { provider: 'openai', model: 'gpt-4o' },
+      }),
+    })
+    expect(created.headers.get('location')).toMatch(new RegExp(`^${api.baseUrl}/agents/agt_`))
+  })
+
   it('creates an agent in one test', async () => {
     const created = await call('POST', '/agents', {
       name: 'Made in the first test',

@@ -62,7 +62,7 @@ describe.each(TRANSPORTS)('the 4xx of decisions.md section 7 (%s)', (kind) => {
     const response = await call(mock, 'PUT', '/v1/agents', { key, body: AGENT })
     expect(response.status).toBe(405)
     envelope(response.body, 'invalid_request_error', 'method_not_allowed')
-    expect(response.headers.get('allow')).toBe('GET, POST')
+    expect(response.headers.get('allow')).toBe('GET, HEAD, POST')
   })
 
   it('413 payload_too_large for a body over 1 MiB', async () => {

@@ -166,6 +166,19 @@ describe('--admin-token over HTTP (the CLI)', () => {
   })
 })
 
+/**
+ * Whether `text` holds the secret part of a key value in any form: after undoing percent-encoding
+ * (as often as it was applied) and whatever the case.
+ */
+function leaks(text: string, value: string): boolean {
+  let decoded = text
+  for (let i = 0; i < 5; i++)
+    decoded = decoded.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    )
+  return decoded.toLowerCase().includes(value.slice('sk-svc-'.length).toLowerCase())
+}
+
 describe('key values', () => {
   let folder: string
   let mock: SpawnedMock
@@ -188,10 +201,13 @@ describe('key values', () => {
 
   it('appear in no error body, journal entry, state file or log line beyond the start-up banner', async () => {
     const demo = JSON.parse(readFileSync(join(folder, 'keys.json'), 'utf8')) as {
+      account_id: string
       secret_key: string
       publishable_key: string
     }
-    const { accountId, keyId, key } = await provisionAccount(mock.origin, { plan: 'pro' })
+    const limits = { hourly: 1_000_000, burst: 1_000_000 }
+    await httpJson(mock.origin, 'PATCH', `/_mock/accounts/${demo.account_id}`, { body: { limits } })
+    const { accountId, keyId, key } = await provisionAccount(mock.origin, { plan: 'enterprise', limits })
     const secrets = [demo.secret_key, demo.publishable_key, key]
     const bodies: unknown[] = []
     const keep = async (p: Promise<{ status: number; body: unknown }>) => {
@@ -215,6 +231,35 @@ describe('key values', () => {
           body: { name: 'x', [value]: 1 },
         }),
       )
+      // The same value in other forms: percent-encoded (once, twice, in full), upper-case.
+      const encoded = `%${value.charCodeAt(0).toString(16)}${value.slice(1)}`
+      const everyByte = [...value].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join('')
+      const upper = `${value.slice(0, 7).toUpperCase()}${value.slice(7)}`
+      for (const form of [encoded, `%25${encoded.slice(1)}`, everyByte, upper, value.toUpperCase()]) {
+        await keep(httpJson(mock.origin, 'GET', `/v1/${form}`, { key: demo.secret_key }))
+        await keep(httpJson(mock.origin, 'GET', `/v1/agents/${form}`, { key: demo.secret_key }))
+        await keep(httpJson(mock.origin, 'GET', `/_mock/accounts/${form}`))
+        await keep(httpJson(mock.origin, 'GET', `/v1/agents?${form}=1`, { key: demo.secret_key }))
+      }
+      // A key pasted as an Idempotency-Key: it works as one, and is kept only as a digest.
+      const body = {
+        name: 'idem',
+        voice: { provider: 'elevenlabs', voice_id: 'r' },
+        llm: { provider: 'openai', model: 'm' },
+      }
+      const created = await httpJson(mock.origin, 'POST', '/v1/agents', {
+        key: demo.secret_key,
+        headers: { 'idempotency-key': value },
+        body,
+      })
+      expect(created.status).toBe(201)
+      const replayed = await httpJson(mock.origin, 'POST', '/v1/agents', {
+        key: demo.secret_key,
+        headers: { 'idempotency-key': value },
+        body,
+      })
+      expect(replayed.headers['idempotent-replayed']).toBe('true')
+      expect(replayed.body.id).toBe(created.body.id)
     }
     await keep(httpJson(mock.origin, 'POST', `/_mock/keys/${keyId}/revoke`))
     await keep(httpJson(mock.origin, 'GET', '/v1/user', { key }))
@@ -228,10 +273,10 @@ describe('key values', () => {
     const lines = mock.output().split('\n')
     const afterBanner = lines.filter((line) => !/^\s+export (SECRET|PUBLISHABLE)_KEY=/.test(line)).join('\n')
     for (const value of secrets) {
-      expect(JSON.stringify(bodies).includes(value)).toBe(false)
-      expect(JSON.stringify(journal.body).includes(value)).toBe(false)
-      expect(stateText.includes(value)).toBe(false)
-      expect(afterBanner.includes(value)).toBe(false)
+      expect(leaks(JSON.stringify(bodies), value)).toBe(false)
+      expect(leaks(JSON.stringify(journal.body), value)).toBe(false)
+      expect(leaks(stateText, value)).toBe(false)
+      expect(leaks(afterBanner, value)).toBe(false)
     }
     // The banner shows the demo keys once, at start-up.
     expect(lines.filter((line) => line.includes(demo.secret_key))).toHaveLength(1)
@@ -299,6 +344,7 @@ describe('--keys-file', () => {
     symlinkSync(victim, keysFile)
     await startWithKeysFile(keysFile)
     expect(readFileSync(victim, 'utf8')).toBe('precious\n')
+    expect(statSync(victim).mode & 0o777).toBe(0o644)
     expect(lstatSync(keysFile).isSymbolicLink()).toBe(false)
     expect(statSync(keysFile).mode & 0o777).toBe(0o600)
   })

@@ -3,6 +3,7 @@ import type { Server } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { createMockPlatform, type MockPlatform, type MockPlatformOptions } from '../../mocks/platform.ts'
 import { createHttpServer, listen } from '../../mocks/server/http-server.ts'
+import { runWebhooks } from '../../mocks/server/webhooks/run-webhooks.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -54,19 +55,26 @@ export function runCommand(
   })
 }
 
-/** The mock behind node:http on a free port, for the command to run against. */
+/** The mock behind node:http on a free port, delivering webhooks as the CLI's does, for the command to run against. */
 export async function startMockServer(options: MockPlatformOptions = {}) {
-  const platform: MockPlatform = await createMockPlatform({ checkResponses: true, ...options })
+  const platform: MockPlatform = await createMockPlatform({
+    checkResponses: true,
+    webhookDeliveries: true,
+    ...options,
+  })
+  const webhooks = runWebhooks(platform)
   const server: Server = createHttpServer(() => platform)
   const { port } = await listen(server, 0, '127.0.0.1')
   return {
     platform,
     origin: `http://127.0.0.1:${port}`,
     baseUrl: `http://127.0.0.1:${port}/v1`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await webhooks.stop()
+      await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()
-      }),
+      })
+    },
   }
 }

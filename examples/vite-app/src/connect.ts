@@ -1,4 +1,4 @@
-import { startMockWorker } from 'voice-api-kit/mocks/browser'
+import { type MockWorker, startMockWorker } from 'voice-api-kit/mocks/browser'
 import { controlPlaneScenarios, type Scenarios } from './scenarios.ts'
 
 /** Where the app's API calls go, and with which keys. */
@@ -14,6 +14,8 @@ export interface ApiTarget {
   reset?: () => Promise<void>
   /** Makes the mock fail or slow down on purpose, when the app can reach its control plane. */
   scenarios?: Scenarios
+  /** Starts a simulated call and reports its events as they happen (only the in-browser mock can). */
+  calls?: Pick<MockWorker, 'calls' | 'onEvent'>
 }
 
 /**
@@ -53,5 +55,6 @@ export async function connect(): Promise<ApiTarget> {
     description: `In-browser mock (MSW service worker)${mock.restored ? ', state restored from this tab' : ''}`,
     reset: () => mock.reset(),
     scenarios: mock.scenarios,
+    calls: mock,
   }
 }

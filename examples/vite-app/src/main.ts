@@ -1,5 +1,6 @@
 import { type ApiResult, burstQuota, createApiClient } from './api-client.ts'
 import { connect } from './connect.ts'
+import { setUpLiveCall } from './live-call.ts'
 import { el, showLoading, showStatus, table, when } from './render.ts'
 import type { ActiveScenario } from './scenarios.ts'
 import './app.css'
@@ -148,6 +149,13 @@ if (target.reset) {
     await loadCallLogs()
   })
 } else reset.hidden = true
+
+setUpLiveCall(
+  target,
+  serverApi,
+  () => agentNames.keys().next().value,
+  () => void loadCallLogs(),
+)
 
 await loadAgents()
 await loadCallLogs()

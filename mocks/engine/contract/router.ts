@@ -68,8 +68,9 @@ export function createRouter(document: OpenApiDocument) {
       operations.set(method.toUpperCase(), operation)
       byId.set(operation.operationId, operation)
     }
-    // The documented methods only (the contract's `Allow`); CORS preflights are answered apart.
-    const allow = [...operations.keys()]
+    // The documented methods (the contract's `Allow`), and HEAD wherever GET is (RFC 9110: HEAD is
+    // answered like GET, without a body); CORS preflights are answered apart.
+    const allow = [...operations.keys()].flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]))
     routes.push({
       pattern: new RegExp(`^${source}/?$`),
       names,
@@ -86,7 +87,9 @@ export function createRouter(document: OpenApiDocument) {
       for (const route of routes) {
         const found = route.pattern.exec(path)
         if (!found) continue
-        const operation = route.operations.get(method.toUpperCase())
+        const upper = method.toUpperCase()
+        const operation =
+          route.operations.get(upper) ?? (upper === 'HEAD' ? route.operations.get('GET') : undefined)
         if (!operation) return { kind: 'method-not-allowed', allow: route.allow }
         const params: Record<string, string> = {}
         route.names.forEach((name, i) => {

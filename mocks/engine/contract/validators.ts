@@ -113,6 +113,25 @@ function describe(param: string, code: string, error: ErrorObject): string {
   }
 }
 
+/** JSON's grammar for numbers: no hex, octal or binary, no `+`, no leading zeros, no spaces. */
+const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/
+const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/
+
+/**
+ * What a query value for a numeric parameter fails to be (`'a whole number'`, `'a number'`), or
+ * undefined when it is well written or the parameter is not numeric. Ajv's coercion alone would read
+ * `0x10` as 16 and `5 ` as 5 (it compares with `==`).
+ */
+function malformedNumber(schema: ParameterObject['schema'], value: unknown): string | undefined {
+  const type = (schema as { type?: unknown } | undefined)?.type
+  const items = (schema as { items?: { type?: unknown } } | undefined)?.items?.type
+  const types = [type, items].flat()
+  const texts = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string')
+  if (types.includes('integer') && texts.some((text) => !INTEGER_TEXT.test(text))) return 'a whole number'
+  if (types.includes('number') && texts.some((text) => !NUMBER_TEXT.test(text))) return 'a number'
+  return undefined
+}
+
 export type QueryResult =
   | { ok: true; values: Record<string, unknown> }
   | { ok: false; param: string; message: string }
@@ -157,6 +176,13 @@ export function createValidators(document: OpenApiDocument) {
         if (!isArray && all.length > 1)
           return { ok: false, param: name, message: `'${name}' may be given only once.` }
         values[name] = isArray ? all.flatMap((v) => v.split(',')) : all[0]
+        const malformed = malformedNumber(parameter.schema, values[name])
+        if (malformed !== undefined)
+          return {
+            ok: false,
+            param: name,
+            message: `'${name}' must be ${malformed}, written in decimal digits, got '${String(values[name]).slice(0, 40)}'.`,
+          }
       }
       const validate = compiled(`query:${operationId}`, 'query', () => ({
         type: 'object',

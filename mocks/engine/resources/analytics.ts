@@ -1,11 +1,13 @@
 import { errors } from '../api-error.ts'
 import { toTimestamp } from '../clock.ts'
+import { parseTimestamp } from '../timestamp.ts'
 import type { Handlers, OperationContext } from '../types.ts'
 import { bucketBoundaries, type Granularity, zoneFormatter } from './time-buckets.ts'
 import type { CallLog } from './types.ts'
 
 const MAX_BUCKETS = 744
 const DAY_MS = 86_400_000
+const EPOCH_MS = 0
 
 /** Sums kept in integers (cost in 1/10000 USD) so that the series add up to the totals exactly. */
 interface Tally {
@@ -65,13 +67,24 @@ function metrics(tally: Tally) {
   }
 }
 
+/** A range bound as milliseconds at a whole second (any RFC 3339 offset), or 400 naming it. */
+function secondOf(value: unknown, param: string): number | undefined {
+  if (typeof value !== 'string') return undefined
+  const parsed = parseTimestamp(value)
+  if (!parsed.ok) throw errors.invalidParameter(param, `${param}: ${parsed.message}`)
+  return Math.floor(parsed.ms / 1000) * 1000
+}
+
 function parseRange(ctx: OperationContext, granularity: Granularity) {
   const now = Math.floor(ctx.clock.now() / 1000) * 1000
-  const end = typeof ctx.query.end === 'string' ? Math.floor(Date.parse(ctx.query.end) / 1000) * 1000 : now
-  const start =
-    typeof ctx.query.start === 'string'
-      ? Math.floor(Date.parse(ctx.query.start) / 1000) * 1000
-      : end - 7 * DAY_MS
+  const end = secondOf(ctx.query.end, 'end') ?? now
+  const start = secondOf(ctx.query.start, 'start') ?? end - 7 * DAY_MS
+  // Buckets align to weeks and months in any time zone: a range near year 0 would reach year -1.
+  if (start < EPOCH_MS)
+    throw errors.invalidParameter(
+      typeof ctx.query.start === 'string' ? 'start' : 'end',
+      'The range must begin at or after 1970-01-01T00:00:00Z (no call is older).',
+    )
   if (start > now) throw errors.invalidParameter('start', 'start must not be in the future.')
   if (end <= start) throw errors.invalidParameter('end', 'end must be after start.')
   if (granularity === 'total' && end - start > MAX_BUCKETS * DAY_MS)

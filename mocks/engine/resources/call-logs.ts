@@ -1,5 +1,6 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
+import { parseTimestamp } from '../timestamp.ts'
 import type { Handlers, OperationContext } from '../types.ts'
 import { listPage } from './pagination.ts'
 import type { CallLog } from './types.ts'
@@ -21,14 +22,10 @@ export function callLogFilter(query: Record<string, unknown>): ((log: CallLog) =
   if (typeof direction === 'string') checks.push((log) => log.direction === direction)
   // A call not started or not ended (`started_at` / `duration_seconds` null) matches no filter on them.
   const startedAt = (log: CallLog) => (log.started_at === null ? Number.NaN : Date.parse(log.started_at))
-  if (typeof started_after === 'string') {
-    const after = Date.parse(started_after)
-    checks.push((log) => startedAt(log) > after)
-  }
-  if (typeof started_before === 'string') {
-    const before = Date.parse(started_before)
-    checks.push((log) => startedAt(log) < before)
-  }
+  const after = instantOf(started_after, 'started_after')
+  const before = instantOf(started_before, 'started_before')
+  if (after !== undefined) checks.push((log) => startedAt(log) > after)
+  if (before !== undefined) checks.push((log) => startedAt(log) < before)
   if (typeof min_duration_seconds === 'number')
     checks.push((log) => log.duration_seconds !== null && log.duration_seconds >= min_duration_seconds)
   if (typeof max_duration_seconds === 'number')
@@ -43,13 +40,19 @@ function findCallLog(ctx: OperationContext): CallLog {
   return log
 }
 
+/** A timestamp filter as milliseconds (any RFC 3339 offset), or 400 naming it. */
+function instantOf(value: unknown, param: string): number | undefined {
+  if (typeof value !== 'string') return undefined
+  const parsed = parseTimestamp(value)
+  if (!parsed.ok) throw errors.invalidParameter(param, `${param}: ${parsed.message}`)
+  return parsed.ms
+}
+
 function checkRanges(query: Record<string, unknown>): void {
   const { started_after, started_before, min_duration_seconds, max_duration_seconds } = query
-  if (
-    typeof started_after === 'string' &&
-    typeof started_before === 'string' &&
-    started_after >= started_before
-  )
+  const after = instantOf(started_after, 'started_after')
+  const before = instantOf(started_before, 'started_before')
+  if (after !== undefined && before !== undefined && after >= before)
     throw errors.invalidParameter('started_before', 'started_before must be later than started_after.')
   if (
     typeof min_duration_seconds === 'number' &&

@@ -107,6 +107,37 @@ const CHECKS: Record<string, RecordCheck> = {
           draws: whole,
           created_at: text,
         }),
+  schedule: (value, key) =>
+    fields(value, { id: (id) => id === key, at: finite, seq: whole, kind: text, ref: text }),
+  calls: (value) =>
+    fields(value, {
+      id: text,
+      account_id: text,
+      agent_id: text,
+      outcome: text,
+      ring_ms: finite,
+      talk_ms: finite,
+      conversation: Array.isArray,
+      rate_per_minute: finite,
+    }),
+  webhook_secrets: (value) =>
+    fields(value, {
+      value: (secret) => typeof secret === 'string' && secret.startsWith('whsec_'),
+      created_at: text,
+    }),
+  webhook_deliveries: (value, key) =>
+    fields(value, {
+      id: (id) => key.endsWith(`/${String(id)}`),
+      account_id: (account) => key.startsWith(`${String(account)}/`),
+      call_id: text,
+      event_id: text,
+      url: text,
+      status: (status) => status === 'pending' || status === 'succeeded' || status === 'failed',
+      attempts: Array.isArray,
+      seq: whole,
+      failures: whole,
+      event: isObject,
+    }),
 }
 
 /** Tables whose records are the contract's own objects, checked against its schemas. */
@@ -118,7 +149,17 @@ const CONTRACT_TABLES: Record<string, string> = {
 }
 
 /** Tables whose records belong to an account (`<account id>/<id>`). */
-const PER_ACCOUNT = new Set(['agents', 'call_logs', 'team_members', 'integrations', 'idempotency', 'windows'])
+const PER_ACCOUNT = new Set([
+  'agents',
+  'call_logs',
+  'team_members',
+  'integrations',
+  'idempotency',
+  'windows',
+  'calls',
+  'webhook_secrets',
+  'webhook_deliveries',
+])
 
 /**
  * Checks a saved state before the engine starts from it: every table known, every record well formed (the

@@ -65,6 +65,8 @@ export function createControlApi(baseUrl = '/_mock') {
     setAdminToken(token) {
       adminToken = token || undefined
     },
+    /** Any control-plane operation, for panels that own theirs. @param {string} method @param {string} path @param {unknown} [body] */
+    request: (method, path, body) => call(method, path, body),
     listAccounts: () => call('GET', '/accounts'),
     /** @param {string} accountId */
     getAccount: (accountId) => call('GET', `/accounts/${id(accountId)}`),

@@ -4,6 +4,7 @@
  * Plain DOM, no build step. Served by the standalone mock at /_mock/dashboard, and mountable in a page
  * that runs the in-browser mock (`voice-api-kit/mocks/dashboard`).
  */
+import { createCallsPanel } from './calls-panel.js'
 import { createClockPanel } from './clock-panel.js'
 import { createControlApi } from './control-api.js'
 import { createKeyForm } from './create-key-form.js'
@@ -162,6 +163,7 @@ export function mountDashboard(root, options = {}) {
   const usage = createUsagePanel(ctx)
   const clock = createClockPanel(ctx)
   const scenarios = createScenariosPanel(ctx)
+  const calls = createCallsPanel(ctx)
 
   const picker = h('select', {
     id: 'vak-account',
@@ -212,6 +214,7 @@ export function mountDashboard(root, options = {}) {
         form.element,
         journal.element,
         scenarios.element,
+        calls.element,
       ),
       h('div', { class: 'vak-secondary' }, usage.element, clock.element),
     ),

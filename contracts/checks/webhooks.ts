@@ -1,0 +1,130 @@
+import { Webhook } from 'standardwebhooks'
+import type { ReceivedWebhook } from '../webhooks/webhook-receiver.ts'
+import { CALL_EVENTS, placeCall, requireDeliveries } from '../webhooks/webhook-setup.ts'
+import { ensure, fail } from './failure.ts'
+import type { CheckContext, ContractCheck } from './types.ts'
+
+const group = 'Call events'
+
+/** Seconds of real time a delivery may take to arrive once due. */
+const ARRIVAL_MS = 10_000
+
+interface Event {
+  id: string
+  type: string
+  data: { object: Record<string, unknown> }
+}
+
+/** The body of a request as an event, failing on anything else. */
+function eventOf(request: ReceivedWebhook): Event {
+  try {
+    return JSON.parse(request.body) as Event
+  } catch {
+    return fail('a JSON event body', request.body.slice(0, 200))
+  }
+}
+
+/** The contract's schema of a webhook's body (`webhooks.<type>.post.requestBody`). */
+function bodySchema(ctx: CheckContext, type: string): unknown {
+  const path = ['webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema']
+  const schema = path.reduce<unknown>(
+    (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+    ctx.contract.document,
+  )
+  if (!schema) fail(`the contract to document the webhook '${type}'`, 'no such webhook in the contract')
+  return schema
+}
+
+/** Moves the mock's clock in steps, so that the call ends and is analysed (120 s after its end). */
+async function runCallToItsEnd(ctx: CheckContext): Promise<void> {
+  for (const seconds of [2, 30, 125]) await ctx.mock?.advanceClock(seconds)
+}
+
+/** Webhooks of a call placed on the mock (`--provision mock` only). */
+export const webhookChecks: ContractCheck[] = [
+  {
+    id: 'webhooks/call-events/delivered',
+    area: 'webhooks',
+    group,
+    title:
+      'delivers every subscribed event of a call once, in order, signed with the secret, its body valid against the contract',
+    needs: ['write', 'clock'],
+    async run(ctx) {
+      const run = await placeCall(ctx)
+      await runCallToItsEnd(ctx)
+      await requireDeliveries(run)
+      const arrived = await run.receiver.waitFor(CALL_EVENTS.length, ARRIVAL_MS)
+      // Time for a duplicate to show up, if one were sent.
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const requests = run.receiver.received
+      const events = requests.map(eventOf)
+      ensure(arrived, `${CALL_EVENTS.length} webhooks within ${ARRIVAL_MS / 1000} s`, `${requests.length}`)
+      const ids = events.map((e) => e.id)
+      ensure(new Set(ids).size === ids.length, 'each event once (every answer was 200)', ids.join(', '))
+      ensure(
+        JSON.stringify(events.map((e) => e.type)) === JSON.stringify(CALL_EVENTS),
+        `the events in order: ${CALL_EVENTS.join(', ')}`,
+        events.map((e) => e.type).join(', '),
+      )
+      const verifier = new Webhook(run.secret)
+      for (const [index, request] of requests.entries()) {
+        const event = events[index] as Event
+        ensure(
+          request.headers['webhook-id'] === event.id,
+          `webhook-id to be the event id ${event.id}`,
+          String(request.headers['webhook-id']),
+        )
+        try {
+          verifier.verify(request.body, request.headers as Record<string, string>)
+        } catch (error) {
+          fail(`a valid Standard Webhooks signature on ${event.type}`, (error as Error).message)
+        }
+        const problems = ctx.contract.validator.validate(bodySchema(ctx, event.type), event)
+        ensure(
+          problems.length === 0,
+          `the ${event.type} body valid against the contract`,
+          problems.join('; '),
+        )
+        ensure(
+          event.data.object.id === run.callId,
+          `the call log of the call placed (${run.callId})`,
+          String(event.data.object.id),
+        )
+      }
+    },
+  },
+  {
+    id: 'webhooks/call-events/retried',
+    area: 'webhooks',
+    group,
+    title:
+      'retries an event the receiver failed 5 seconds later, with the same webhook-id and signature valid',
+    needs: ['write', 'clock'],
+    async run(ctx) {
+      const run = await placeCall(ctx, [500, 200], ['call.started'])
+      await ctx.mock?.advanceClock(1)
+      await requireDeliveries(run)
+      ensure(await run.receiver.waitFor(1, ARRIVAL_MS), 'a first attempt', 'none')
+      await ctx.mock?.advanceClock(6)
+      ensure(await run.receiver.waitFor(2, ARRIVAL_MS), 'a second attempt after 5 s (mock clock)', 'none')
+      const [first, second] = run.receiver.received as [ReceivedWebhook, ReceivedWebhook]
+      ensure(
+        first.headers['webhook-id'] === second.headers['webhook-id'],
+        'the same webhook-id on the retry',
+        `${first.headers['webhook-id']} then ${second.headers['webhook-id']}`,
+      )
+      ensure(first.body === second.body, 'the same body on the retry', second.body.slice(0, 120))
+      try {
+        new Webhook(run.secret).verify(second.body, second.headers as Record<string, string>)
+      } catch (error) {
+        fail('a valid signature on the retry', (error as Error).message)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      ensure(
+        run.receiver.received.length === 2,
+        'no attempt after the 200',
+        `${run.receiver.received.length}`,
+      )
+    },
+  },
+]
