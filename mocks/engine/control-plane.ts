@@ -181,11 +181,16 @@ export function createControlPlane(options: ControlPlaneOptions) {
   /**
    * A page of another site changing the mock through the user's browser (CSRF). Reads stay open: a
    * navigation to the dashboard is welcome, and without CORS headers no other site can read a response.
+   * `Sec-Fetch-Site: same-origin` is the browser's word that the page is of the origin it addressed: this mock
+   * under any of its names, or a dev server proxying to it (whose `Host` the Host check judged), so `Origin`
+   * is compared with the mock's own only when a browser does not say (or a client that is no browser).
    */
   function crossSite(request: EngineRequest, url: URL): string | undefined {
     if (['GET', 'HEAD', 'OPTIONS'].includes(request.method.toUpperCase())) return undefined
     const site = request.headers['sec-fetch-site']
-    if (site === 'cross-site' || site === 'same-site') return site
+    if (site === 'cross-site' || site === 'same-site')
+      return `${site}, Origin ${request.headers.origin ?? 'none'}`
+    if (site === 'same-origin') return undefined
     const origin = request.headers.origin
     if (origin === undefined) return undefined
     const own = request.baseUrl ? new URL(request.baseUrl).origin : url.origin
@@ -225,7 +230,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
         403,
         'permission_error',
         'cross_site_request',
-        `The control plane refuses requests from other sites' pages (${foreign}).`,
+        `The control plane refuses changes from other sites' pages (${foreign}): open the dashboard at this mock's own address (/_mock/dashboard), or behind a dev server that proxies /_mock to the mock (see the README, "Behind a dev-server proxy").`,
       )
     if (adminTokenHash && page) return undefined
     if (adminTokenHash) {

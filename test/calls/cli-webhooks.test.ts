@@ -90,7 +90,9 @@ describe('voice-api-kit mock: calls and webhooks in real time', () => {
     })
     // It rings 1 s after it was queued: move the clock past that rather than count on a slow restart.
     await http('POST', `${first.keys.control_url}/clock/advance`, { seconds: 2 })
-    expect((await http('GET', `${first.baseUrl}/call-logs/${call.body.id}`, undefined, key)).body.status).toBe('ringing')
+    expect(
+      (await http('GET', `${first.baseUrl}/call-logs/${call.body.id}`, undefined, key)).body.status,
+    ).toBe('ringing')
     await first.stop()
     const second = await startMockProcess(args, { keysFile })
     stops.push(second.stop)
