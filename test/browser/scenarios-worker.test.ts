@@ -1,8 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { answerProblems } from '../mock/support/contract-answer.ts'
-import { launchChromium, pageErrors, SKIP_BROWSER_TESTS, SKIP_NOTE, screenshot } from './support/chromium.ts'
-import { startExampleApp } from './support/servers.ts'
+import { SKIP_BROWSER_TESTS, SKIP_NOTE, screenshot } from './support/chromium.ts'
+import { examplePagesPerTest } from './support/example-pages.ts'
 
 interface PageAnswer {
   ok: boolean
@@ -19,35 +18,11 @@ interface PageAnswer {
  * answer) on the page's own fetch.
  */
 describe.skipIf(SKIP_BROWSER_TESTS)(`scenarios in the browser worker, in Chromium${SKIP_NOTE}`, () => {
-  let browser: Browser
-  let app: { origin: string; close(): Promise<void> }
-  let context: BrowserContext
-  let page: Page
-  let errors: string[]
-
-  beforeAll(async () => {
-    ;[browser, app] = await Promise.all([launchChromium(), startExampleApp()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await app?.close()
-  })
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    context.setDefaultTimeout(15_000)
-    page = await context.newPage()
-    errors = pageErrors(page)
-    await page.goto(app.origin)
-    await page.locator('body[data-ready="true"]').waitFor()
-  })
-  afterEach(async () => {
-    expect(errors).toEqual([])
-    await context.close()
-  })
+  const pages = examplePagesPerTest({ ready: true })
 
   /** A control-plane call from the page (answered by the worker). */
   const control = (method: string, path: string, body?: unknown) =>
-    page.evaluate(
+    pages.page.evaluate(
       async ([m, p, b]) => {
         const init: RequestInit = { method: m }
         if (b !== undefined) init.headers = { 'content-type': 'application/json' }
@@ -63,7 +38,7 @@ describe.skipIf(SKIP_BROWSER_TESTS)(`scenarios in the browser worker, in Chromiu
     path: string,
     options: { method?: string; prefer?: string; timeoutMs?: number; count?: number; parallel?: number } = {},
   ) =>
-    page.evaluate(
+    pages.page.evaluate(
       async ({ path, method, prefer, timeoutMs, count, parallel }) => {
         const saved = JSON.parse(sessionStorage.getItem('voice-api-kit:mock-state') ?? '{}')
         const headers: Record<string, string> = { authorization: `Bearer ${saved.demoKeys.secretKey}` }
@@ -171,48 +146,48 @@ describe.skipIf(SKIP_BROWSER_TESTS)(`scenarios in the browser worker, in Chromiu
   })
 
   it("shows the app's error and loading states from its own controls (mock.scenarios in the page)", async () => {
-    await page.getByRole('button', { name: 'Make the agents list fail' }).click()
-    await page.locator('#agents-status[data-status="500"]').waitFor()
-    await page.locator('#agents .error-state', { hasText: 'could not be loaded (500)' }).waitFor()
-    await screenshot(page, 'example-app-agents-error')
-    await page.getByRole('button', { name: 'Make the agents list fail' }).click()
-    await page.locator('#agents-status[data-status="200"]').waitFor()
-    await expect(page.locator('#agents tbody tr').count()).resolves.toBeGreaterThan(0)
+    await pages.page.getByRole('button', { name: 'Make the agents list fail' }).click()
+    await pages.page.locator('#agents-status[data-status="500"]').waitFor()
+    await pages.page.locator('#agents .error-state', { hasText: 'could not be loaded (500)' }).waitFor()
+    await screenshot(pages.page, 'example-app-agents-error')
+    await pages.page.getByRole('button', { name: 'Make the agents list fail' }).click()
+    await pages.page.locator('#agents-status[data-status="200"]').waitFor()
+    await expect(pages.page.locator('#agents tbody tr').count()).resolves.toBeGreaterThan(0)
 
-    await page.getByRole('button', { name: /Slow the agents list down/ }).click()
-    await page.locator('#agents-status[data-status="loading"]').waitFor()
-    await expect(page.locator('#agents').getAttribute('aria-busy')).resolves.toBe('true')
-    await screenshot(page, 'example-app-agents-loading')
+    await pages.page.getByRole('button', { name: /Slow the agents list down/ }).click()
+    await pages.page.locator('#agents-status[data-status="loading"]').waitFor()
+    await expect(pages.page.locator('#agents').getAttribute('aria-busy')).resolves.toBe('true')
+    await screenshot(pages.page, 'example-app-agents-loading')
     const started = Date.now()
-    await page.locator('#agents-status[data-status="200"]').waitFor()
+    await pages.page.locator('#agents-status[data-status="200"]').waitFor()
     expect(Date.now() - started).toBeGreaterThan(1200)
     await expect(
-      page.getByRole('button', { name: /Slow the agents list down/ }).getAttribute('aria-pressed'),
+      pages.page.getByRole('button', { name: /Slow the agents list down/ }).getAttribute('aria-pressed'),
     ).resolves.toBe('true')
   })
 
   it('adds a 500 for listAgents in the dashboard panel: the app shows its error state until it is removed', async () => {
-    await page.getByRole('link', { name: /Manage API keys/ }).click()
-    await page.locator('body[data-ready="true"]').waitFor()
-    await page.getByLabel('Operation').selectOption('listAgents')
-    await page.getByLabel('Answer with').selectOption('500')
-    await page.getByRole('button', { name: 'Add scenario' }).click()
-    const row = page.locator('#vak-scenarios tbody tr', { hasText: 'listAgents' })
+    await pages.page.getByRole('link', { name: /Manage API keys/ }).click()
+    await pages.page.locator('body[data-ready="true"]').waitFor()
+    await pages.page.getByLabel('Operation').selectOption('listAgents')
+    await pages.page.getByLabel('Answer with').selectOption('500')
+    await pages.page.getByRole('button', { name: 'Add scenario' }).click()
+    const row = pages.page.locator('#vak-scenarios tbody tr', { hasText: 'listAgents' })
     await row.waitFor()
     await expect(row.textContent()).resolves.toContain('500 Internal error')
 
-    await page.getByRole('link', { name: 'Back to the app' }).click()
-    await page.locator('body[data-ready="true"]').waitFor()
-    await expect(page.locator('#agents-status').getAttribute('data-status')).resolves.toBe('500')
-    await page.locator('#agents .error-state').waitFor()
+    await pages.page.getByRole('link', { name: 'Back to the app' }).click()
+    await pages.page.locator('body[data-ready="true"]').waitFor()
+    await expect(pages.page.locator('#agents-status').getAttribute('data-status')).resolves.toBe('500')
+    await pages.page.locator('#agents .error-state').waitFor()
 
-    await page.getByRole('link', { name: /Manage API keys/ }).click()
-    await page.locator('body[data-ready="true"]').waitFor()
-    await page.getByRole('button', { name: /Remove scenario listAgents/ }).click()
-    await page.locator('#vak-scenarios tbody tr').first().waitFor({ state: 'detached' })
-    await page.getByRole('link', { name: 'Back to the app' }).click()
-    await page.locator('body[data-ready="true"]').waitFor()
-    await expect(page.locator('#agents-status').getAttribute('data-status')).resolves.toBe('200')
-    await expect(page.locator('#agents tbody tr').count()).resolves.toBeGreaterThan(0)
+    await pages.page.getByRole('link', { name: /Manage API keys/ }).click()
+    await pages.page.locator('body[data-ready="true"]').waitFor()
+    await pages.page.getByRole('button', { name: /Remove scenario listAgents/ }).click()
+    await pages.page.locator('#vak-scenarios tbody tr').first().waitFor({ state: 'detached' })
+    await pages.page.getByRole('link', { name: 'Back to the app' }).click()
+    await pages.page.locator('body[data-ready="true"]').waitFor()
+    await expect(pages.page.locator('#agents-status').getAttribute('data-status')).resolves.toBe('200')
+    await expect(pages.page.locator('#agents tbody tr').count()).resolves.toBeGreaterThan(0)
   })
 })
