@@ -2,7 +2,7 @@ import { type Account, type AccountStore, type Limits, limitsOf, type Plan } fro
 import { ApiError, errors } from './api-error.ts'
 import type { Clock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
-import { createRouter } from './contract/router.ts'
+import { createRouter, type Operation } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
 import { json } from './error-response.ts'
 import { createHostCheck } from './host-check.ts'
@@ -46,6 +46,10 @@ export interface ControlPlaneOptions {
    */
   handlers?: Record<string, ControlHandler>
   seed: number
+  /** Checks every answer of a control-plane operation against `mock-control.yaml` (a drift: 500). */
+  checkResponses?: boolean
+  /** Called with every drift `checkResponses` finds. */
+  onContractViolation?: (message: string) => void
 }
 
 /** A control-plane operation: the validated request in, the response out (or an `ApiError` thrown). */
@@ -290,10 +294,32 @@ export function createControlPlane(options: ControlPlaneOptions) {
       }
       const handler = handlers[operation.operationId]
       if (!handler) throw errors.routeNotFound(request.method, url.pathname)
-      return handler({ params, query: query.values, body, baseUrl: request.baseUrl })
+      let response: EngineResponse
+      try {
+        response = handler({ params, query: query.values, body, baseUrl: request.baseUrl })
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error
+        response = json(error.status, error.body(requestId), error.headers)
+      }
+      return checkResponse(operation, response)
     } catch (error) {
       if (error instanceof ApiError) return json(error.status, error.body(requestId), error.headers)
       throw error
     }
+  }
+
+  /** With `checkResponses`, an operation's answer that its contract does not allow becomes a 500 naming the drift. */
+  function checkResponse(operation: Operation, response: EngineResponse): EngineResponse {
+    if (!options.checkResponses) return response
+    const problems = validators.response(
+      operation.operationId,
+      operation.object,
+      response.status,
+      response.body,
+    )
+    if (problems.length === 0) return response
+    const message = `Contract drift in ${operation.operationId} (${response.status}): ${problems.slice(0, 5).join('; ')}`
+    options.onContractViolation?.(message)
+    throw errors.internal(message)
   }
 }

@@ -37,7 +37,7 @@ export interface EngineOptions {
   /** How much demo data to seed (e.g. `{ callLogs: 100_000 }` for benchmarks). */
   seedSize?: SeedOptions['size']
   clock?: Clock
-  /** Check every v1 response against the contract (on in tests). */
+  /** Check every response against its contract, v1 and control plane (on in tests). */
   checkResponses?: boolean
   onContractViolation?: (message: string) => void
   /** Require this token on the control plane; otherwise it answers loopback clients only. */
@@ -171,6 +171,8 @@ export async function createEngine(options: EngineOptions) {
     pages: options.pages,
     handlers: { ...simulation.handlers, ...scenarios.handlers },
     seed,
+    checkResponses: options.checkResponses,
+    onContractViolation: options.onContractViolation,
     provisionAccount: provision,
     deleteAccountData: (accountId) => {
       simulation.removeAccount(accountId)
