@@ -4150,7 +4150,8 @@ export const mockControlDocument: OpenApiDocument = {
           },
           "method": {
             "type": "string",
-            "pattern": "^[A-Z]+$"
+            "pattern": "^[A-Z0-9!#$%&'*+.^_`|~-]+$",
+            "description": "The request's method upper-cased; any HTTP token (RFC 9110), e.g. `M-SEARCH`."
           },
           "path": {
             "type": "string",

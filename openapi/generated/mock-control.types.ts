@@ -750,6 +750,7 @@ export interface components {
             /** @constant */
             object: "journal_entry";
             at: components["schemas"]["Timestamp"];
+            /** @description The request's method upper-cased; any HTTP token (RFC 9110), e.g. `M-SEARCH`. */
             method: string;
             /** @description The URL path as received, without query string. */
             path: string;

@@ -60,6 +60,14 @@ describe('the control plane (/_mock)', () => {
     expect(JSON.stringify(journal.body)).not.toContain(value)
   })
 
+  it('lists a request whose method is any HTTP token (M-SEARCH) in the journal, as the contract allows', async () => {
+    const odd = await mock.platform.handle({ method: 'M-SEARCH', url: '/v1/user', headers: {}, body: null })
+    expect(odd.status).toBe(401)
+    const journal = await call(mock, 'GET', '/_mock/journal?limit=5')
+    expect(journal.status).toBe(200)
+    expect(journal.body.data.map((e: { method: string }) => e.method)).toContain('M-SEARCH')
+  })
+
   it('moves the clock forward and reports it', async () => {
     const before = await call(mock, 'GET', '/_mock/clock')
     const after = await call(mock, 'POST', '/_mock/clock/advance', { body: { seconds: 3600 } })
