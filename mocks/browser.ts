@@ -11,6 +11,9 @@
  * const mock = await startMockWorker() // fetch('/v1/agents', { headers: { authorization: `Bearer ${mock.publishableKey}` } })
  * ```
  *
+ * `mock.scenarios.add({ operation: 'listAgents', status: 500 })` makes the API fail, slow down or drop
+ * connections on purpose (kept with the tab's state).
+ *
  * The state (accounts, key hashes, resources, clock, journal) survives a reload of the tab through
  * `sessionStorage`, with the values of the two demo keys (so that `mock.secretKey` and
  * `mock.publishableKey` keep working; no other key value is ever stored); `mock.reset()` or
@@ -27,4 +30,11 @@ export { type MockWorker, type MockWorkerOptions, startMockWorker } from './brow
 export type { CallEvent, EventContext, EventListener } from './engine/webhooks/call-event.ts'
 export type { CallStart, MockCalls } from './msw/create-mock-api.ts'
 export { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './msw/handlers.ts'
+export {
+  type Scenario,
+  type ScenarioApi,
+  ScenarioError,
+  type ScenarioHandle,
+  type ScenarioInput,
+} from './msw/scenario-api.ts'
 export { createMockPlatform, type MockPlatform, type MockPlatformOptions } from './platform.ts'

@@ -1,14 +1,27 @@
 import type { Exchange } from '../http/exchange.ts'
 
+/**
+ * What to add to a failure whose response a mock's scenario injected (header `Mock-Scenario`): the target is
+ * a mock with a scenario left on, not an implementation that broke the rule.
+ */
+export function scenarioNote(exchange: Exchange | undefined): string {
+  const scenario = exchange?.response.headers['mock-scenario']
+  if (!scenario) return ''
+  return ` (the mock's scenario ${scenario} injected this answer, header Mock-Scenario: a scenario was left on; DELETE /_mock/scenarios removes them, and --provision mock does it before a run)`
+}
+
 /** A broken contract rule: what the contract expected, what came back, and the exchange that shows it. */
 export class ContractFailure extends Error {
+  readonly actual: string
   constructor(
     readonly expected: string,
-    readonly actual: string,
+    actual: string,
     readonly exchange?: Exchange,
   ) {
-    super(`expected ${expected}; got ${actual}`)
+    const noted = `${actual}${scenarioNote(exchange)}`
+    super(`expected ${expected}; got ${noted}`)
     this.name = 'ContractFailure'
+    this.actual = noted
   }
 }
 

@@ -81,6 +81,15 @@ export function createMockControl(options: MockControlOptions) {
     clock: () => call<{ now: string; offset_seconds: number }>('GET', '/clock'),
     advanceClock: (seconds: number) =>
       call<{ now: string; offset_seconds: number }>('POST', '/clock/advance', { seconds }),
+    /** Removes every scenario (a mock without scenarios answers 404: nothing to remove). */
+    async clearScenarios(): Promise<number> {
+      try {
+        return (await call<{ deleted: number }>('DELETE', '/scenarios')).deleted
+      } catch (error) {
+        if (error instanceof MockControlError && / answered 404 /.test(error.message)) return 0
+        throw error
+      }
+    },
     rateLimit: (accountId: string) =>
       call<{
         windows: { policy: string; limit: number; used: number; remaining: number; reset_seconds: number }[]

@@ -18,7 +18,8 @@ export interface Provisioned {
 }
 
 /**
- * Creates, through the mock's control plane, an enterprise account with roomy limits and every kind of key:
+ * Removes the mock's scenarios (error states and delays on demand), then creates, through the mock's control
+ * plane, an enterprise account with roomy limits and every kind of key:
  * secret, publishable, revoked, expired, one key lacking each scope, one with no scope, one bound to an
  * origin; and a read-only key of the seeded account that has call logs (whose limits are lifted for the
  * run and restored in teardown).
@@ -28,6 +29,8 @@ export async function provisionMock(
   scopes: string[],
   runId: string,
 ): Promise<Provisioned> {
+  // A scenario left on would answer checks in the implementation's place: none survives into a run.
+  await control.clearScenarios()
   const undo: (() => Promise<void>)[] = []
   const keyIds: string[] = []
   const account = await control.createAccount({

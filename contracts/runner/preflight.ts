@@ -1,3 +1,4 @@
+import { scenarioNote } from '../checks/failure.ts'
 import { describeNetworkError, RetryTooLong, TargetUnreachable } from '../http/errors.ts'
 import { type Exchange, redactText } from '../http/exchange.ts'
 
@@ -27,6 +28,10 @@ export function judgeProbe(exchange: Exchange, baseUrl: string, secrets: readonl
   const { status, headers } = exchange.response
   const url = `${baseUrl}/user`
   const type = (headers['content-type'] ?? '').split(';')[0]?.trim() ?? ''
+  if (status !== 200 && headers['mock-scenario'])
+    throw new ConfigError(
+      `GET ${url} answered ${status}${said(exchange, secrets)}${scenarioNote(exchange)}; no check ran.`,
+    )
   if (status === 200) {
     if (exchange.response.json === undefined)
       throw new ConfigError(

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { defineConfig, type Plugin } from 'vite'
+import { defineConfig, loadEnv, type Plugin } from 'vite'
 
 const require = createRequire(import.meta.url)
 
@@ -25,13 +25,24 @@ function mockServiceWorker(): Plugin {
   }
 }
 
-export default defineConfig({
-  root: import.meta.dirname,
-  plugins: [mockServiceWorker()],
-  build: {
-    target: 'es2022',
-    rolldownOptions: { input: { app: 'index.html', dashboard: 'dashboard.html' } },
-  },
-  server: { host: '127.0.0.1', port: 5173 },
-  preview: { host: '127.0.0.1', port: 4173 },
+/**
+ * With `VITE_MOCK_PROXY=http://127.0.0.1:4010` (the standalone mock), `/v1` and `/_mock` are proxied to it: the
+ * app calls `/v1` on its own origin, and the mock's dashboard opens at `/_mock/dashboard` here.
+ */
+function mockProxy(target: string | undefined) {
+  return target ? { '/v1': target, '/_mock': target } : undefined
+}
+
+export default defineConfig(({ mode }) => {
+  const env = { ...loadEnv(mode, import.meta.dirname, 'VITE_'), ...process.env }
+  return {
+    root: import.meta.dirname,
+    plugins: [mockServiceWorker()],
+    build: {
+      target: 'es2022',
+      rolldownOptions: { input: { app: 'index.html', dashboard: 'dashboard.html' } },
+    },
+    server: { host: '127.0.0.1', port: 5173, proxy: mockProxy(env.VITE_MOCK_PROXY) },
+    preview: { host: '127.0.0.1', port: 4173 },
+  }
 })

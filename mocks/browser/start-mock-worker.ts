@@ -2,6 +2,7 @@ import type { SetupWorker } from 'msw/browser'
 import type { EventListener } from '../engine/webhooks/call-event.ts'
 import type { CallStart, MockCalls } from '../msw/create-mock-api.ts'
 import { createHandlers } from '../msw/handlers.ts'
+import { createScenarioApi, type ScenarioApi } from '../msw/scenario-api.ts'
 import type { MockPlatform, MockPlatformOptions } from '../platform.ts'
 import { startTicker } from '../ticker/start-ticker.ts'
 import { createPersistentPlatform } from './persistent-platform.ts'
@@ -44,6 +45,11 @@ export interface MockWorker {
   onEvent(listener: EventListener): () => void
   /** Stops intercepting requests and moving calls (the state stays saved). */
   stop(): void
+  /**
+   * Error states, latency and network faults on demand, in the page (`mock.scenarios.add({ operation:
+   * 'listAgents', status: 500 })`); saved with the tab's state, cleared by `reset()`.
+   */
+  readonly scenarios: ScenarioApi
 }
 
 const noStore: SessionStore = { load: () => undefined, save: () => false, clear() {} }
@@ -99,6 +105,7 @@ export async function startMockWorker(options: MockWorkerOptions = {}): Promise<
       return persistent.restored
     },
     reset: () => persistent.reset(),
+    scenarios: createScenarioApi((request) => persistent.handle(request), platformOptions.adminToken),
     calls: {
       start: async (input: CallStart, options?: { accountId?: string }) => {
         const log = await persistent.platform.calls.start(input, options?.accountId)

@@ -2,7 +2,7 @@ import { type Account, type AccountStore, type Limits, limitsOf, type Plan } fro
 import { ApiError, errors } from './api-error.ts'
 import type { Clock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
-import { createRouter } from './contract/router.ts'
+import { createRouter, type Operation } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
 import { json } from './error-response.ts'
 import { createHostCheck } from './host-check.ts'
@@ -46,6 +46,10 @@ export interface ControlPlaneOptions {
    */
   handlers?: Record<string, ControlHandler>
   seed: number
+  /** Checks every answer of a control-plane operation against `mock-control.yaml` (a drift: 500). */
+  checkResponses?: boolean
+  /** Called with every drift `checkResponses` finds. */
+  onContractViolation?: (message: string) => void
 }
 
 /** A control-plane operation: the validated request in, the response out (or an `ApiError` thrown). */
@@ -181,11 +185,16 @@ export function createControlPlane(options: ControlPlaneOptions) {
   /**
    * A page of another site changing the mock through the user's browser (CSRF). Reads stay open: a
    * navigation to the dashboard is welcome, and without CORS headers no other site can read a response.
+   * `Sec-Fetch-Site: same-origin` is the browser's word that the page is of the origin it addressed: this mock
+   * under any of its names, or a dev server proxying to it (whose `Host` the Host check judged), so `Origin`
+   * is compared with the mock's own only when a browser does not say (or a client that is no browser).
    */
   function crossSite(request: EngineRequest, url: URL): string | undefined {
     if (['GET', 'HEAD', 'OPTIONS'].includes(request.method.toUpperCase())) return undefined
     const site = request.headers['sec-fetch-site']
-    if (site === 'cross-site' || site === 'same-site') return site
+    if (site === 'cross-site' || site === 'same-site')
+      return `${site}, Origin ${request.headers.origin ?? 'none'}`
+    if (site === 'same-origin') return undefined
     const origin = request.headers.origin
     if (origin === undefined) return undefined
     const own = request.baseUrl ? new URL(request.baseUrl).origin : url.origin
@@ -225,7 +234,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
         403,
         'permission_error',
         'cross_site_request',
-        `The control plane refuses requests from other sites' pages (${foreign}).`,
+        `The control plane refuses changes from other sites' pages (${foreign}): open the dashboard at this mock's own address (/_mock/dashboard), or behind a dev server that proxies /_mock to the mock (see the README, "Behind a dev-server proxy").`,
       )
     if (adminTokenHash && page) return undefined
     if (adminTokenHash) {
@@ -285,10 +294,32 @@ export function createControlPlane(options: ControlPlaneOptions) {
       }
       const handler = handlers[operation.operationId]
       if (!handler) throw errors.routeNotFound(request.method, url.pathname)
-      return handler({ params, query: query.values, body, baseUrl: request.baseUrl })
+      let response: EngineResponse
+      try {
+        response = handler({ params, query: query.values, body, baseUrl: request.baseUrl })
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error
+        response = json(error.status, error.body(requestId), error.headers)
+      }
+      return checkResponse(operation, response)
     } catch (error) {
       if (error instanceof ApiError) return json(error.status, error.body(requestId), error.headers)
       throw error
     }
+  }
+
+  /** With `checkResponses`, an operation's answer that its contract does not allow becomes a 500 naming the drift. */
+  function checkResponse(operation: Operation, response: EngineResponse): EngineResponse {
+    if (!options.checkResponses) return response
+    const problems = validators.response(
+      operation.operationId,
+      operation.object,
+      response.status,
+      response.body,
+    )
+    if (problems.length === 0) return response
+    const message = `Contract drift in ${operation.operationId} (${response.status}): ${problems.slice(0, 5).join('; ')}`
+    options.onContractViolation?.(message)
+    throw errors.internal(message)
   }
 }

@@ -1,6 +1,7 @@
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key'
+// `Prefer` (`code=<status>`) and `Mock-Scenario` belong to the mock's scenarios (decisions.md section 12).
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Prefer'
 const EXPOSED_HEADERS =
-  'Request-Id, RateLimit, RateLimit-Policy, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed, Location, WWW-Authenticate'
+  'Request-Id, RateLimit, RateLimit-Policy, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed, Location, WWW-Authenticate, Mock-Scenario, Preference-Applied'
 
 /** CORS headers for a response to a request from `origin` (decisions.md section 1). */
 export function corsHeaders(origin: string | undefined): Record<string, string> {

@@ -16,6 +16,7 @@ import { callLogHandlers } from './resources/call-logs.ts'
 import { integrationCatalog, integrationHandlers } from './resources/integrations.ts'
 import { teamMemberHandlers } from './resources/team-members.ts'
 import { userHandlers } from './resources/user.ts'
+import { createScenarios } from './scenarios/create-scenarios.ts'
 import { type DemoAccount, type SeedOptions, seedDemoAccount } from './seed/seed.ts'
 import { createSimulation, simulationApi } from './simulation.ts'
 import type { StateSnapshot } from './state/change-set.ts'
@@ -36,7 +37,7 @@ export interface EngineOptions {
   /** How much demo data to seed (e.g. `{ callLogs: 100_000 }` for benchmarks). */
   seedSize?: SeedOptions['size']
   clock?: Clock
-  /** Check every v1 response against the contract (on in tests). */
+  /** Check every response against its contract, v1 and control plane (on in tests). */
   checkResponses?: boolean
   onContractViolation?: (message: string) => void
   /** Require this token on the control plane; otherwise it answers loopback clients only. */
@@ -77,6 +78,17 @@ export async function createEngine(options: EngineOptions) {
   const rateLimiter = createRateLimiter(state, clock)
   const journal = createJournal(state)
   const meta = createMeta(state)
+  const scenarios = createScenarios({
+    state,
+    clock,
+    document: v1,
+    accounts,
+    keys,
+    // The seed the state records, so that every process on a shared store draws alike.
+    seed: () => meta.demo()?.seed ?? seed,
+    checkResponses: options.checkResponses,
+    onContractViolation: options.onContractViolation,
+  })
   const simulation = createSimulation({
     state,
     clock,
@@ -108,6 +120,7 @@ export async function createEngine(options: EngineOptions) {
     },
     dataFor: (account) => data.get(account.id) ?? provision(account),
     control: (request, url, requestId) => controlPlane(request, url, requestId),
+    intercept: scenarios.intercept,
   })
 
   // The seeded state is what a reset returns to. It is rebuilt from the seed at every start, also when a
@@ -156,8 +169,10 @@ export async function createEngine(options: EngineOptions) {
     adminToken: options.adminToken,
     allowedHosts: options.allowedHosts,
     pages: options.pages,
-    handlers: simulation.handlers,
+    handlers: { ...simulation.handlers, ...scenarios.handlers },
     seed,
+    checkResponses: options.checkResponses,
+    onContractViolation: options.onContractViolation,
     provisionAccount: provision,
     deleteAccountData: (accountId) => {
       simulation.removeAccount(accountId)

@@ -13,6 +13,7 @@ import { newId } from './random.ts'
 import { type RateLimiter, rateLimitHeaders } from './rate-limiter.ts'
 import type { AccountData } from './resources/account-data.ts'
 import { createOperationRunner } from './run-operation.ts'
+import type { InterceptInput, Interception, JournalScenario } from './scenarios/scenario-interceptor.ts'
 import { redactDeep, redactSecrets } from './secrets.ts'
 import type { EngineRequest, EngineResponse, Handlers } from './types.ts'
 
@@ -34,6 +35,8 @@ export interface EngineCoreOptions {
   onContractViolation?: (message: string) => void
   /** Answers requests under `/_mock/` (the control plane), when given. */
   control?: (request: EngineRequest, url: URL, requestId: string) => EngineResponse
+  /** Scenarios: may answer a routed v1 request in place of its operation, or mark and delay its answer. */
+  intercept?: (input: InterceptInput) => Interception | undefined
 }
 
 const API_PREFIX = '/v1'
@@ -43,6 +46,7 @@ interface Handled {
   response: EngineResponse
   operation?: Operation
   key?: StoredKey
+  scenario?: JournalScenario
 }
 
 /** The engine's core: routing, authentication, rate limits, permissions, validation, and the v1 pipeline. */
@@ -90,6 +94,7 @@ export function createEngineCore(options: EngineCoreOptions) {
       account_id: handled.key?.record.account_id ?? null,
       key_id: handled.key?.record.id ?? null,
       duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      scenario: handled.scenario ?? null,
     })
     return response
   }
@@ -143,13 +148,26 @@ export function createEngineCore(options: EngineCoreOptions) {
         ),
       }
     const { operation } = route
+    const windows = decision.windows
+    const intercepted = options.intercept?.({
+      request,
+      operation,
+      key: stored.record,
+      requestId,
+      windows,
+      now,
+    })
+    const scenario = intercepted?.scenario
+    if (intercepted?.answer) return { response: intercepted.answer, operation, scenario }
+    const mark = (response: EngineResponse) => (intercepted ? intercepted.mark(response) : response)
     try {
       const result = runOperation(request, url, operation, route.params, stored, account)
       const response = json(result.status, result.body, { ...headers, ...result.headers })
-      return { response: checkResponse(operation, response), operation }
+      return { response: mark(checkResponse(operation, response)), operation, scenario }
     } catch (error) {
       if (!(error instanceof ApiError)) throw error
-      return { response: checkResponse(operation, errorResponse(error, requestId, headers)), operation }
+      const response = checkResponse(operation, errorResponse(error, requestId, headers))
+      return { response: mark(response), operation, scenario }
     }
   }
 

@@ -1,3 +1,4 @@
+import type { JournalScenario } from './scenarios/scenario-interceptor.ts'
 import type { EngineState } from './state/state.ts'
 
 /** One request as the control plane's journal shows it: never a key value, never a query string. */
@@ -12,6 +13,8 @@ export interface JournalEntry {
   account_id: string | null
   key_id: string | null
   duration_ms: number
+  /** The scenario (or `Prefer` header) that answered or delayed the request. */
+  scenario: JournalScenario | null
 }
 
 export interface JournalQuery {
@@ -80,7 +83,11 @@ export function createJournal(state: EngineState, capacity = 1000) {
             (!key_id || e.key_id === key_id) &&
             statusMatches(e.status),
         )
-      return { data: matching.slice(0, limit), has_more: matching.length > limit }
+      // Entries saved by an earlier version have no `scenario`: none applied to them.
+      const data = matching
+        .slice(0, limit)
+        .map((e) => (e.scenario === undefined ? { ...e, scenario: null } : e))
+      return { data, has_more: matching.length > limit }
     },
     /** Empties the journal, recorded as changes. */
     clear(): void {

@@ -35,6 +35,18 @@ export interface EngineResponse {
   status: number
   headers: Record<string, string>
   body: unknown
+  /** What the adapter does besides answering (a scenario's delay or network error); the engine has no timers. */
+  effect?: ResponseEffect
+}
+
+/**
+ * A scenario's effect on the wire, carried out by each adapter: wait `delayMs` before answering, then answer,
+ * or instead drop the connection (`reset`) or leave the request unanswered until the client gives up
+ * (`timeout`). An adapter that cannot do a network error sends the response (a 503 naming the scenario).
+ */
+export interface ResponseEffect {
+  delayMs?: number
+  network?: 'reset' | 'timeout'
 }
 
 export type { OperationResult } from './operation-result.ts'

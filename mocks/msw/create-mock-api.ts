@@ -4,6 +4,7 @@ import type { EventListener } from '../engine/webhooks/call-event.ts'
 import { createMockPlatform, type MockPlatform, type MockPlatformOptions } from '../platform.ts'
 import { startTicker } from '../ticker/start-ticker.ts'
 import { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './handlers.ts'
+import { createScenarioApi, type ScenarioApi } from './scenario-api.ts'
 
 /** A call to start: an agent of the account, and optionally how it goes (mock-control.yaml `CallStartRequest`). */
 export type CallStart = Partial<CallInput> & { agent_id: string }
@@ -37,6 +38,11 @@ export interface MockApi {
    * Call it in `beforeEach`.
    */
   reset(): Promise<void>
+  /**
+   * Error states, latency and network faults on demand (`api.scenarios.add({ operation: 'listAgents',
+   * status: 500 })`), as `/_mock/scenarios` offers them; `reset()` clears them too.
+   */
+  readonly scenarios: ScenarioApi
   /** Simulated calls: `api.calls.start({ agent_id })`. */
   readonly calls: MockCalls
   /**
@@ -68,6 +74,7 @@ export async function createMockApi(options: MockApiOptions = {}): Promise<MockA
     async reset() {
       await platform.reset()
     },
+    scenarios: createScenarioApi((request) => platform.handle(request), platformOptions.adminToken),
     calls: {
       start: (input, options) => platform.calls.start(input, options?.accountId),
     },

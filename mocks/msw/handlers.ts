@@ -1,6 +1,7 @@
 import { http } from 'msw'
 import type { MockPlatform } from '../platform.ts'
-import { toEngineRequest, toFetchResponse } from './fetch-bridge.ts'
+import { answerWithEffect } from './answer-with-effect.ts'
+import { toEngineRequest } from './fetch-bridge.ts'
 
 export interface HandlerOptions {
   /**
@@ -41,7 +42,7 @@ export function createHandlers(
         url.search,
         absoluteRoot ?? `${url.origin}${mountPath}/v1`,
       )
-      return toFetchResponse(await platform().handle(engineRequest), request.method)
+      return answerWithEffect(await platform().handle(engineRequest), request)
     })
 
   return [forward('/v1'), forward('/_mock')]

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { errors } from '../engine/api-error.ts'
 import { MAX_BODY_BYTES } from '../engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
+import { carryOutEffect } from './carry-out-effect.ts'
 import { capConnections, defaultMaxConnections } from './connection-cap.ts'
 import { edgeErrorResponse, onClientError } from './edge-errors.ts'
 import { createJsonEncoder, encodeJson } from './json-encoder.ts'
@@ -152,6 +153,8 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
           return
         }
         await options.beforeSend?.(request, response)
+        // A scenario's delay or network error: the engine has no timers and no sockets; this adapter does.
+        if (response.effect && !(await carryOutEffect(req, res, response.effect))) return
         const reuse = !write && writesInFlight === 0 && API_URL.test(request.url)
         if (reuse) {
           const changes = handler().changes?.()

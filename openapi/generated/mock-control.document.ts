@@ -18,7 +18,7 @@ export const mockControlDocument: OpenApiDocument = {
       "name": "voice-api-kit maintainers",
       "url": "https://github.com/voice-api-kit/voice-api-kit"
     },
-    "description": "The control plane of the voice-api-kit mock server. It is **not** part of the platform's v1 API: the\nplatform manages API keys in its dashboard only, so the mock offers this small API instead, to create\naccounts and keys, revoke keys, move the clock and watch the requests it received. It is served by the mock\nunder `/_mock/` (next to `/v1/`).\n\n## Access\n- Without `--admin-token`, the control plane answers **loopback clients only** (127.0.0.0/8, `::1`, and\n  in-process callers such as MSW); any other client gets 403 `loopback_only`. No credentials are needed.\n- When the mock was started with `--admin-token <token>`, every control request must carry\n  `Authorization: Bearer <token>` (compared in constant time), from any address; otherwise\n  401 `invalid_admin_token`. The pages `GET /dashboard` (with its scripts and styles) and `GET /docs`\n  hold no secret and load without the token; the dashboard then asks for it and sends it with each call. v1 API keys never authenticate here, and the admin token never\n  authenticates `/v1`.\n- Control requests are not rate limited, not counted in any account's windows and not written to the journal.\n- The control plane (and the dashboard and docs pages under it) answers only requests addressed to the\n  mock itself, against DNS rebinding: the `Host` header must name `localhost` or a name under\n  `.localhost`, an IP address, the `--host` the mock listens on, or a name given to `--allowed-hosts`\n  (`.example.dev` there allows `example.dev` and every name under it); the port is not compared. Any\n  other `Host` gets 403 `host_not_allowed`, before any other check. (A page on `evil.example` whose name\n  is re-pointed at 127.0.0.1 is same-origin for the browser, but its requests still say\n  `Host: evil.example`.) Behind a proxy that keeps the browser's `Host` (for example a Vite dev-server\n  proxy without `changeOrigin`, reached under a name of your own), pass that name to `--allowed-hosts`.\n  In-process (MSW) there is no network and no `Host` to check. `/v1` is answered under any name.\n- Cross-site changes are refused with 403 `cross_site_request`: a POST or PATCH whose `Sec-Fetch-Site` is\n  `cross-site` or `same-site`, or whose `Origin` is not the mock's own origin. A web page open in a browser\n  on the same machine therefore cannot reset the mock or revoke keys. Control responses carry no CORS\n  headers, so no other site can read them either.\n\n## Conventions\nSame as v1: JSON bodies, `snake_case`, ISO 8601 UTC timestamps with `Z`, prefixed IDs (`usr_`, `key_`,\n`req_`, `whd_` for webhook deliveries), a `Request-Id` header on every response, and the same error envelope\n(`{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\", \"errors\"?}}`). Unknown query parameters\nand unknown body fields are rejected (400 `invalid_parameter`, 422 `unknown_field`).\n\n| status | `error.type` | `error.code` |\n|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter` |\n| 401 | `authentication_error` | `invalid_admin_token` |\n| 403 | `permission_error` | `host_not_allowed`, `loopback_only`, `cross_site_request` |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` |\n| 405 | `invalid_request_error` | `method_not_allowed` (header `Allow`) |\n| 413 | `invalid_request_error` | `payload_too_large` (a body over 1 MiB, on any request; nothing is done) |\n| 415 | `invalid_request_error` | `unsupported_media_type` |\n| 422 | `validation_error` | `validation_failed`, with `errors: [{param, code, message}]` |\n| 409 | `conflict_error` | `demo_account_protected` (deleting the seeded demo account), `limit_reached` (the mock holds at most 1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account; nothing is created) |\n| 503 | `api_error` | `service_unavailable` (every connection the mock may hold is busy, or a change could not be saved: the disk is full, the Redis store cannot be reached; nothing was changed; `Retry-After`) |\n\n## Time\nOne clock drives rate-limit windows, key expiry, idempotency retention and every timestamp of both APIs.\nIt starts at the real time when the mock starts (or at a fixed instant when seeded so) and can only be\nmoved forward, with `POST /clock/advance`, so that hour-long windows and 90-day rotations are tested in\nmilliseconds.\n"
+    "description": "The control plane of the voice-api-kit mock server. It is **not** part of the platform's v1 API: the\nplatform manages API keys in its dashboard only, so the mock offers this small API instead, to create\naccounts and keys, revoke keys, move the clock and watch the requests it received. It is served by the mock\nunder `/_mock/` (next to `/v1/`).\n\n## Access\n- Without `--admin-token`, the control plane answers **loopback clients only** (127.0.0.0/8, `::1`, and\n  in-process callers such as MSW); any other client gets 403 `loopback_only`. No credentials are needed.\n- When the mock was started with `--admin-token <token>`, every control request must carry\n  `Authorization: Bearer <token>` (compared in constant time), from any address; otherwise\n  401 `invalid_admin_token`. The pages `GET /dashboard` (with its scripts and styles) and `GET /docs`\n  hold no secret and load without the token; the dashboard then asks for it and sends it with each call. v1 API keys never authenticate here, and the admin token never\n  authenticates `/v1`.\n- Control requests are not rate limited, not counted in any account's windows and not written to the journal.\n- The control plane (and the dashboard and docs pages under it) answers only requests addressed to the\n  mock itself, against DNS rebinding: the `Host` header must name `localhost` or a name under\n  `.localhost`, an IP address, the `--host` the mock listens on, or a name given to `--allowed-hosts`\n  (`.example.dev` there allows `example.dev` and every name under it); the port is not compared. Any\n  other `Host` gets 403 `host_not_allowed`, before any other check. (A page on `evil.example` whose name\n  is re-pointed at 127.0.0.1 is same-origin for the browser, but its requests still say\n  `Host: evil.example`.) Behind a proxy that keeps the browser's `Host` (for example a Vite dev-server\n  proxy without `changeOrigin`, reached under a name of your own), pass that name to `--allowed-hosts`.\n  In-process (MSW) there is no network and no `Host` to check. `/v1` is answered under any name.\n- Cross-site changes are refused with 403 `cross_site_request`: a POST, PATCH or DELETE whose\n  `Sec-Fetch-Site` is `cross-site` or `same-site` (another port of the same host is another site's page), or,\n  from a client that sends no `Sec-Fetch-Site`, whose `Origin` is not the mock's own origin. A web page open\n  in a browser on the same machine therefore cannot reset the mock or revoke keys. `Sec-Fetch-Site:\n  same-origin` is the browser's word that the page is of the origin it addressed, so the dashboard works\n  under any name of the mock (`localhost` or `127.0.0.1`) and behind a dev-server proxy that forwards\n  `/_mock` (with or without `changeOrigin`; the `Host` check above still applies). Control responses carry\n  no CORS headers, so no other site can read them either.\n\n## Conventions\nSame as v1: JSON bodies, `snake_case`, ISO 8601 UTC timestamps with `Z`, prefixed IDs (`usr_`, `key_`,\n`req_`, `whd_` for webhook deliveries), a `Request-Id` header on every response, and the same error envelope\n(`{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\", \"errors\"?}}`). Unknown query parameters\nand unknown body fields are rejected (400 `invalid_parameter`, 422 `unknown_field`).\n\n| status | `error.type` | `error.code` |\n|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter` |\n| 401 | `authentication_error` | `invalid_admin_token` |\n| 403 | `permission_error` | `host_not_allowed`, `loopback_only`, `cross_site_request` |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` |\n| 405 | `invalid_request_error` | `method_not_allowed` (header `Allow`) |\n| 413 | `invalid_request_error` | `payload_too_large` (a body over 1 MiB, on any request; nothing is done) |\n| 415 | `invalid_request_error` | `unsupported_media_type` |\n| 422 | `validation_error` | `validation_failed`, with `errors: [{param, code, message}]` |\n| 409 | `conflict_error` | `demo_account_protected` (deleting the seeded demo account), `limit_reached` (the mock holds at most 1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account; nothing is created) |\n| 503 | `api_error` | `service_unavailable` (every connection the mock may hold is busy, or a change could not be saved: the disk is full, the Redis store cannot be reached; nothing was changed; `Retry-After`) |\n\n## Scenarios\nA scenario makes v1 requests fail, slow down or lose their connection on purpose (`createScenario`), so\nthat a frontend can be seen handling errors, loading states and an offline API. Every answer a scenario\ntouched carries the header `Mock-Scenario: <scenario id>` and is marked in the journal (`scenario`).\nPer request, Prism's habit works too: `Prefer: code=<status>` on a v1 request answers that error status\n(one the operation documents, or 500, 502, 503, 504) with the contract's envelope, changing nothing, and\n`Mock-Scenario: prefer`; `Prefer: code=<2xx>` asks for the operation's real answer (the request runs\nas without the header; scenarios are not applied); any other status is 400 `invalid_parameter` naming\n`Prefer`. Other preferences in the header are ignored.\n\n## Time\nOne clock drives rate-limit windows, key expiry, idempotency retention and every timestamp of both APIs.\nIt starts at the real time when the mock starts (or at a fixed instant when seeded so) and can only be\nmoved forward, with `POST /clock/advance`, so that hour-long windows and 90-day rotations are tested in\nmilliseconds.\n"
   },
   "servers": [
     {
@@ -60,6 +60,10 @@ export const mockControlDocument: OpenApiDocument = {
     {
       "name": "Webhooks",
       "description": "The signing secret of an account's webhooks, and the log of their deliveries."
+    },
+    {
+      "name": "Scenarios",
+      "description": "Error states, latency and network faults on demand, for seeing how an app copes with a failing or slow API."
     }
   ],
   "paths": {
@@ -1352,7 +1356,8 @@ export const mockControlDocument: OpenApiDocument = {
                           "status": 401,
                           "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
                           "key_id": "key_4Kd9Wm3Qz8Tn1Yb6",
-                          "duration_ms": 0.412
+                          "duration_ms": 0.412,
+                          "scenario": null
                         },
                         {
                           "id": "req_Hy3Tc8Vn5Pq2Ls7R",
@@ -1364,7 +1369,500 @@ export const mockControlDocument: OpenApiDocument = {
                           "status": 401,
                           "account_id": null,
                           "key_id": null,
-                          "duration_ms": 0.198
+                          "duration_ms": 0.198,
+                          "scenario": null
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
+    "/scenarios": {
+      "get": {
+        "operationId": "listScenarios",
+        "summary": "List active scenarios",
+        "description": "Every active scenario, newest first: the order in which they are tried against a request (the first\nthat matches and whose `probability` draw succeeds answers it). A scenario whose `times` are used up is\ngone. Not paginated: `has_more` is always `false`.\n",
+        "tags": [
+          "Scenarios"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Active scenarios, newest first.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ScenarioList"
+                },
+                "examples": {
+                  "two": {
+                    "summary": "A failing agents list (2 of 3 uses left) and a slow API",
+                    "value": {
+                      "object": "list",
+                      "has_more": false,
+                      "data": [
+                        {
+                          "id": "scn_Q7wLm2Xz9Wc4Nd1K",
+                          "object": "scenario",
+                          "operation": "listAgents",
+                          "account_id": null,
+                          "key_id": null,
+                          "status": 500,
+                          "delay": null,
+                          "network_error": null,
+                          "times": 3,
+                          "probability": 1,
+                          "uses": 1,
+                          "remaining": 2,
+                          "created_at": "2026-03-12T12:31:09Z"
+                        },
+                        {
+                          "id": "scn_Hy3Tc8Vn5Pq2Ls7R",
+                          "object": "scenario",
+                          "operation": "*",
+                          "account_id": null,
+                          "key_id": null,
+                          "status": null,
+                          "delay": {
+                            "type": "lognormal",
+                            "median_ms": 400,
+                            "sigma": 0.5
+                          },
+                          "network_error": null,
+                          "times": null,
+                          "probability": 1,
+                          "uses": 12,
+                          "remaining": null,
+                          "created_at": "2026-03-12T12:29:40Z"
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      },
+      "post": {
+        "operationId": "createScenario",
+        "summary": "Add a scenario",
+        "description": "Adds a scenario: from now on, v1 requests to `operation` (an operationId of `v1.yaml`, or `*` for every\noperation), optionally only those made with the keys of `account_id` or with `key_id`, meet its effects\nafter authentication, the rate limit and routing, before the operation runs (so before permission and\ninput checks):\n- `status`: the request is answered with that status and the contract's error envelope (a message\n  naming the scenario), and the operation does not run: nothing changes. Any error status the operation\n  documents, or 500, 502, 503, 504 (see `listOperations`). A 429 carries consistent `RateLimit`,\n  `X-RateLimit-*` and `Retry-After` headers (the `burst` window reported exhausted), a 401\n  `WWW-Authenticate`, a 405 `Allow`, a 503 `Retry-After: 1`.\n- `delay`: the answer (the injected one, or the operation's real answer) is held back for a fixed\n  time, or a time drawn from a `uniform` or `lognormal` distribution (as WireMock's), at most 30 s.\n- `network_error`: `reset` drops the connection (MSW: `HttpResponse.error()`, a failed fetch);\n  `timeout` answers nothing until the client gives up (the standalone mock closes a silent\n  connection after 60 s). The operation does not run. Not combinable with `status`.\n- `times`: applies that many times, then the scenario is gone; `probability` (0-1, default 1): each\n  matching request applies it with that probability. Draws (probability, delays) come from the mock's\n  seed, the scenario's place in the order of creation since the last reset, and its draw count: the\n  same seed and the same steps give the same draws, also across processes sharing a store.\n\nAt least one of `status`, `delay` and `network_error` is required. Answers carry `Mock-Scenario: <id>`\nand the journal marks them (`scenario`). Anything invalid (an unknown operation, a status the\noperation cannot return, a negative delay, a probability outside 0-1, an unknown account or key) is\n422 naming the field, and nothing is stored. Scenarios are state: kept with `--state-file`, shared\nthrough `--store redis://...`, cleared by `resetMock`.\n",
+        "tags": [
+          "Scenarios"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ScenarioCreateRequest"
+              },
+              "examples": {
+                "agents_fail": {
+                  "summary": "The agents list fails 3 times",
+                  "value": {
+                    "operation": "listAgents",
+                    "status": 500,
+                    "times": 3
+                  }
+                },
+                "slow_api": {
+                  "summary": "Every operation slow, about 400 ms (lognormal)",
+                  "value": {
+                    "operation": "*",
+                    "delay": {
+                      "type": "lognormal",
+                      "median_ms": 400,
+                      "sigma": 0.5
+                    }
+                  }
+                },
+                "offline": {
+                  "summary": "One account's requests time out",
+                  "value": {
+                    "operation": "*",
+                    "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                    "network_error": "timeout"
+                  }
+                },
+                "flaky": {
+                  "summary": "Creating an agent fails with 503 one time in four",
+                  "value": {
+                    "operation": "createAgent",
+                    "status": 503,
+                    "probability": 0.25
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The scenario, active from the next request.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Scenario"
+                },
+                "examples": {
+                  "agents_fail": {
+                    "summary": "The agents list fails 3 times",
+                    "value": {
+                      "id": "scn_Q7wLm2Xz9Wc4Nd1K",
+                      "object": "scenario",
+                      "operation": "listAgents",
+                      "account_id": null,
+                      "key_id": null,
+                      "status": 500,
+                      "delay": null,
+                      "network_error": null,
+                      "times": 3,
+                      "probability": 1,
+                      "uses": 0,
+                      "remaining": 3,
+                      "created_at": "2026-03-12T12:31:09Z"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableEntity"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "clearScenarios",
+        "summary": "Remove every scenario",
+        "description": "Removes every active scenario (the contract suite's `--provision mock` does this first).",
+        "tags": [
+          "Scenarios"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "How many scenarios were removed.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ScenariosCleared"
+                },
+                "examples": {
+                  "cleared": {
+                    "summary": "Two scenarios removed",
+                    "value": {
+                      "object": "scenarios_cleared",
+                      "deleted": 2
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
+    "/scenarios/{scenario_id}": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/ScenarioId"
+        }
+      ],
+      "get": {
+        "operationId": "getScenario",
+        "summary": "Get a scenario",
+        "description": "One active scenario, with its uses so far and what remains of its `times`.",
+        "tags": [
+          "Scenarios"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The scenario.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Scenario"
+                },
+                "examples": {
+                  "timeout": {
+                    "summary": "A network timeout for one key, used twice",
+                    "value": {
+                      "id": "scn_Lp9Ko6Ji3Hu0Gy7T",
+                      "object": "scenario",
+                      "operation": "getUser",
+                      "account_id": null,
+                      "key_id": "key_4Kd9Wm3Qz8Tn1Yb6",
+                      "status": null,
+                      "delay": null,
+                      "network_error": "timeout",
+                      "times": null,
+                      "probability": 1,
+                      "uses": 2,
+                      "remaining": null,
+                      "created_at": "2026-03-12T12:31:09Z"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteScenario",
+        "summary": "Remove a scenario",
+        "description": "Removes one scenario; the next request no longer meets it. 404 when it is gone (used up or removed).",
+        "tags": [
+          "Scenarios"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The scenario was removed.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedScenario"
+                },
+                "examples": {
+                  "deleted": {
+                    "summary": "A removed scenario",
+                    "value": {
+                      "id": "scn_Q7wLm2Xz9Wc4Nd1K",
+                      "object": "scenario",
+                      "deleted": true
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
+    "/operations": {
+      "get": {
+        "operationId": "listOperations",
+        "summary": "List the v1 operations a scenario can target",
+        "description": "Every operation of `v1.yaml` with its method, path, and the statuses a scenario's `status` may take for\nit (the error statuses it documents, and 500, 502, 503, 504). The dashboard's Scenarios panel is built\nfrom it.\n",
+        "tags": [
+          "Scenarios"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The v1 operations, in the contract's order.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/OperationList"
+                },
+                "examples": {
+                  "operations": {
+                    "summary": "The first operation (the list goes on)",
+                    "value": {
+                      "object": "list",
+                      "has_more": false,
+                      "data": [
+                        {
+                          "object": "operation",
+                          "operation_id": "getUser",
+                          "method": "GET",
+                          "path": "/user",
+                          "scenario_statuses": [
+                            400,
+                            401,
+                            403,
+                            404,
+                            405,
+                            413,
+                            429,
+                            500,
+                            502,
+                            503,
+                            504
+                          ]
                         }
                       ]
                     }
@@ -2179,6 +2677,22 @@ export const mockControlDocument: OpenApiDocument = {
           }
         }
       },
+      "ScenarioId": {
+        "name": "scenario_id",
+        "in": "path",
+        "required": true,
+        "description": "ID of the scenario (`scn_...`).",
+        "schema": {
+          "type": "string",
+          "pattern": "^scn_[A-Za-z0-9]+$",
+          "maxLength": 64
+        },
+        "examples": {
+          "agents_fail": {
+            "value": "scn_Q7wLm2Xz9Wc4Nd1K"
+          }
+        }
+      },
       "KeyId": {
         "name": "key_id",
         "in": "path",
@@ -2409,7 +2923,7 @@ export const mockControlDocument: OpenApiDocument = {
                   "error": {
                     "type": "permission_error",
                     "code": "cross_site_request",
-                    "message": "The control plane refuses requests from other sites' pages (Origin https://ads.example.net).",
+                    "message": "The control plane refuses changes from other sites' pages (cross-site, Origin https://ads.example.net): open the dashboard at this mock's own address (/_mock/dashboard), or behind a dev server that proxies /_mock to the mock (see the README, \"Behind a dev-server proxy\").",
                     "request_id": "req_Qw3Er5Ty7Ui9Op1A"
                   }
                 }
@@ -2419,7 +2933,7 @@ export const mockControlDocument: OpenApiDocument = {
         }
       },
       "NotFound": {
-        "description": "404 - `resource_not_found` (no account or key with that ID; `param` names the path parameter) or\n`route_not_found` (no such control path).\n",
+        "description": "404 - `resource_not_found` (no account, key or scenario with that ID; `param` names the path parameter) or\n`route_not_found` (no such control path).\n",
         "headers": {
           "Request-Id": {
             "$ref": "#/components/headers/Request-Id"
@@ -3618,7 +4132,8 @@ export const mockControlDocument: OpenApiDocument = {
           "status",
           "account_id",
           "key_id",
-          "duration_ms"
+          "duration_ms",
+          "scenario"
         ],
         "properties": {
           "id": {
@@ -3635,7 +4150,8 @@ export const mockControlDocument: OpenApiDocument = {
           },
           "method": {
             "type": "string",
-            "pattern": "^[A-Z]+$"
+            "pattern": "^[A-Z0-9!#$%&'*+.^_`|~-]+$",
+            "description": "The request's method upper-cased; any HTTP token (RFC 9110), e.g. `M-SEARCH`."
           },
           "path": {
             "type": "string",
@@ -3673,6 +4189,17 @@ export const mockControlDocument: OpenApiDocument = {
             "type": "number",
             "minimum": 0,
             "description": "Time the mock took to answer."
+          },
+          "scenario": {
+            "description": "The scenario (or `Prefer` header) that answered or delayed this request, `null` for none. For a\nnetwork error `status` is 503, what an adapter that cannot drop a connection answers; the client saw\n`network_error`. `duration_ms` never includes a delay.\n",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/JournalScenario"
+              },
+              {
+                "type": "null"
+              }
+            ]
           }
         }
       },
@@ -4140,6 +4667,433 @@ export const mockControlDocument: OpenApiDocument = {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/AgentSummary"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "ScenarioDelay": {
+        "description": "How long an answer is held back: `fixed` (`ms`), `uniform` (between `min_ms` and `max_ms`) or\n`lognormal` (`median_ms`, and `sigma`, the standard deviation of the delay's natural logarithm, as\nWireMock's). A drawn delay is capped at 30,000 ms.\n",
+        "type": "object",
+        "oneOf": [
+          {
+            "$ref": "#/components/schemas/FixedDelay"
+          },
+          {
+            "$ref": "#/components/schemas/UniformDelay"
+          },
+          {
+            "$ref": "#/components/schemas/LognormalDelay"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "type",
+          "mapping": {
+            "fixed": "#/components/schemas/FixedDelay",
+            "uniform": "#/components/schemas/UniformDelay",
+            "lognormal": "#/components/schemas/LognormalDelay"
+          }
+        }
+      },
+      "FixedDelay": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "ms"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "fixed"
+          },
+          "ms": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 30000,
+            "description": "Milliseconds."
+          }
+        }
+      },
+      "UniformDelay": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "min_ms",
+          "max_ms"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "uniform"
+          },
+          "min_ms": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 30000
+          },
+          "max_ms": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 30000,
+            "description": "At least `min_ms`."
+          }
+        }
+      },
+      "LognormalDelay": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "median_ms",
+          "sigma"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "lognormal"
+          },
+          "median_ms": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": 30000
+          },
+          "sigma": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": 3,
+            "description": "Spread: 0.1 is tight, 1 is wide."
+          }
+        }
+      },
+      "ScenarioCreateRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "operation"
+        ],
+        "properties": {
+          "operation": {
+            "type": "string",
+            "pattern": "^(\\*|[a-z][A-Za-z0-9]*)$",
+            "maxLength": 100,
+            "description": "An operationId of `v1.yaml` (`listAgents`), or `*` for every operation."
+          },
+          "account_id": {
+            "type": "string",
+            "pattern": "^usr_[A-Za-z0-9]+$",
+            "maxLength": 64,
+            "description": "Only requests made with the keys of this account."
+          },
+          "key_id": {
+            "type": "string",
+            "pattern": "^key_[A-Za-z0-9]+$",
+            "maxLength": 64,
+            "description": "Only requests made with this key."
+          },
+          "status": {
+            "type": "integer",
+            "minimum": 100,
+            "maximum": 599,
+            "description": "An error status the operation documents (with `*`, one every operation documents), or 500, 502, 503,\n504. A success status is refused: the operation's real answer is what a scenario without `status`\ngives.\n"
+          },
+          "delay": {
+            "$ref": "#/components/schemas/ScenarioDelay"
+          },
+          "network_error": {
+            "type": "string",
+            "enum": [
+              "reset",
+              "timeout"
+            ],
+            "description": "`reset`: the connection is dropped; `timeout`: no answer until the client gives up."
+          },
+          "times": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000000,
+            "description": "Applies this many times, then the scenario is gone. Omitted = until removed."
+          },
+          "probability": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "default": 1,
+            "description": "Chance that a matching request meets the scenario, drawn from the mock's seeded random source."
+          }
+        }
+      },
+      "Scenario": {
+        "type": "object",
+        "description": "An active scenario; `uses` counts the requests it answered or delayed so far.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "object",
+          "operation",
+          "account_id",
+          "key_id",
+          "status",
+          "delay",
+          "network_error",
+          "times",
+          "probability",
+          "uses",
+          "remaining",
+          "created_at"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^scn_[A-Za-z0-9]+$"
+          },
+          "object": {
+            "type": "string",
+            "const": "scenario"
+          },
+          "operation": {
+            "type": "string",
+            "pattern": "^(\\*|[a-z][A-Za-z0-9]*)$"
+          },
+          "account_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "pattern": "^usr_[A-Za-z0-9]+$"
+          },
+          "key_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "pattern": "^key_[A-Za-z0-9]+$"
+          },
+          "status": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 400,
+            "maximum": 599
+          },
+          "delay": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/ScenarioDelay"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "network_error": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "reset",
+              "timeout",
+              null
+            ]
+          },
+          "times": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1
+          },
+          "probability": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1
+          },
+          "uses": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "remaining": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "description": "`times - uses`; `null` when `times` is."
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          }
+        }
+      },
+      "ScenarioList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "data",
+          "has_more"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Scenario"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "DeletedScenario": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "object",
+          "deleted"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^scn_[A-Za-z0-9]+$"
+          },
+          "object": {
+            "type": "string",
+            "const": "scenario"
+          },
+          "deleted": {
+            "type": "boolean",
+            "const": true
+          }
+        }
+      },
+      "ScenariosCleared": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "deleted"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "scenarios_cleared"
+          },
+          "deleted": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "How many scenarios were removed."
+          }
+        }
+      },
+      "JournalScenario": {
+        "type": "object",
+        "description": "What a scenario (or a `Prefer` header) did to a request.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "delay_ms",
+          "network_error"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^(scn_[A-Za-z0-9]+|prefer)$",
+            "description": "The scenario, or `prefer` for a `Prefer: code=<status>` header."
+          },
+          "delay_ms": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "minimum": 0,
+            "description": "The delay drawn, if any."
+          },
+          "network_error": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "reset",
+              "timeout",
+              null
+            ]
+          }
+        }
+      },
+      "OperationInfo": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "operation_id",
+          "method",
+          "path",
+          "scenario_statuses"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "operation"
+          },
+          "operation_id": {
+            "type": "string",
+            "pattern": "^[a-z][A-Za-z0-9]*$"
+          },
+          "method": {
+            "type": "string",
+            "enum": [
+              "GET",
+              "POST",
+              "PUT",
+              "PATCH",
+              "DELETE"
+            ]
+          },
+          "path": {
+            "type": "string",
+            "pattern": "^/",
+            "description": "Under `/v1`."
+          },
+          "scenario_statuses": {
+            "type": "array",
+            "description": "The statuses a scenario's `status` may take for this operation, ascending.",
+            "items": {
+              "type": "integer",
+              "minimum": 400,
+              "maximum": 599
+            }
+          }
+        }
+      },
+      "OperationList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "data",
+          "has_more"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/OperationInfo"
             }
           },
           "has_more": {

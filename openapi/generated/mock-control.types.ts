@@ -259,6 +259,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List active scenarios
+         * @description Every active scenario, newest first: the order in which they are tried against a request (the first
+         *     that matches and whose `probability` draw succeeds answers it). A scenario whose `times` are used up is
+         *     gone. Not paginated: `has_more` is always `false`.
+         */
+        get: operations["listScenarios"];
+        put?: never;
+        /**
+         * Add a scenario
+         * @description Adds a scenario: from now on, v1 requests to `operation` (an operationId of `v1.yaml`, or `*` for every
+         *     operation), optionally only those made with the keys of `account_id` or with `key_id`, meet its effects
+         *     after authentication, the rate limit and routing, before the operation runs (so before permission and
+         *     input checks):
+         *     - `status`: the request is answered with that status and the contract's error envelope (a message
+         *       naming the scenario), and the operation does not run: nothing changes. Any error status the operation
+         *       documents, or 500, 502, 503, 504 (see `listOperations`). A 429 carries consistent `RateLimit`,
+         *       `X-RateLimit-*` and `Retry-After` headers (the `burst` window reported exhausted), a 401
+         *       `WWW-Authenticate`, a 405 `Allow`, a 503 `Retry-After: 1`.
+         *     - `delay`: the answer (the injected one, or the operation's real answer) is held back for a fixed
+         *       time, or a time drawn from a `uniform` or `lognormal` distribution (as WireMock's), at most 30 s.
+         *     - `network_error`: `reset` drops the connection (MSW: `HttpResponse.error()`, a failed fetch);
+         *       `timeout` answers nothing until the client gives up (the standalone mock closes a silent
+         *       connection after 60 s). The operation does not run. Not combinable with `status`.
+         *     - `times`: applies that many times, then the scenario is gone; `probability` (0-1, default 1): each
+         *       matching request applies it with that probability. Draws (probability, delays) come from the mock's
+         *       seed, the scenario's place in the order of creation since the last reset, and its draw count: the
+         *       same seed and the same steps give the same draws, also across processes sharing a store.
+         *
+         *     At least one of `status`, `delay` and `network_error` is required. Answers carry `Mock-Scenario: <id>`
+         *     and the journal marks them (`scenario`). Anything invalid (an unknown operation, a status the
+         *     operation cannot return, a negative delay, a probability outside 0-1, an unknown account or key) is
+         *     422 naming the field, and nothing is stored. Scenarios are state: kept with `--state-file`, shared
+         *     through `--store redis://...`, cleared by `resetMock`.
+         */
+        post: operations["createScenario"];
+        /**
+         * Remove every scenario
+         * @description Removes every active scenario (the contract suite's `--provision mock` does this first).
+         */
+        delete: operations["clearScenarios"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scenarios/{scenario_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the scenario (`scn_...`). */
+                scenario_id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a scenario
+         * @description One active scenario, with its uses so far and what remains of its `times`.
+         */
+        get: operations["getScenario"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a scenario
+         * @description Removes one scenario; the next request no longer meets it. 404 when it is gone (used up or removed).
+         */
+        delete: operations["deleteScenario"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the v1 operations a scenario can target
+         * @description Every operation of `v1.yaml` with its method, path, and the statuses a scenario's `status` may take for
+         *     it (the error statuses it documents, and 500, 502, 503, 504). The dashboard's Scenarios panel is built
+         *     from it.
+         */
+        get: operations["listOperations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{account_id}/agents": {
         parameters: {
             query?: never;
@@ -648,6 +750,7 @@ export interface components {
             /** @constant */
             object: "journal_entry";
             at: components["schemas"]["Timestamp"];
+            /** @description The request's method upper-cased; any HTTP token (RFC 9110), e.g. `M-SEARCH`. */
             method: string;
             /** @description The URL path as received, without query string. */
             path: string;
@@ -659,6 +762,12 @@ export interface components {
             key_id: string | null;
             /** @description Time the mock took to answer. */
             duration_ms: number;
+            /**
+             * @description The scenario (or `Prefer` header) that answered or delayed this request, `null` for none. For a
+             *     network error `status` is 503, what an adapter that cannot drop a connection answers; the client saw
+             *     `network_error`. `duration_ms` never includes a delay.
+             */
+            scenario: components["schemas"]["JournalScenario"] | null;
         };
         JournalList: {
             /** @constant */
@@ -800,6 +909,132 @@ export interface components {
             data: components["schemas"]["AgentSummary"][];
             has_more: boolean;
         };
+        /**
+         * @description How long an answer is held back: `fixed` (`ms`), `uniform` (between `min_ms` and `max_ms`) or
+         *     `lognormal` (`median_ms`, and `sigma`, the standard deviation of the delay's natural logarithm, as
+         *     WireMock's). A drawn delay is capped at 30,000 ms.
+         */
+        ScenarioDelay: components["schemas"]["FixedDelay"] | components["schemas"]["UniformDelay"] | components["schemas"]["LognormalDelay"];
+        FixedDelay: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "fixed";
+            /** @description Milliseconds. */
+            ms: number;
+        };
+        UniformDelay: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "uniform";
+            min_ms: number;
+            /** @description At least `min_ms`. */
+            max_ms: number;
+        };
+        LognormalDelay: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lognormal";
+            median_ms: number;
+            /** @description Spread: 0.1 is tight, 1 is wide. */
+            sigma: number;
+        };
+        ScenarioCreateRequest: {
+            /** @description An operationId of `v1.yaml` (`listAgents`), or `*` for every operation. */
+            operation: string;
+            /** @description Only requests made with the keys of this account. */
+            account_id?: string;
+            /** @description Only requests made with this key. */
+            key_id?: string;
+            /**
+             * @description An error status the operation documents (with `*`, one every operation documents), or 500, 502, 503,
+             *     504. A success status is refused: the operation's real answer is what a scenario without `status`
+             *     gives.
+             */
+            status?: number;
+            delay?: components["schemas"]["ScenarioDelay"];
+            /**
+             * @description `reset`: the connection is dropped; `timeout`: no answer until the client gives up.
+             * @enum {string}
+             */
+            network_error?: "reset" | "timeout";
+            /** @description Applies this many times, then the scenario is gone. Omitted = until removed. */
+            times?: number;
+            /**
+             * @description Chance that a matching request meets the scenario, drawn from the mock's seeded random source.
+             * @default 1
+             */
+            probability?: number;
+        };
+        /** @description An active scenario; `uses` counts the requests it answered or delayed so far. */
+        Scenario: {
+            id: string;
+            /** @constant */
+            object: "scenario";
+            operation: string;
+            account_id: string | null;
+            key_id: string | null;
+            status: number | null;
+            delay: components["schemas"]["ScenarioDelay"] | null;
+            /** @enum {string|null} */
+            network_error: "reset" | "timeout" | null;
+            times: number | null;
+            probability: number;
+            uses: number;
+            /** @description `times - uses`; `null` when `times` is. */
+            remaining: number | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        ScenarioList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Scenario"][];
+            has_more: boolean;
+        };
+        DeletedScenario: {
+            id: string;
+            /** @constant */
+            object: "scenario";
+            /** @constant */
+            deleted: true;
+        };
+        ScenariosCleared: {
+            /** @constant */
+            object: "scenarios_cleared";
+            /** @description How many scenarios were removed. */
+            deleted: number;
+        };
+        /** @description What a scenario (or a `Prefer` header) did to a request. */
+        JournalScenario: {
+            /** @description The scenario, or `prefer` for a `Prefer: code=<status>` header. */
+            id: string;
+            /** @description The delay drawn, if any. */
+            delay_ms: number | null;
+            /** @enum {string|null} */
+            network_error: "reset" | "timeout" | null;
+        };
+        OperationInfo: {
+            /** @constant */
+            object: "operation";
+            operation_id: string;
+            /** @enum {string} */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Under `/v1`. */
+            path: string;
+            /** @description The statuses a scenario's `status` may take for this operation, ascending. */
+            scenario_statuses: number[];
+        };
+        OperationList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["OperationInfo"][];
+            has_more: boolean;
+        };
     };
     responses: {
         /**
@@ -872,7 +1107,7 @@ export interface components {
             };
         };
         /**
-         * @description 404 - `resource_not_found` (no account or key with that ID; `param` names the path parameter) or
+         * @description 404 - `resource_not_found` (no account, key or scenario with that ID; `param` names the path parameter) or
          *     `route_not_found` (no such control path).
          */
         NotFound: {
@@ -1001,6 +1236,8 @@ export interface components {
     parameters: {
         /** @description ID of the account (its user ID, `usr_...`). */
         AccountId: string;
+        /** @description ID of the scenario (`scn_...`). */
+        ScenarioId: string;
         /** @description ID of the API key (`key_...`). */
         KeyId: string;
     };
@@ -1059,6 +1296,18 @@ export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
 export type CallLogList = components['schemas']['CallLogList'];
 export type AgentSummary = components['schemas']['AgentSummary'];
 export type AgentSummaryList = components['schemas']['AgentSummaryList'];
+export type ScenarioDelay = components['schemas']['ScenarioDelay'];
+export type FixedDelay = components['schemas']['FixedDelay'];
+export type UniformDelay = components['schemas']['UniformDelay'];
+export type LognormalDelay = components['schemas']['LognormalDelay'];
+export type ScenarioCreateRequest = components['schemas']['ScenarioCreateRequest'];
+export type Scenario = components['schemas']['Scenario'];
+export type ScenarioList = components['schemas']['ScenarioList'];
+export type DeletedScenario = components['schemas']['DeletedScenario'];
+export type ScenariosCleared = components['schemas']['ScenariosCleared'];
+export type JournalScenario = components['schemas']['JournalScenario'];
+export type OperationInfo = components['schemas']['OperationInfo'];
+export type OperationList = components['schemas']['OperationList'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseForbidden = components['responses']['Forbidden'];
@@ -1069,6 +1318,7 @@ export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge']
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
 export type ResponseUnprocessableEntity = components['responses']['UnprocessableEntity'];
 export type ParameterAccountId = components['parameters']['AccountId'];
+export type ParameterScenarioId = components['parameters']['ScenarioId'];
 export type ParameterKeyId = components['parameters']['KeyId'];
 export type HeaderRequestId = components['headers']['Request-Id'];
 export type HeaderAllow = components['headers']['Allow'];
@@ -1489,6 +1739,180 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JournalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listScenarios: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Active scenarios, newest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    createScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScenarioCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The scenario, active from the next request. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scenario"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+        };
+    };
+    clearScenarios: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many scenarios were removed. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenariosCleared"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the scenario (`scn_...`). */
+                scenario_id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scenario. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scenario"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    deleteScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the scenario (`scn_...`). */
+                scenario_id: components["parameters"]["ScenarioId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scenario was removed. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedScenario"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listOperations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The v1 operations, in the contract's order. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationList"];
                 };
             };
             400: components["responses"]["BadRequest"];

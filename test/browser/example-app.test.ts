@@ -1,46 +1,22 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { launchChromium, pageErrors, SKIP_BROWSER_TESTS, SKIP_NOTE, screenshot } from './support/chromium.ts'
-import { startExampleApp } from './support/servers.ts'
+import { describe, expect, it } from 'vitest'
+import { SKIP_BROWSER_TESTS, SKIP_NOTE, screenshot } from './support/chromium.ts'
+import { examplePagesPerTest } from './support/example-pages.ts'
 
 /** The example (examples/vite-app) talks to the in-browser mock behind MSW's service worker. */
 describe.skipIf(SKIP_BROWSER_TESTS)(
   `examples/vite-app through the MSW worker, in Chromium${SKIP_NOTE}`,
   () => {
-    let browser: Browser
-    let app: { origin: string; close(): Promise<void> }
-    let context: BrowserContext
-    let page: Page
-    let errors: string[]
-
-    beforeAll(async () => {
-      ;[browser, app] = await Promise.all([launchChromium(), startExampleApp()])
-    })
-    afterAll(async () => {
-      await browser?.close()
-      await app?.close()
-    })
-    beforeEach(async () => {
-      // A fresh context: its own service-worker registration and its own sessionStorage.
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-      context.setDefaultTimeout(15_000)
-      page = await context.newPage()
-      errors = pageErrors(page)
-    })
-    afterEach(async () => {
-      expect(errors).toEqual([])
-      await context.close()
-    })
+    const pages = examplePagesPerTest()
 
     async function open(path = '/') {
-      await page.goto(`${app.origin}${path}`)
-      await page.locator('body[data-ready="true"]').waitFor()
+      await pages.page.goto(`${pages.app.origin}${path}`)
+      await pages.page.locator('body[data-ready="true"]').waitFor()
     }
 
-    const statusOf = (id: string) => page.locator(`#${id}`).getAttribute('data-status')
+    const statusOf = (id: string) => pages.page.locator(`#${id}`).getAttribute('data-status')
     /** Control-plane calls from inside the page: they too are answered by the worker. */
     const control = (path: string, body?: unknown) =>
-      page.evaluate(
+      pages.page.evaluate(
         async ([p, b]) => {
           const init =
             b === undefined
@@ -55,15 +31,15 @@ describe.skipIf(SKIP_BROWSER_TESTS)(
       await open()
       await expect(statusOf('agents-status')).resolves.toBe('200')
       await expect(statusOf('calls-status')).resolves.toBe('200')
-      await expect(page.locator('#agents tbody tr').count()).resolves.toBeGreaterThan(0)
-      await expect(page.locator('#calls tbody tr').count()).resolves.toBe(10)
-      const worker = await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)
-      expect(worker).toBe(`${app.origin}/mockServiceWorker.js`)
+      await expect(pages.page.locator('#agents tbody tr').count()).resolves.toBeGreaterThan(0)
+      await expect(pages.page.locator('#calls tbody tr').count()).resolves.toBe(10)
+      const worker = await pages.page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)
+      expect(worker).toBe(`${pages.app.origin}/mockServiceWorker.js`)
       const journal = await control('/journal')
       expect(journal.data.map((e: { path: string; status: number }) => `${e.status} ${e.path}`)).toEqual(
         expect.arrayContaining(['200 /v1/agents', '200 /v1/call-logs']),
       )
-      await screenshot(page, 'example-app')
+      await screenshot(pages.page, 'example-app')
     })
 
     it('keeps its state across a reload and starts over on reset', async () => {
@@ -71,48 +47,48 @@ describe.skipIf(SKIP_BROWSER_TESTS)(
       await expect(control('/clock/advance', { seconds: 3600 })).resolves.toMatchObject({
         offset_seconds: 3600,
       })
-      await page.reload()
-      await page.locator('body[data-ready="true"]').waitFor()
-      await expect(page.locator('#mode').textContent()).resolves.toContain('state restored')
+      await pages.page.reload()
+      await pages.page.locator('body[data-ready="true"]').waitFor()
+      await expect(pages.page.locator('#mode').textContent()).resolves.toContain('state restored')
       await expect(statusOf('agents-status')).resolves.toBe('200')
       await expect(control('/clock')).resolves.toMatchObject({ offset_seconds: 3600 })
 
-      await page.getByRole('button', { name: 'Reset the mock' }).click()
+      await pages.page.getByRole('button', { name: 'Reset the mock' }).click()
       await expect(control('/clock')).resolves.toMatchObject({ offset_seconds: 0 })
       await expect(statusOf('agents-status')).resolves.toBe('200')
     })
 
     it('gets 429 after the burst', async () => {
       await open()
-      await page.getByRole('button', { name: 'Send a burst' }).click()
-      const result = page.locator('#burst-result[data-statuses]')
+      await pages.page.getByRole('button', { name: 'Send a burst' }).click()
+      const result = pages.page.locator('#burst-result[data-statuses]')
       await result.waitFor()
       await expect(result.getAttribute('data-statuses')).resolves.toBe('200,429')
       await expect(result.textContent()).resolves.toMatch(/Retry-After: \d+ s/)
-      await screenshot(page, 'example-app-burst')
+      await screenshot(pages.page, 'example-app-burst')
     })
 
     it('gets 401 once its key is revoked from the dashboard page', async () => {
       await open()
       await expect(statusOf('agents-status')).resolves.toBe('200')
       // Same tab: the dashboard page restores the state the app saved, and saves the revocation back.
-      await page.getByRole('link', { name: /Manage API keys/ }).click()
-      await page.locator('body[data-ready="true"]').waitFor()
-      await page.getByRole('button', { name: 'Revoke key Demo publishable key' }).click()
-      await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click()
-      await page
+      await pages.page.getByRole('link', { name: /Manage API keys/ }).click()
+      await pages.page.locator('body[data-ready="true"]').waitFor()
+      await pages.page.getByRole('button', { name: 'Revoke key Demo publishable key' }).click()
+      await pages.page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click()
+      await pages.page
         .locator('#vak-keys tbody tr', { hasText: 'Demo publishable key' })
         .getByText('Revoked')
         .waitFor()
-      await screenshot(page, 'example-dashboard-revoked')
+      await screenshot(pages.page, 'example-dashboard-revoked')
 
-      await page.getByRole('link', { name: 'Back to the app' }).click()
-      await page.locator('body[data-ready="true"]').waitFor()
+      await pages.page.getByRole('link', { name: 'Back to the app' }).click()
+      await pages.page.locator('body[data-ready="true"]').waitFor()
       await expect(statusOf('agents-status')).resolves.toBe('401')
-      await expect(page.locator('#agents-status').textContent()).resolves.toContain('invalid_api_key')
-      await expect(page.locator('#agents-status').textContent()).resolves.toContain('revoked')
+      await expect(pages.page.locator('#agents-status').textContent()).resolves.toContain('invalid_api_key')
+      await expect(pages.page.locator('#agents-status').textContent()).resolves.toContain('revoked')
       await expect(statusOf('calls-status')).resolves.toBe('200')
-      await screenshot(page, 'example-app-401')
+      await screenshot(pages.page, 'example-app-401')
 
       const failures = await control('/journal?status=401')
       expect(failures.data[0]).toMatchObject({ path: '/v1/agents', status: 401 })
@@ -121,19 +97,19 @@ describe.skipIf(SKIP_BROWSER_TESTS)(
 
     it('never stores the value of a key created in the in-browser dashboard', async () => {
       await open('/dashboard.html')
-      await page.getByLabel('Type').selectOption('publishable')
-      await page.getByLabel('Name', { exact: true }).fill('Website widget')
-      await page.getByRole('button', { name: 'Generate key' }).click()
-      const value = await page.getByLabel('Key value').inputValue()
+      await pages.page.getByLabel('Type').selectOption('publishable')
+      await pages.page.getByLabel('Name', { exact: true }).fill('Website widget')
+      await pages.page.getByRole('button', { name: 'Generate key' }).click()
+      const value = await pages.page.getByLabel('Key value').inputValue()
       expect(value).toMatch(/^pk-svc-/)
-      await page.waitForTimeout(300) // past the worker's save delay
-      const saved = await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))
+      await pages.page.waitForTimeout(300) // past the worker's save delay
+      const saved = await pages.page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))
       expect(saved).toContain('Website widget')
       expect(saved).not.toContain(value)
-      await page.reload()
-      await page.locator('body[data-ready="true"]').waitFor()
-      await page.locator('#vak-keys tbody tr', { hasText: 'Website widget' }).waitFor()
-      expect(await page.content()).not.toContain(value)
+      await pages.page.reload()
+      await pages.page.locator('body[data-ready="true"]').waitFor()
+      await pages.page.locator('#vak-keys tbody tr', { hasText: 'Website widget' }).waitFor()
+      expect(await pages.page.content()).not.toContain(value)
     })
   },
 )

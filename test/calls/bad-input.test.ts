@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { errorProblems } from '../reliability/support/error-schema.ts'
 import { firstAgent, frozenPlatform, send } from './engine-client.ts'
 
 describe('POST /_mock/accounts/{account_id}/calls with bad input', () => {
@@ -102,6 +103,10 @@ describe('POST /_mock/accounts/{account_id}/calls with bad input', () => {
       })
       expect(answer.status).toBe(status)
       expect(answer.body.error.param).toBe(param)
+      // The error body the control-plane contract promises (its FieldError codes among them).
+      expect(
+        errorProblems(`/_mock/accounts/${accountId}/calls`, status, answer.headers, answer.body),
+      ).toEqual([])
       expect(answer.body.error.errors.map((e: { param: string }) => e.param)).toContain(param)
       const after = platform.snapshot()
       for (const table of ['call_logs', 'calls', 'schedule', 'webhook_deliveries'])

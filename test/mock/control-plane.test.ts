@@ -60,6 +60,14 @@ describe('the control plane (/_mock)', () => {
     expect(JSON.stringify(journal.body)).not.toContain(value)
   })
 
+  it('lists a request whose method is any HTTP token (M-SEARCH) in the journal, as the contract allows', async () => {
+    const odd = await mock.platform.handle({ method: 'M-SEARCH', url: '/v1/user', headers: {}, body: null })
+    expect(odd.status).toBe(401)
+    const journal = await call(mock, 'GET', '/_mock/journal?limit=5')
+    expect(journal.status).toBe(200)
+    expect(journal.body.data.map((e: { method: string }) => e.method)).toContain('M-SEARCH')
+  })
+
   it('moves the clock forward and reports it', async () => {
     const before = await call(mock, 'GET', '/_mock/clock')
     const after = await call(mock, 'POST', '/_mock/clock/advance', { body: { seconds: 3600 } })
@@ -202,6 +210,10 @@ describe('cross-site requests to the control plane', () => {
   it.each([
     ['another origin', { origin: 'https://ads.example.net' }],
     ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
+    [
+      'Sec-Fetch-Site: same-site (another port)',
+      { 'sec-fetch-site': 'same-site', origin: 'http://127.0.0.1:1' },
+    ],
     ['a null origin', { origin: 'null' }],
   ])('refuses a reset sent with %s, and sends no CORS headers', async (_name, headers) => {
     const response = await call(mock, 'POST', '/_mock/reset', { headers })
@@ -214,6 +226,28 @@ describe('cross-site requests to the control plane', () => {
     const response = await call(mock, 'GET', '/_mock/clock', { headers: { 'sec-fetch-site': 'same-site' } })
     expect(response.status).toBe(200)
     expect(response.headers.get('access-control-allow-origin')).toBeNull()
+  })
+
+  it('says what to do instead when it refuses', async () => {
+    const response = await call(mock, 'POST', '/_mock/reset', { headers: { 'sec-fetch-site': 'cross-site' } })
+    expect(response.body.error.message).toContain('/_mock/dashboard')
+    expect(response.body.error.message).toContain('proxy')
+  })
+
+  it('admits the dashboard of a dev server that proxies to it: the browser says same-origin', async () => {
+    const response = await call(mock, 'POST', '/_mock/clock/advance', {
+      body: { seconds: 1 },
+      headers: { origin: 'http://localhost:5173', 'sec-fetch-site': 'same-origin' },
+    })
+    expect(response.status).toBe(200)
+  })
+
+  it('compares Origin with its own when no Sec-Fetch-Site says', async () => {
+    const response = await call(mock, 'POST', '/_mock/clock/advance', {
+      body: { seconds: 1 },
+      headers: { origin: 'http://localhost:5173' },
+    })
+    expect(response.status).toBe(403)
   })
 
   it('admits the dashboard of its own origin', async () => {

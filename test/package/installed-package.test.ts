@@ -20,7 +20,8 @@ import {
  */
 
 /** The size budget of the installed package without its optional peers (msw, Vitest, Prism). */
-const MAX_INSTALLED_MIB = 12
+/** The issue's bound: 12 MB (decimal megabytes, the stricter reading), in KiB as `du -sk` counts. */
+const MAX_INSTALLED_KIB = 12_000_000 / 1024
 const SLOW = 240_000
 
 /** `npx voice-api-kit contract --provision mock --destructive` against a running mock passes every check. */
@@ -108,11 +109,13 @@ describe('installed alone, without any optional peer (Node 20)', () => {
     rmSync(project, { recursive: true, force: true })
   })
 
-  it(`adds at most ${MAX_INSTALLED_MIB} MiB to node_modules`, async () => {
+  it('adds at most 12 MB to node_modules', async () => {
     expect(readdirSync(join(project, 'node_modules')).sort()).not.toContain('vitest')
     const kib = await diskUsageKiB(join(project, 'node_modules'))
-    console.log(`installed size without peers: ${(kib / 1024).toFixed(1)} MiB (du -sk node_modules)`)
-    expect(kib).toBeLessThanOrEqual(MAX_INSTALLED_MIB * 1024)
+    console.log(
+      `installed size without peers: ${(kib / 1024).toFixed(1)} MiB = ${((kib * 1024) / 1e6).toFixed(1)} MB (du -sk node_modules)`,
+    )
+    expect(kib).toBeLessThanOrEqual(MAX_INSTALLED_KIB)
   })
 
   it('answers npx voice-api-kit --help', async () => {

@@ -1,7 +1,8 @@
 import { type ApiResult, burstQuota, createApiClient } from './api-client.ts'
 import { connect } from './connect.ts'
 import { setUpLiveCall } from './live-call.ts'
-import { el, showStatus, table, when } from './render.ts'
+import { el, showLoading, showStatus, table, when } from './render.ts'
+import type { ActiveScenario } from './scenarios.ts'
 import './app.css'
 
 interface List<T> {
@@ -38,10 +39,22 @@ $('mode').textContent = target.description
 $<HTMLAnchorElement>('dashboard-link').href = target.dashboardUrl
 
 async function loadAgents() {
+  const out = $('agents')
+  // Loading state: the table stays, dimmed, until the answer comes (a slow API shows it for long).
+  showLoading($('agents-status'), out, 'Loading agents…')
   const result = await publicApi.get<List<Agent>>('/agents?limit=10')
   showStatus($('agents-status'), result, result.ok ? `${result.data.data.length} agents` : '')
-  const out = $('agents')
-  if (!result.ok) return out.replaceChildren()
+  out.removeAttribute('aria-busy')
+  // Error state: what went wrong, and a way to try again.
+  if (!result.ok)
+    return out.replaceChildren(
+      el(
+        'div',
+        { class: 'error-state', role: 'alert' },
+        el('p', {}, `The agents could not be loaded (${result.status || 'network error'}).`),
+        el('button', { type: 'button', class: 'retry' }, 'Try again'),
+      ),
+    )
   for (const agent of result.data.data) agentNames.set(agent.id, agent.name)
   out.replaceChildren(
     table('Agents (publishable key)', ['Name', 'Language', 'Voice', 'Status'], result.data.data, (a) => [
@@ -101,6 +114,30 @@ async function burst() {
 }
 
 $('agents-reload').addEventListener('click', loadAgents)
+$('agents').addEventListener('click', (event) => {
+  if ((event.target as HTMLElement).matches('button.retry')) loadAgents()
+})
+
+/** A toggle that keeps a scenario on while pressed, and reloads the agents either way. */
+function scenarioToggle(id: string, input: Record<string, unknown>) {
+  const button = $<HTMLButtonElement>(id)
+  let active: ActiveScenario | undefined
+  button.addEventListener('click', async () => {
+    button.disabled = true
+    if (active) {
+      await active.remove()
+      active = undefined
+    } else active = await target.scenarios?.add(input)
+    button.setAttribute('aria-pressed', String(active !== undefined))
+    button.disabled = false
+    await loadAgents()
+  })
+}
+if (target.scenarios) {
+  $('simulate').hidden = false
+  scenarioToggle('agents-fail', { operation: 'listAgents', status: 500 })
+  scenarioToggle('agents-slow', { operation: 'listAgents', delay: { type: 'fixed', ms: 2000 } })
+}
 $('calls-reload').addEventListener('click', loadCallLogs)
 $('burst').addEventListener('click', burst)
 const reset = $<HTMLButtonElement>('reset')

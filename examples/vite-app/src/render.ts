@@ -34,6 +34,14 @@ export function showStatus(target: HTMLElement, result: ApiResult<unknown>, succ
     : `${result.status || 'network error'} ${result.error.code}: ${result.error.message}`
 }
 
+/** The loading state of a card: a status line that says so, and its content marked busy (dimmed). */
+export function showLoading(target: HTMLElement, content: HTMLElement, message: string) {
+  target.dataset.status = 'loading'
+  target.className = 'status loading'
+  target.textContent = message
+  content.setAttribute('aria-busy', 'true')
+}
+
 /** `2026-03-12T12:00:00Z` as a short local date and time. */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—'

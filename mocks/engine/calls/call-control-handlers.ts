@@ -92,7 +92,7 @@ export function callControlHandlers(options: CallControlOptions): Record<string,
       if (!agent)
         problems.unshift({
           param: 'agent_id',
-          code: 'not_found',
+          code: 'invalid',
           message: `'agent_id': account ${accountId} has no agent '${input.agent_id}'.`,
         })
       if (problems.length > 0 || !agent) throw errors.validationFailed(problems)

@@ -68,8 +68,13 @@ export function toFieldErrors(ajvErrors: readonly ErrorObject[], root = ''): Fie
       | string
       | undefined
     if (extra !== undefined) segments.push(extra)
+    // A tagged oneOf whose tag is missing or names no branch: the tag field is at fault.
+    if (error.keyword === 'discriminator') segments.push(String(params.tag))
     const param = segments.length > 0 ? segments.join('.') : root
-    const code = CODE_BY_KEYWORD[error.keyword] ?? 'invalid'
+    const code =
+      error.keyword === 'discriminator'
+        ? discriminatorCode(params)
+        : (CODE_BY_KEYWORD[error.keyword] ?? 'invalid')
     const key = `${param}\u0000${code}`
     if (seen.has(key)) continue
     seen.add(key)
@@ -78,8 +83,18 @@ export function toFieldErrors(ajvErrors: readonly ErrorObject[], root = ''): Fie
   return out
 }
 
+/** `required` for a missing tag, `enum` for one that names no branch, `type` for one that is not a string. */
+function discriminatorCode(params: Record<string, unknown>): string {
+  if (params.error === 'mapping') return 'enum'
+  return params.tagValue === undefined ? 'required' : 'type'
+}
+
 function describe(param: string, code: string, error: ErrorObject): string {
   const params = error.params as Record<string, unknown>
+  if (error.keyword === 'discriminator')
+    return code === 'enum'
+      ? `'${param}' names no known kind, got ${JSON.stringify(params.tagValue)}.`
+      : `'${param}' is required: a string naming the kind.`
   switch (code) {
     case 'required':
       return `'${param}' is required.`

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv'
 import { createContractAjv } from '../contract/contract-ajv.ts'
 import type { OpenApiDocument } from '../contract/document.ts'
+import { SEQUENCE_KEY } from '../scenarios/scenario-table.ts'
 import type { StateSnapshot } from './change-set.ts'
 import type { DemoIds } from './meta.ts'
 
@@ -88,6 +89,24 @@ const CHECKS: Record<string, RecordCheck> = {
   windows: (value) =>
     whole(value) && (value as number) > 0 ? undefined : ['count', 'is not a positive count'],
   journal: (value) => fields(value, { id: text, status: whole }),
+  scenarios: (value, key) =>
+    key === SEQUENCE_KEY
+      ? whole(value) && (value as number) >= 0
+        ? undefined
+        : ['sequence', 'is not a count of scenarios']
+      : fields(value, {
+          id: (id) => id === key,
+          operation: text,
+          status: (status) => status === null || whole(status),
+          delay: (delay) => delay === null || isObject(delay),
+          network_error: (error) => error === null || error === 'reset' || error === 'timeout',
+          times: (times) => times === null || whole(times),
+          probability: (p) => finite(p) && (p as number) >= 0 && (p as number) <= 1,
+          uses: whole,
+          sequence: whole,
+          draws: whole,
+          created_at: text,
+        }),
   schedule: (value, key) =>
     fields(value, { id: (id) => id === key, at: finite, seq: whole, kind: text, ref: text }),
   calls: (value) =>

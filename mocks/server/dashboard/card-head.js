@@ -17,7 +17,9 @@ export function cardHead(ctx, heading) {
         type: 'button',
         class: 'vak-button vak-small',
         onclick: () =>
-          ctx.refresh('clock', 'keys', 'usage', 'journal').then(() => ctx.announce('Refreshed.')),
+          ctx
+            .refresh('clock', 'keys', 'usage', 'journal', 'scenarios')
+            .then(() => ctx.announce('Refreshed.')),
       },
       'Refresh',
     ),

@@ -41,7 +41,7 @@ export function createClockPanel(ctx) {
   async function reset() {
     const confirmed = await confirmDialog({
       title: 'Reset the mock?',
-      body: 'Every account, key and resource goes back to the seeded state: created keys are deleted, revoked ones restored, the journal and rate-limit windows emptied and the clock set back.',
+      body: 'Every account, key and resource goes back to the seeded state: created keys are deleted, revoked ones restored, the journal, rate-limit windows and scenarios emptied and the clock set back.',
       confirmLabel: 'Reset the mock',
     })
     if (!confirmed) return
@@ -53,7 +53,7 @@ export function createClockPanel(ctx) {
     ctx.state.journalView.keyId = ''
     await ctx.refresh('accounts', 'clock')
     if (!ctx.account()) ctx.state.accountId = ctx.state.accounts[0]?.id ?? ''
-    await ctx.refresh('accounts', 'keys', 'usage', 'journal')
+    await ctx.refresh('accounts', 'keys', 'usage', 'journal', 'scenarios')
     ctx.announce('The mock is back in its seeded state.')
   }
 

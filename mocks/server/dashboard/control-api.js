@@ -92,6 +92,13 @@ export function createControlApi(baseUrl = '/_mock') {
       return call('GET', `/journal${search ? `?${search}` : ''}`)
     },
     reset: () => call('POST', '/reset'),
+    listScenarios: () => call('GET', '/scenarios'),
+    /** @param {object} input */
+    createScenario: (input) => call('POST', '/scenarios', input),
+    /** @param {string} scenarioId */
+    deleteScenario: (scenarioId) => call('DELETE', `/scenarios/${id(scenarioId)}`),
+    clearScenarios: () => call('DELETE', '/scenarios'),
+    listOperations: () => call('GET', '/operations'),
   }
 }
 

@@ -12,10 +12,11 @@ import { h, replace } from './dom.js'
 import { createJournalPanel } from './journal-panel.js'
 import { createKeysTable } from './keys-table.js'
 import { createRevealPanel } from './reveal-panel.js'
+import { createScenariosPanel } from './scenarios-panel.js'
 import { createUsagePanel } from './usage-panel.js'
 
 /**
- * @typedef {'accounts' | 'keys' | 'clock' | 'usage' | 'journal'} Part
+ * @typedef {'accounts' | 'keys' | 'clock' | 'usage' | 'journal' | 'scenarios'} Part
  * @typedef {object} DashboardState
  * @property {any[]} accounts every account of the mock
  * @property {string} accountId the account shown
@@ -24,6 +25,7 @@ import { createUsagePanel } from './usage-panel.js'
  * @property {{ windows: any[] } | undefined} usage
  * @property {any[]} journal the journal entries matching `journalView`
  * @property {{ keyId: string, status: string }} journalView
+ * @property {any[]} scenarios the active scenarios, newest first
  * @typedef {object} DashboardContext
  * @property {import('./control-api.js').ControlApi} api
  * @property {DashboardState} state
@@ -54,6 +56,7 @@ export function mountDashboard(root, options = {}) {
     usage: undefined,
     journal: [],
     journalView: { keyId: '', status: '4xx' },
+    scenarios: [],
   }
   let clockReadAt = Date.now()
   /** @type {Map<Part, (() => void)[]>} */
@@ -102,6 +105,9 @@ export function mountDashboard(root, options = {}) {
       }
       load('accounts', api.listAccounts, (data) => {
         state.accounts = data.data
+      })
+      load('scenarios', api.listScenarios, (data) => {
+        state.scenarios = data.data
       })
       load('clock', api.getClock, (data) => {
         state.clock = data
@@ -156,6 +162,7 @@ export function mountDashboard(root, options = {}) {
   const journal = createJournalPanel(ctx)
   const usage = createUsagePanel(ctx)
   const clock = createClockPanel(ctx)
+  const scenarios = createScenariosPanel(ctx)
   const calls = createCallsPanel(ctx)
 
   const picker = h('select', {
@@ -206,6 +213,7 @@ export function mountDashboard(root, options = {}) {
         keysTable.element,
         form.element,
         journal.element,
+        scenarios.element,
         calls.element,
       ),
       h('div', { class: 'vak-secondary' }, usage.element, clock.element),
@@ -279,7 +287,8 @@ export function mountDashboard(root, options = {}) {
     await ctx.refresh('accounts', 'clock')
     if (tokenPrompt) return
     if (!state.accountId || !ctx.account()) state.accountId = state.accounts[0]?.id ?? ''
-    await ctx.refresh('accounts', 'keys', 'usage', 'journal')
+    await ctx.refresh('accounts', 'keys', 'usage', 'journal', 'scenarios')
+    await scenarios.ready
   }
 
   replace(root, h('a', { class: 'vak-skip', href: '#vak-main' }, 'Skip to the API keys'), header, main)
@@ -289,6 +298,6 @@ export function mountDashboard(root, options = {}) {
     /** Resolves once the first load finished. */
     ready,
     /** Reloads everything from the control plane. */
-    refresh: () => ctx.refresh('accounts', 'clock', 'keys', 'usage', 'journal'),
+    refresh: () => ctx.refresh('accounts', 'clock', 'keys', 'usage', 'journal', 'scenarios'),
   }
 }
