@@ -35,6 +35,12 @@ export default {
     // test/calls/persistent-calls.test.ts cover them).
     '!mocks/engine/state/store.ts',
     '!mocks/engine/state/saved-state.ts',
+    // Scenarios (error states, latency and network faults on demand, decisions.md section 12): the mock's own
+    // feature, turned on through the control plane or `Prefer`, never by the contract suite, which sees only
+    // the path with no scenario (every check takes it). Covered by test/mock/scenario-*.test.ts,
+    // test/mock/scenarios-control.test.ts, test/stores/scenarios-stored.test.ts and
+    // test/contract-suite-scenarios.test.ts.
+    '!mocks/engine/scenarios/**',
   ],
   coverageAnalysis: 'perTest',
   // Two cores: one worker each; `npm run mutants -- --concurrency 1` leaves one free.
