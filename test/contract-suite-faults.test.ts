@@ -247,14 +247,14 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
     }),
   },
   {
-    check: 'authentication/unknown',
+    check: 'resources/agents/unknown',
     shows: 'part of an API key',
-    fault: 'the 401 message quoting the key from its fifth character on',
+    fault: 'the 404 message quoting an ID shaped like a key from its fifth character on',
     apply: () => ({
       response(response, request) {
-        const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1]
+        const id = /^\/v1\/agents\/([sp]k-svc-\S+)$/.exec(pathOf(request))?.[1]
         const error = (response.body as { error?: Body } | undefined)?.error
-        if (response.status === 401 && token && error) error.message = `Invalid API key ...${token.slice(4)}.`
+        if (response.status === 404 && id && error) error.message = `No agent with id '...${id.slice(4)}'.`
         return response
       },
     }),
