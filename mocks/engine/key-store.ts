@@ -113,10 +113,10 @@ export function createKeyStore(clock: Clock, state: EngineState) {
   })
   // Stryker restore all
 
-  // Stryker disable all: the control plane's (the dashboard's) side of keys, outside the v1 contract: key values, records and input errors are never shown through /v1 (test/mock/control-plane.test.ts)
   function validate(
     input: KeyInput,
   ): KeyCreateResult | { ok: true; scopes: Scope[]; expiresAt: string | null } {
+    // Stryker disable next-line ArrowFunction,ObjectLiteral: an input error of the control plane's key creation (the dashboard's role), outside the v1 contract (test/mock/control-plane.test.ts); valid input is exercised by every key the suite provisions
     const fail = (param: string, code: string, message: string) => ({
       ok: false as const,
       param,
@@ -128,16 +128,23 @@ export function createKeyStore(clock: Clock, state: EngineState) {
     if (requested === undefined) scopes = input.type === 'secret' ? [...SCOPES] : [...PUBLISHABLE_SCOPES]
     else {
       const expanded = expandPermissions(requested)
+      // Stryker disable next-line ConditionalExpression,StringLiteral: an input error of the control plane's key creation (the dashboard's role), outside the v1 contract (test/mock/control-plane.test.ts); valid input is exercised by every key the suite provisions
       if (!expanded.ok) return fail('permissions', 'enum', `Unknown permission '${expanded.unknown}'.`)
       scopes = expanded.scopes
     }
+    // Stryker disable next-line ConditionalExpression,MethodExpression,StringLiteral,ArrowFunction: an input error of the control plane's key creation (the dashboard's role), outside the v1 contract (test/mock/control-plane.test.ts); valid input is exercised by every key the suite provisions
     if (input.type === 'publishable' && scopes.some((scope) => !PUBLISHABLE_SCOPES.includes(scope)))
+      // Stryker disable next-line StringLiteral: as above
       return fail('permissions', 'invalid', 'A publishable key may hold only agents:read.')
+    // Stryker disable next-line ConditionalExpression: an input error of the control plane's key creation (the dashboard's role), outside the v1 contract (test/mock/control-plane.test.ts); valid input is exercised by every key the suite provisions
     for (const [i, ip] of (input.restrictions?.allowed_ips ?? []).entries())
       if (!parseCidr(ip))
+        // Stryker disable next-line StringLiteral: as above
         return fail(`restrictions.allowed_ips.${i}`, 'format', `'${ip}' is not an IP address or CIDR.`)
+    // Stryker disable next-line ConditionalExpression,Regex: an input error of the control plane's key creation (the dashboard's role), outside the v1 contract (test/mock/control-plane.test.ts); valid input is exercised by every key the suite provisions
     for (const [i, origin] of (input.restrictions?.allowed_origins ?? []).entries())
       if (!/^https?:\/\/[^/\s]+$/.test(origin))
+        // Stryker disable StringLiteral: as above
         return fail(
           `restrictions.allowed_origins.${i}`,
           'format',
@@ -147,16 +154,18 @@ export function createKeyStore(clock: Clock, state: EngineState) {
     const expires = input.restrictions?.expires_at
     if (typeof expires !== 'string') return { ok: true, scopes, expiresAt: null }
     const parsed = parseTimestamp(expires)
+    // Stryker disable next-line ConditionalExpression,StringLiteral: an input error of the control plane's key creation (the dashboard's role), outside the v1 contract (test/mock/control-plane.test.ts); valid input is exercised by every key the suite provisions
     if (!parsed.ok) return fail('restrictions.expires_at', 'format', parsed.message)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: as above
     if (parsed.ms <= clock.now())
       return fail(
         'restrictions.expires_at',
         'invalid',
         `restrictions.expires_at must be in the future; the mock clock reads ${clock.iso()}.`,
       )
+    // Stryker restore StringLiteral
     return { ok: true, scopes, expiresAt: parsed.iso }
   }
-  // Stryker restore all
 
   return {
     /** Generates a key; the value is returned here once and never stored. */
@@ -204,20 +213,22 @@ export function createKeyStore(clock: Clock, state: EngineState) {
       return stored && constantTimeEqual(stored.hash, hash) ? stored : undefined
     },
 
-    // Stryker disable all: the control plane's (the dashboard's) side of keys, outside the v1 contract: key values, records and input errors are never shown through /v1 (test/mock/control-plane.test.ts)
+    // Stryker disable ArrowFunction,OptionalChaining,MethodExpression,ArrayDeclaration,ConditionalExpression,EqualityOperator: the control plane's reads of keys, outside the v1 contract
     get: (id: string) => byId.get(id)?.record,
     list: (accountId: string) =>
       [...byId.values()].map((s) => s.record).filter((k) => k.account_id === accountId),
+    // Stryker restore all
 
     /** Revokes a key; revoking a revoked key changes nothing. */
     revoke(id: string): ApiKey | undefined {
       const stored = byId.get(id)
+      // Stryker disable next-line ConditionalExpression: revoking an unknown key is the control plane's 404
       if (!stored) return undefined
+      // Stryker disable next-line ConditionalExpression: revoking a revoked key again (idempotent, decisions.md section 3) is seen in the control plane's record only; the `true` variant (nothing revoked) is killed by the revoked-key check
       if (stored.record.status !== 'active') return stored.record
       const revoked = { ...stored.record, status: 'revoked' as const, revoked_at: clock.iso() }
       return put({ record: revoked, hash: stored.hash }).record
     },
-    // Stryker restore all
 
     /**
      * Notes that a key was used now (whole seconds): a soft change, made at most once a second per key.
