@@ -136,13 +136,14 @@ export function createKeyStore(clock: Clock, state: EngineState) {
     if (input.type === 'publishable' && scopes.some((scope) => !PUBLISHABLE_SCOPES.includes(scope)))
       // Stryker disable next-line StringLiteral: as above
       return fail('permissions', 'invalid', 'A publishable key may hold only agents:read.')
-    // Stryker disable next-line ConditionalExpression: an input error of the control plane's key creation (the dashboard's role), outside the v1 contract (test/mock/control-plane.test.ts); valid input is exercised by every key the suite provisions
-    for (const [i, ip] of (input.restrictions?.allowed_ips ?? []).entries())
+    for (const [i, ip] of (input.restrictions?.allowed_ips ?? []).entries()) {
+      // Stryker disable next-line ConditionalExpression: an input error of the control plane's key creation (the dashboard's role), outside the v1 contract (test/mock/control-plane.test.ts); valid input is exercised by every key the suite provisions
       if (!parseCidr(ip))
         // Stryker disable next-line StringLiteral: as above
         return fail(`restrictions.allowed_ips.${i}`, 'format', `'${ip}' is not an IP address or CIDR.`)
-    // Stryker disable next-line ConditionalExpression,Regex: an input error of the control plane's key creation (the dashboard's role), outside the v1 contract (test/mock/control-plane.test.ts); valid input is exercised by every key the suite provisions
-    for (const [i, origin] of (input.restrictions?.allowed_origins ?? []).entries())
+    }
+    for (const [i, origin] of (input.restrictions?.allowed_origins ?? []).entries()) {
+      // Stryker disable next-line ConditionalExpression,Regex: an input error of the control plane's key creation (the dashboard's role), outside the v1 contract (test/mock/control-plane.test.ts); valid input is exercised by every key the suite provisions
       if (!/^https?:\/\/[^/\s]+$/.test(origin))
         // Stryker disable StringLiteral: as above
         return fail(
@@ -150,6 +151,8 @@ export function createKeyStore(clock: Clock, state: EngineState) {
           'format',
           `'${origin}' is not an origin like https://app.example.com.`,
         )
+      // Stryker restore StringLiteral
+    }
     // Any RFC 3339 offset is accepted and kept in the contract's form (UTC, Z, whole seconds).
     const expires = input.restrictions?.expires_at
     if (typeof expires !== 'string') return { ok: true, scopes, expiresAt: null }
@@ -158,6 +161,7 @@ export function createKeyStore(clock: Clock, state: EngineState) {
     if (!parsed.ok) return fail('restrictions.expires_at', 'format', parsed.message)
     // Stryker disable next-line ConditionalExpression,EqualityOperator: as above
     if (parsed.ms <= clock.now())
+      // Stryker disable StringLiteral: as above
       return fail(
         'restrictions.expires_at',
         'invalid',

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { createClock } from '../../mocks/engine/clock.ts'
 import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
+
+/** One instant for every platform: the seed's timestamps are relative to the clock, and a second may tick. */
+const NOW = Date.parse('2026-03-09T12:00:00Z')
+const platform = () => createMockPlatform({ clock: createClock({ realNow: () => NOW }) })
 
 const call = async (platform: MockPlatform, method: string, url: string, body?: unknown) => {
   const response = await platform.handle({
@@ -16,8 +21,8 @@ const call = async (platform: MockPlatform, method: string, url: string, body?: 
 
 describe('createMockPlatform', () => {
   it('seeds the same data in every platform of one seed, each its own copy', async () => {
-    const first = await createMockPlatform()
-    const second = await createMockPlatform()
+    const first = await platform()
+    const second = await platform()
     const before = (await call(second, 'GET', '/v1/agents?limit=100')).body.data ?? []
     expect((await call(first, 'GET', '/v1/agents?limit=100')).body.data).toEqual(before)
     const agent = before[0] as Record<string, unknown>
@@ -29,7 +34,7 @@ describe('createMockPlatform', () => {
     })
     expect(changed.status).toBe(200)
     expect((await call(second, 'GET', '/v1/agents?limit=100')).body.data).toEqual(before)
-    expect((await createMockPlatform()).snapshot().tables.agents).toEqual(second.snapshot().tables.agents)
+    expect((await platform()).snapshot().tables.agents).toEqual(second.snapshot().tables.agents)
   })
 
   it('validates with the contract defaults in every platform, whichever compiled first', async () => {
