@@ -34,7 +34,7 @@ function figures(label: string, runsMs: number[], note?: string): StartupFigures
 }
 
 /** One cold start of the mock CLI: spawn, read the key it prints, retry until the first 200. */
-async function mockFirst200(entry: string[]): Promise<number> {
+export async function mockFirst200(entry: string[]): Promise<number> {
   const child = spawnChild('mock (startup)', [...entry, 'mock', '--port', '0'])
   try {
     const base = (await child.waitForLine(/listening on (http:\/\/\S+\/v1)/))[1] as string
