@@ -33,6 +33,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>
     body?: string
     timeout?: number
+    /** Called before each request is sent; what it returns is sent (e.g. another header). */
+    requests?: { setupRequest?: (request: { headers?: Record<string, string> }) => object }[]
   }
 
   export interface Instance extends EventEmitter, PromiseLike<Result> {

@@ -17,6 +17,11 @@ export interface LoadRequest {
   method: string
   headers: Record<string, string>
   body?: string
+  /**
+   * Secret keys to take turns with, one request each (bearer `Authorization`): writes spread over several
+   * accounts stay within each account's caps (1,000 agents) however long the run.
+   */
+  rotateKeys?: readonly string[]
 }
 
 /** One server under one request: where to send it and which process to watch. */
@@ -50,6 +55,8 @@ export function drive(
   durationSec: number,
   onLatency?: (ms: number) => void,
 ): PromiseLike<Result> {
+  const keys = request.rotateKeys ?? []
+  let turn = 0
   const instance = autocannon({
     url: request.url,
     method: request.method,
@@ -58,6 +65,16 @@ export function drive(
     connections,
     duration: durationSec,
     timeout: 10,
+    ...(keys.length > 0 && {
+      requests: [
+        {
+          setupRequest: (req: { headers?: Record<string, string> }) => {
+            const key = keys[turn++ % keys.length]
+            return { ...req, headers: { ...req.headers, authorization: `Bearer ${key}` } }
+          },
+        },
+      ],
+    }),
   })
   if (onLatency)
     instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => onLatency(ms))

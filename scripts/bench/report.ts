@@ -139,7 +139,7 @@ export function formatMarkdown(results: BenchResults): string {
     )
     out.push(
       '',
-      'Writes: sequential POST /v1/agents in-process, each answered once durable (fsync); reads: GET /v1/agents, alone and while a writer writes.',
+      'Writes: sequential POST /v1/agents and DELETE of the agent it made, in turn, in-process, each answered once durable (fsync); reads: GET /v1/agents, alone and while a writer writes.',
     )
     if (shared.length > 0) {
       out.push(

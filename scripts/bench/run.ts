@@ -17,13 +17,22 @@ import { type LoadFigures, type LoadSettings, runLoad } from './load.ts'
 import { benchScript, MOCK_TSX_ENTRY, RESULTS_DIR } from './paths.ts'
 import { formatMarkdown } from './report.ts'
 import type { BenchResults, LoadRow, MswFigures } from './results.ts'
-import { type BenchServer, startBareServer, startMockServer, startPrismServer } from './servers.ts'
+import {
+  type BenchServer,
+  provisionWriteKeys,
+  startBareServer,
+  startMockServer,
+  startPrismServer,
+} from './servers.ts'
 import { type BuiltEntry, builtMockEntry, measureStartup } from './startup.ts'
 import { round } from './stats.ts'
 import { measureStorage } from './storage.ts'
 import { checkTargets } from './targets.ts'
 
 const log = (line: string) => console.log(line)
+
+/** Accounts the write case spreads its creates over: 100,000 agents of room, more than any run makes. */
+const WRITE_ACCOUNTS = 100
 
 async function measureLoad(settings: LoadSettings, mockEntry: string[]): Promise<LoadRow[]> {
   log('Starting the mock, prism mock and the bare server...')
@@ -56,10 +65,17 @@ async function measureLoad(settings: LoadSettings, mockEntry: string[]): Promise
       log(
         `  ${loadCase.label}: ${settings.warmupSec} s warm-up each, then ${settings.rounds} rounds of ${round(settings.durationSec / settings.rounds, 2)} s (mock, prism, bare in rotating order)...`,
       )
+      // Creates take turns over fresh accounts (each holds at most 1,000 agents); reads use the demo account.
+      const rotateKeys =
+        loadCase.method === 'POST' ? await provisionWriteKeys(mock.controlUrl, WRITE_ACCOUNTS) : undefined
       const figures = await runLoad(
         servers.map((server) => ({
           name: server.name,
-          request: { ...init, url: server.origin + server.pathFor(loadCase.path) },
+          request: {
+            ...init,
+            url: server.origin + server.pathFor(loadCase.path),
+            rotateKeys: server === mock ? rotateKeys : undefined,
+          },
           pid: server.child.pid,
         })),
         settings,

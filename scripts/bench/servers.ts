@@ -18,6 +18,7 @@ export interface BenchServer {
 export interface MockServer extends BenchServer {
   secretKey: string
   accountId: string
+  controlUrl: string
 }
 
 /** The bare server, which replays captured responses. */
@@ -60,6 +61,34 @@ export async function liftLimits(controlUrl: string, accountId: string): Promise
 }
 
 /**
+ * Secret keys of `count` new pro-plan accounts with lifted limits, provisioned through the control plane: the
+ * write case takes turns with them, so that its creates stay within each account's 1,000 agents.
+ */
+export async function provisionWriteKeys(controlUrl: string, count: number): Promise<string[]> {
+  const keys: string[] = []
+  for (let i = 0; i < count; i++) {
+    const post = async (path: string, body: unknown) => {
+      const result = await httpRequest(`${controlUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      if (result.status !== 201)
+        throw new Error(
+          `Provisioning a bench account failed: ${result.status} ${result.body.toString('utf8')}`,
+        )
+      return JSON.parse(result.body.toString('utf8')) as { id: string; value: string }
+    }
+    const account = await post('/accounts', { plan: 'pro' })
+    await liftLimits(controlUrl, account.id)
+    keys.push(
+      (await post(`/accounts/${account.id}/keys`, { type: 'secret', name: `bench writer ${i}` })).value,
+    )
+  }
+  return keys
+}
+
+/**
  * Starts the standalone mock (`<entry> mock`, with `extraArgs` such as `--store ...`) on a free port and lifts
  * the demo account's limits. A mock joining a shared store may not know the demo key's value: `secretKey`
  * is then empty.
@@ -82,6 +111,7 @@ export async function startMockServer(
     pathFor: (path) => path,
     secretKey: keys.secret_key ?? '',
     accountId: keys.account_id,
+    controlUrl: keys.control_url,
   }
 }
 

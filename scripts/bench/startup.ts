@@ -34,11 +34,11 @@ function figures(label: string, runsMs: number[], note?: string): StartupFigures
 }
 
 /** One cold start of the mock CLI: spawn, read the key it prints, retry until the first 200. */
-async function mockFirst200(entry: string[]): Promise<number> {
+export async function mockFirst200(entry: string[]): Promise<number> {
   const child = spawnChild('mock (startup)', [...entry, 'mock', '--port', '0'])
   try {
     const base = (await child.waitForLine(/listening on (http:\/\/\S+\/v1)/))[1] as string
-    const key = (await child.waitForLine(/secret key\s+(sk-svc-\S+)/))[1] as string
+    const key = (await child.waitForLine(/SECRET_KEY=(sk-svc-\S+)/))[1] as string
     return await waitFor200(
       `${base}/agents`,
       { headers: { authorization: `Bearer ${key}` } },

@@ -1,6 +1,7 @@
 /**
  * Child process of the storage bench: a platform with `callLogs` seeded call logs on the embedded file store
- * (or in memory), in-process. Times sequential durable writes (POST /v1/agents: each waits for its fsync), reads
+ * (or in memory), in-process. Times sequential durable writes (POST /v1/agents and DELETE of the agent it made, in
+ * turn: each waits for its fsync), reads
  * alone (GET /v1/agents), and the same reads while a writer keeps writing. Prints `RESULT <json>`.
  *   storage-child.ts <callLogs> <file|memory> <writes> <reads>
  */
@@ -36,13 +37,29 @@ const body = JSON.stringify({
   voice: { provider: 'elevenlabs', voice_id: 'rachel' },
   llm: { provider: 'openai', model: 'gpt-4o' },
 })
-const write = () =>
-  platform.handle({
-    method: 'POST',
-    url: '/v1/agents',
-    headers: { authorization, 'content-type': 'application/json' },
-    body,
-  })
+/**
+ * One durable write: creating an agent, or deleting the one created by the write before, in turn (so that
+ * however many writes run, the account stays far below its 1,000 agents; both kinds change one record).
+ */
+let created: string | undefined
+async function write(): Promise<{ status: number }> {
+  const answer = created
+    ? await platform.handle({
+        method: 'DELETE',
+        url: `/v1/agents/${created}`,
+        headers: { authorization },
+        body: null,
+      })
+    : await platform.handle({
+        method: 'POST',
+        url: '/v1/agents',
+        headers: { authorization, 'content-type': 'application/json' },
+        body,
+      })
+  if (answer.status >= 300) throw new Error(`bench write answered ${answer.status}`)
+  created = created ? undefined : (answer.body as { id: string }).id
+  return answer
+}
 const read = () =>
   platform.handle({ method: 'GET', url: '/v1/agents?limit=20', headers: { authorization }, body: null })
 

@@ -28,6 +28,16 @@ export function checkTargets(results: Omit<BenchResults, 'targets'>): TargetChec
       measured: `${fmt(mock.p99Ms)} ms`,
       met: mock.p99Ms < 5,
     })
+    // A figure of answers that did no work (a 409 at a cap, a 429) would flatter the mock: none may be there.
+    const refused = Object.entries(mock.statusCodes).filter(([code]) => !code.startsWith('2'))
+    checks.push({
+      target: `${row.label}: every answer of the mock is a 2xx, without errors`,
+      measured:
+        refused.length === 0 && mock.errors === 0
+          ? `${mock.responses} of ${mock.responses}`
+          : `${refused.map(([code, count]) => `${count}x ${code}`).join(', ') || 'no other status'}, ${mock.errors} errors`,
+      met: refused.length === 0 && mock.errors === 0,
+    })
   }
   for (const startup of results.startup.filter((s) => s.label.startsWith('mock'))) {
     checks.push({

@@ -43,11 +43,20 @@ function results(mock: number, prism: number, bare: number, p99: number): Omit<B
 
 describe('checkTargets', () => {
   it.each([
-    ['all met', results(6000, 1000, 10_000, 4), [true, true, true, true]],
-    ['under 5x Prism', results(4000, 1000, 6000, 4), [false, true, true, true]],
-    ['under half the bare server', results(6000, 1000, 13_000, 4), [true, false, true, true]],
-    ['p99 at 5 ms', results(6000, 1000, 10_000, 5), [true, true, false, true]],
+    ['all met', results(6000, 1000, 10_000, 4), [true, true, true, true, true]],
+    ['under 5x Prism', results(4000, 1000, 6000, 4), [false, true, true, true, true]],
+    ['under half the bare server', results(6000, 1000, 13_000, 4), [true, false, true, true, true]],
+    ['p99 at 5 ms', results(6000, 1000, 10_000, 5), [true, true, false, true, true]],
   ])('%s', (_name, input, want) => {
     expect(checkTargets(input).map((check) => check.met)).toEqual(want)
+  })
+
+  it('fails a load case in which the mock answered anything but 2xx (a cap reached, a rate limit)', () => {
+    const input = results(6000, 1000, 10_000, 4)
+    const mock = input.load[0]?.servers.mock as LoadFigures
+    mock.statusCodes = { '201': 100, '409': 50_000 }
+    const check = checkTargets(input).find((c) => c.target.includes('every answer'))
+    expect(check?.met).toBe(false)
+    expect(check?.measured).toContain('50000x 409')
   })
 })
