@@ -142,9 +142,11 @@ describe('voice-api-kit contract: false greens fail with one clear line', () => 
       >,
     })
     expect(run.code).toBe(1)
-    expect(run.stdout).toContain('Total: 0 passed, 0 failed, 6 skipped')
+    expect(run.stdout).toContain('Total: 0 passed, 0 failed, 12 skipped')
     expect(run.stderr.trim().split('\n')).toHaveLength(1)
-    expect(run.stderr).toMatch(/No check passed \(6 ran: 6 skipped, 0 not applicable\): nothing was verified/)
+    expect(run.stderr).toMatch(
+      /No check passed \(12 ran: 12 skipped, 0 not applicable\): nothing was verified/,
+    )
   }, 60_000)
 
   it('stops before the first check when the key is refused, naming the cause once, exit code 1', async () => {

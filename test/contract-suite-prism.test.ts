@@ -16,13 +16,16 @@ describe('the contract suite through prism proxy in front of the mock', () => {
     server = createHttpServer(() => platform)
     mockOrigin = `http://127.0.0.1:${(await listen(server, 0, '127.0.0.1')).port}`
     // Prism validates every response (--errors turns a violation into an error the suite reports); request
-    // validation is off so that the suite's deliberately bad requests reach the implementation.
+    // validation is off so that the suite's deliberately bad requests reach the implementation. Prism's own
+    // CORS answers are off too: the suite checks the implementation's (preflights and exposed headers).
     proxy = await startPrism([
       'proxy',
       'openapi/v1.yaml',
       `${mockOrigin}/v1`,
       '--errors',
       '--validate-request',
+      'false',
+      '--cors',
       'false',
     ])
   }, 90_000)

@@ -190,15 +190,24 @@ export const agentChecks: ContractCheck[] = [
     id: 'resources/agents/unknown',
     area: 'resources',
     group,
-    title: 'answers 404 resource_not_found for an unknown or malformed agent ID',
+    title:
+      'answers 404 resource_not_found for an unknown or malformed agent ID, an API key pasted as the ID never echoed',
     async run(ctx) {
-      for (const id of [UNKNOWN_IDS.agent_id, 'not-an-agent-id']) {
-        const exchange = await ctx.call({ method: 'GET', path: `/agents/${id}`, operationId: 'getAgent' })
+      // The malformed ID is the run's own key: whatever the message says of the ID, it may show at most the
+      // key's prefix and last 4 characters (decisions.md section 2; every response is searched for the key).
+      const key = ctx.keys.secret
+      for (const id of [UNKNOWN_IDS.agent_id, key]) {
+        const exchange = await ctx.call({
+          method: 'GET',
+          path: `/agents/${id}`,
+          operationId: 'getAgent',
+          sensitive: [key],
+        })
         expectError(
           exchange,
           404,
           { type: 'not_found_error', code: 'resource_not_found', param: 'agent_id' },
-          `for ${id}`,
+          id === key ? 'for the API key as the ID' : `for ${id}`,
         )
       }
     },

@@ -163,8 +163,18 @@ function malformedChecks(operation: ContractOperation, target: BodyTarget): Cont
 /** Reads served from the account with call logs (its key may only read). */
 const CALL_LOG_READS = new Set(['listCallLogs', 'getCallLog', 'getCallAnalytics'])
 
-/** Unknown query parameters, and each declared one with values that break its schema. */
-function queryCheck(operation: ContractOperation): ContractCheck {
+/**
+ * The pagination parameters: one shared definition in the contract, probed with every breakage on the first
+ * list operation only (the bounds check of each list probes a limit and a cursor of its own).
+ */
+const PAGINATION = new Set(['limit', 'starting_after', 'ending_before'])
+
+/**
+ * Unknown query parameters, and each declared one with values that break its schema. A parameter with the
+ * same schema as an earlier one of the operation (`max_` beside `min_duration_seconds`) gets its first
+ * breakage only; the pagination parameters are left out unless `pagination`.
+ */
+function queryCheck(operation: ContractOperation, pagination: boolean): ContractCheck {
   const write = operation.method !== 'get'
   return {
     id: `bad-input/${operation.operationId}/query`,
@@ -185,13 +195,20 @@ function queryCheck(operation: ContractOperation): ContractCheck {
       const cases: [string, string, string][] = [
         ['contract_unknown=1', 'contract_unknown', 'an unknown parameter'],
       ]
-      for (const parameter of operation.parameters.filter((p) => p.in === 'query'))
-        for (const breakage of parameterBreakages(ctx.contract.document, parameter.schema))
+      const schemas = new Set<string>()
+      for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
+        if (!pagination && PAGINATION.has(parameter.name)) continue
+        const breakages = parameterBreakages(ctx.contract.document, parameter.schema)
+        const schema = JSON.stringify(parameter.schema)
+        if (schemas.has(schema)) breakages.splice(1)
+        schemas.add(schema)
+        for (const breakage of breakages)
           cases.push([
             `${parameter.name}=${encodeURIComponent(breakage.value)}`,
             parameter.name,
             `${parameter.name} ${breakage.what}`,
           ])
+      }
       for (const [query, param, what] of cases) {
         const exchange = await ctx.call({
           method,
@@ -214,8 +231,9 @@ function queryCheck(operation: ContractOperation): ContractCheck {
 /** Bad input for every operation: query parameters, bodies broken one field at a time, malformed bodies. */
 export function badInputChecks(operations: readonly ContractOperation[]): ContractCheck[] {
   const checks: ContractCheck[] = []
+  const firstList = operations.find((op) => op.parameters.some((p) => p.in === 'query' && p.name === 'limit'))
   for (const operation of operations) {
-    checks.push(queryCheck(operation))
+    checks.push(queryCheck(operation, operation === firstList))
     const target = BODY_TARGETS[operation.operationId]
     if (operation.requestBody && target)
       checks.push(schemaCheck(operation, target), ...malformedChecks(operation, target))

@@ -31,6 +31,8 @@ export function conformanceProblems(
   exchange: Exchange,
   path: string,
   secrets: readonly string[],
+  /** The keys the run was given or made (real random parts): no response may hold 8 characters of one. */
+  issuedKeys: readonly string[] = [],
 ): string[] {
   const { request, response } = exchange
   const problems: string[] = []
@@ -105,6 +107,10 @@ export function conformanceProblems(
   }
 
   const error = (response.json as { error?: Record<string, unknown> } | undefined)?.error
+  // The spec: "human-readable text". An empty message explains nothing, whatever the schema lets through.
+  if (response.status >= 400 && error && typeof error === 'object' && typeof error.message === 'string')
+    if (error.message.trim() === '')
+      problems.push('error.message must be human-readable text, got an empty one')
   if (response.status >= 400 && response.status !== 401 && error && typeof error === 'object') {
     if (error.request_id !== undefined && error.request_id !== headers['request-id'])
       problems.push(
@@ -113,8 +119,30 @@ export function conformanceProblems(
   }
 
   const everything = `${response.text}\n${Object.values(headers).join('\n')}`
+  // Messages are in error bodies (small): those are searched for parts of keys too.
+  const folded = response.status >= 400 ? everything.toLowerCase() : ''
   for (const secret of secrets)
     if (secret.length >= 8 && everything.includes(secret))
       problems.push('the response echoes a secret the suite sent (an API key or a credential)')
+  for (const key of issuedKeys)
+    if (folded && !everything.includes(key) && echoesKeyPart(folded, key))
+      problems.push(
+        'the response echoes part of an API key the suite sent: at most its prefix and last 4 characters may be shown',
+      )
   return [...new Set(problems)]
+}
+
+/** Consecutive characters of a key's random part that no response may hold (chance alone: about 1 in 10^12). */
+const KEY_WINDOW = 8
+
+/**
+ * Whether `folded` (lower-cased) holds 8 consecutive characters of an API key's random part, in any case:
+ * decisions.md section 2, a message shows at most a key's prefix and its last 4 characters.
+ */
+function echoesKeyPart(folded: string, secret: string): boolean {
+  const random = /^[sp]k-svc-([A-Za-z0-9]{16,})$/.exec(secret)?.[1]?.toLowerCase()
+  if (!random) return false
+  for (let start = 0; start + KEY_WINDOW <= random.length; start++)
+    if (folded.includes(random.slice(start, start + KEY_WINDOW))) return true
+  return false
 }

@@ -5,12 +5,19 @@ import { authenticationChecks } from './authentication.ts'
 import { authorizationChecks } from './authorization.ts'
 import { badInputChecks } from './bad-input.ts'
 import { callLogChecks } from './call-logs.ts'
+import { corsChecks } from './cors.ts'
 import { idempotencyChecks } from './idempotency.ts'
+import { idempotencyExpiryChecks, idempotencyRetryChecks } from './idempotency-retries.ts'
 import { integrationChecks } from './integrations.ts'
+import { keyRestrictionChecks } from './key-restrictions.ts'
+import { normalisationChecks } from './normalisation.ts'
 import { paginationChecks } from './pagination.ts'
+import { rateLimitMeaningChecks } from './rate-limit-meaning.ts'
 import { rateLimitChecks } from './rate-limits.ts'
 import { responseChecks } from './responses.ts'
+import { routingChecks } from './routing.ts'
 import { teamMemberChecks } from './team-members.ts'
+import { timestampChecks } from './timestamps.ts'
 import { AREAS, type Area, type ContractCheck } from './types.ts'
 import { webhookChecks } from './webhooks.ts'
 
@@ -21,8 +28,11 @@ import { webhookChecks } from './webhooks.ts'
 export function allChecks(contract: Contract): ContractCheck[] {
   return [
     ...responseChecks,
+    ...routingChecks,
+    ...corsChecks,
     ...authenticationChecks,
     ...authorizationChecks(contract.operations),
+    ...keyRestrictionChecks,
     ...agentChecks,
     ...paginationChecks,
     ...idempotencyChecks,
@@ -30,9 +40,14 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...analyticsChecks,
     ...integrationChecks,
     ...teamMemberChecks,
+    ...normalisationChecks,
+    ...timestampChecks,
+    ...idempotencyRetryChecks,
     ...badInputChecks(contract.operations),
     ...webhookChecks,
+    ...idempotencyExpiryChecks,
     ...rateLimitChecks,
+    ...rateLimitMeaningChecks,
   ]
 }
 

@@ -141,16 +141,19 @@ async function walk(ctx: CheckContext, c: Collection): Promise<void> {
 
 /**
  * Limit bounds and cursor errors. The largest limit (100) and a small one are the pages the walk reads too
- * (the whole listing, then `limit=<a third of it>`), so a run sends them once.
+ * (the whole listing, then `limit=<a third of it>`), so a run sends them once. The pagination parameters are
+ * one definition in the contract: the first collection is probed with every bad limit and both cursors at
+ * once; the others with an out-of-range limit and an unknown cursor of their own.
  */
 async function bounds(ctx: CheckContext, c: Collection): Promise<void> {
+  const everything = c === COLLECTIONS[0]
   const full = await fullListing(ctx, c)
   const small = walkLimit(full.items.length)
   const few = await page(ctx, c, `limit=${small}`)
   const count = listData(few).length
   ensure(count <= small, `at most ${small} items for limit=${small}`, String(count), few)
   // The same values as the query checks send (bad-input), so that the answers are shared within a run.
-  for (const bad of ['0', '101', 'not-a-number', '1.5']) {
+  for (const bad of everything ? ['0', '101', 'not-a-number', '1.5'] : ['101']) {
     const exchange = await ctx.call({
       method: 'GET',
       path: `${c.path}?limit=${bad}`,
@@ -164,14 +167,16 @@ async function bounds(ctx: CheckContext, c: Collection): Promise<void> {
       `for limit=${bad}`,
     )
   }
-  const both = await ctx.call({
-    method: 'GET',
-    path: `${c.path}?starting_after=${c.unknownId}&ending_before=${c.unknownId}`,
-    key: c.key(ctx),
-    operationId: c.operationId,
-  })
-  expectError(both, 400, { code: 'parameter_conflict' }, 'for starting_after with ending_before')
-  for (const param of ['starting_after', 'ending_before']) {
+  if (everything) {
+    const both = await ctx.call({
+      method: 'GET',
+      path: `${c.path}?starting_after=${c.unknownId}&ending_before=${c.unknownId}`,
+      key: c.key(ctx),
+      operationId: c.operationId,
+    })
+    expectError(both, 400, { code: 'parameter_conflict' }, 'for starting_after with ending_before')
+  }
+  for (const param of everything ? ['starting_after', 'ending_before'] : ['ending_before']) {
     const exchange = await ctx.call({
       method: 'GET',
       path: `${c.path}?${param}=${c.unknownId}`,
@@ -197,7 +202,7 @@ export const paginationChecks: ContractCheck[] = COLLECTIONS.flatMap((c): Contra
     id: `resources/pagination/${c.operationId}/bounds`,
     area: 'resources',
     group: `Pagination: ${c.name}`,
-    title: 'answers 400 for a limit outside 1-100, both cursors at once, or an unknown cursor',
+    title: 'answers 400 for a limit outside 1-100, both cursors at once (first list), or an unknown cursor',
     needs: c.needs,
     run: (ctx) => bounds(ctx, c),
   },

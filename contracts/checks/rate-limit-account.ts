@@ -14,6 +14,8 @@ export interface LimitAccount {
   key: string
   /** A revoked key of the same account, to show that 401s are not counted. */
   revoked?: string
+  /** Other active keys of the same account (they share its budget). */
+  others: string[]
   /** The quotas the account must have. */
   quotas: { hourly: number; burst: number }
   /** Lets `seconds` pass: the mock's clock, or a real wait. */
@@ -38,6 +40,12 @@ export async function limitAccount(
     const key = await mock.createKey(account.id, { type: 'secret', name })
     const revoked = await mock.createKey(account.id, { type: 'secret', name: `${name} revoked` })
     await mock.revokeKey(revoked.id)
+    const reader = await mock.createKey(account.id, {
+      type: 'secret',
+      name: `${name} reader`,
+      permissions: ['read'],
+    })
+    const publishable = await mock.createKey(account.id, { type: 'publishable', name: `${name} publishable` })
     ctx.defer(async () => {
       await mock.revokeKey(key.id)
       await mock.deleteAccount(account.id)
@@ -46,6 +54,7 @@ export async function limitAccount(
     return {
       key: key.value,
       revoked: revoked.value,
+      others: [reader.value, publishable.value],
       quotas,
       simulated: true,
       pass: async (s) => void (await mock.advanceClock(s)),
@@ -71,5 +80,7 @@ export async function limitAccount(
   // Start from an empty burst window: unless this request was alone in it, wait a whole window.
   const burst = policy('burst')
   if (headers.value.remaining('burst') !== (burst?.quota ?? 0) - 1) await pass(burst?.window ?? 60)
-  return { key: ctx.keys.secret, revoked: ctx.keys.revoked, quotas, simulated: false, pass }
+  // The publishable key is documented as one of the same account (scoped keys may come from elsewhere).
+  const others = ctx.keys.publishable ? [ctx.keys.publishable] : []
+  return { key: ctx.keys.secret, revoked: ctx.keys.revoked, others, quotas, simulated: false, pass }
 }

@@ -19,8 +19,22 @@ export interface Contract {
   sensitiveAgentFields: string[]
 }
 
-/** Loads the contract and compiles its validators. */
+const contracts = new Map<string, Contract>()
+
+/**
+ * Loads the contract and compiles its validators, once per path: sessions share it, so each schema is
+ * compiled once per process however many runs open (the document is cached by path already).
+ */
 export function createContract(path?: string): Contract {
+  const key = path ?? ''
+  const cached = contracts.get(key)
+  if (cached) return cached
+  const made = buildContract(path)
+  contracts.set(key, made)
+  return made
+}
+
+function buildContract(path?: string): Contract {
   const document = loadContractDocument(path)
   const operations = listOperations(document)
   const validator = createSchemaValidator(document)

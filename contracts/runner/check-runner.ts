@@ -118,10 +118,13 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
           teardown.track(`${input.path.split('?')[0]}/${body.id}`, keys.secret)
         const fromPrism = prismProblems(exchange)
         if (input.conformance === false) return exchange
-        const problems = conformanceProblems(contract, exchange, input.path, [
-          ...keys.secrets(),
-          ...sentSecrets,
-        ])
+        const problems = conformanceProblems(
+          contract,
+          exchange,
+          input.path,
+          [...keys.secrets(), ...sentSecrets],
+          keys.secrets(),
+        )
         problems.push(...fromPrism)
         const requestId = exchange.response.headers['request-id']
         if (requestId && !deps.stateless && !shared) {

@@ -136,13 +136,24 @@ export type QueryResult =
   | { ok: true; values: Record<string, unknown> }
   | { ok: false; param: string; message: string }
 
+/** Compiled validators per contract document, shared by every platform built from it. */
+const compiledByDocument = new WeakMap<
+  OpenApiDocument,
+  { instances: Map<Mode, ReturnType<typeof createAjv>>; cache: Map<string, ValidateFunction | null> }
+>()
+
 /**
  * Validators compiled from the contract with Ajv 2020-12 and ajv-formats, compiled lazily per
  * operation so that start-up stays fast: query parameters, headers, request bodies and responses.
+ * What is compiled is kept per document: a new platform (a test's fresh mock) compiles nothing again.
  */
 export function createValidators(document: OpenApiDocument) {
-  const instances = new Map<Mode, ReturnType<typeof createAjv>>()
-  const cache = new Map<string, ValidateFunction | null>()
+  let compiledState = compiledByDocument.get(document)
+  if (!compiledState) {
+    compiledState = { instances: new Map(), cache: new Map() }
+    compiledByDocument.set(document, compiledState)
+  }
+  const { instances, cache } = compiledState
 
   function compiled(key: string, mode: Mode, schemaOf: () => unknown): ValidateFunction | null {
     const cacheKey = `${mode}:${key}`

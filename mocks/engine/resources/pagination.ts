@@ -1,13 +1,17 @@
 import { errors } from '../api-error.ts'
 import type { Collection, Listable, PageQuery } from '../collection.ts'
 
-/** The list envelope of decisions.md section 8, or 400 `invalid_cursor` for an unknown cursor. */
-export function listPage<T extends Listable, V = T>(
+/**
+ * The list envelope of decisions.md section 8, or 400 `invalid_cursor` for an unknown cursor; `present` makes
+ * each item what the list shows of it.
+ */
+export function listPage<T extends Listable, V>(
   collection: Collection<T>,
   query: Record<string, unknown>,
-  options: Pick<PageQuery<T>, 'filter' | 'index'> & { present?: (item: T) => V } = {},
+  options: Pick<PageQuery<T>, 'filter' | 'index'> & { present: (item: T) => V },
 ) {
   const page = collection.page({
+    // Stryker disable next-line ConditionalExpression: the query validator fills in the contract's default (20) for an absent limit, so it is always a number here
     limit: typeof query.limit === 'number' ? query.limit : 20,
     starting_after: query.starting_after as string | undefined,
     ending_before: query.ending_before as string | undefined,
@@ -15,6 +19,5 @@ export function listPage<T extends Listable, V = T>(
     index: options.index,
   })
   if (!page.ok) throw errors.invalidCursor(page.param, `No object with id '${page.id}' to page from.`)
-  const present = options.present ?? ((item: T) => item as unknown as V)
-  return { object: 'list' as const, data: page.data.map(present), has_more: page.has_more }
+  return { object: 'list' as const, data: page.data.map(options.present), has_more: page.has_more }
 }

@@ -1,0 +1,169 @@
+import { ensure, expectError, expectStatus } from './failure.ts'
+import type { ContractCheck } from './types.ts'
+
+/** Every IPv4 and IPv6 address, in several spellings (halves, a single-address range, a mapped form). */
+const EVERYWHERE = ['0.0.0.0/1', '128.0.0.0/1', '::/1', '8000::/1']
+/** Documentation ranges (RFC 5737, RFC 3849): never the address of a real client. */
+const NOWHERE = ['192.0.2.0/24', '198.51.100.7', '2001:db8::/32', '203.0.113.0/25']
+
+/**
+ * `allowed_ips` (decisions.md section 3): a key restricted to addresses the client cannot have is refused
+ * with 403 `key_restricted`, one restricted to ranges that cover every address is admitted. The keys are
+ * made through the mock's control plane (elsewhere keys are made in the dashboard).
+ */
+const allowedIps: ContractCheck = {
+  id: 'authorization/allowed-ips',
+  area: 'authorization',
+  group: 'Key restrictions',
+  title:
+    'refuses a key restricted to addresses the client does not have (403 key_restricted) and admits one restricted to ranges covering every address',
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock)
+      return ctx.skip('needs keys with allowed_ips, made through the mock control plane (--provision mock)')
+    const name = `Contract suite ${ctx.runId} allowed_ips`
+    const account = await mock.createAccount({ plan: 'enterprise', name })
+    ctx.defer(async () => {
+      await mock.deleteAccount(account.id)
+    })
+    const key = async (ips: string[]) =>
+      (
+        await mock.createKey(account.id, {
+          type: 'secret',
+          name: `${name} ${ips.join(' ')}`,
+          restrictions: { allowed_ips: ips },
+        })
+      ).value
+    const elsewhere = await key(NOWHERE)
+    const everywhere = await key(EVERYWHERE)
+    const get = (value: string) =>
+      ctx.call({ method: 'GET', path: '/user', key: value, sensitive: [value], operationId: 'getUser' })
+    expectError(
+      await get(elsewhere),
+      403,
+      { type: 'permission_error', code: 'key_restricted' },
+      `for a key restricted to ${NOWHERE.join(', ')}`,
+    )
+    const admitted = await get(everywhere)
+    const error = (admitted.response.json as { error?: { code?: string } } | undefined)?.error
+    if (admitted.response.status === 403 && error?.code === 'key_restricted')
+      return ctx.skip(
+        'the target refuses even a key allowed everywhere: it does not see the client address (an in-app mock)',
+      )
+    expectStatus(admitted, 200, `for a key restricted to ${EVERYWHERE.join(', ')}`)
+  },
+}
+
+/** What a key holding only the `read` or only the `write` group may do (one request per scope). */
+const GROUP_PROBES: { method: string; path: string; scope: string; json?: unknown }[] = [
+  { method: 'GET', path: '/agents', scope: 'agents:read' },
+  { method: 'GET', path: '/call-logs', scope: 'call_logs:read' },
+  { method: 'GET', path: '/analytics/calls', scope: 'analytics:read' },
+  { method: 'GET', path: '/integrations', scope: 'integrations:read' },
+  { method: 'POST', path: '/agents', scope: 'agents:write', json: {} },
+  { method: 'PATCH', path: '/integrations/not_a_provider', scope: 'integrations:write', json: {} },
+  { method: 'POST', path: '/team-members', scope: 'team_members:write', json: {} },
+  { method: 'DELETE', path: '/call-logs/call_0ContractSuiteNone0', scope: 'resources:delete' },
+]
+
+const READ_GROUP = ['agents:read', 'call_logs:read', 'analytics:read', 'integrations:read']
+/** What the `write` group grants, with the reads its scopes imply (decisions.md section 4). */
+const WRITE_GROUP = [
+  'agents:write',
+  'integrations:write',
+  'team_members:write',
+  'resources:delete',
+  'agents:read',
+  'integrations:read',
+]
+
+/**
+ * The group names `read` and `write` given at key creation grant exactly their scopes (decisions.md
+ * section 4): each scope probed with one request, 403 naming the scope where the group does not grant it.
+ */
+const permissionGroups: ContractCheck = {
+  id: 'authorization/permission-groups',
+  area: 'authorization',
+  group: 'Key restrictions',
+  title: 'grants a key made with the group read, or write, exactly the scopes of that group',
+  needs: ['write'],
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock)
+      return ctx.skip('needs keys made with group names, through the mock control plane (--provision mock)')
+    const name = `Contract suite ${ctx.runId} groups`
+    const account = await mock.createAccount({ plan: 'enterprise', name })
+    ctx.defer(async () => {
+      await mock.deleteAccount(account.id)
+    })
+    for (const [group, granted] of [
+      ['read', READ_GROUP],
+      ['write', WRITE_GROUP],
+    ] as const) {
+      const key = (
+        await mock.createKey(account.id, { type: 'secret', name: `${name} ${group}`, permissions: [group] })
+      ).value
+      for (const probe of GROUP_PROBES) {
+        const exchange = await ctx.call({
+          method: probe.method,
+          path: probe.path,
+          json: probe.json,
+          key,
+          sensitive: [key],
+        })
+        const why = `for ${probe.method} ${probe.path} with a key made with [${group}]`
+        if (granted.includes(probe.scope))
+          ensure(exchange.response.status !== 403, `no 403 ${why}`, '403', exchange)
+        else
+          expectError(
+            exchange,
+            403,
+            { code: 'insufficient_permissions', required_permission: probe.scope },
+            why,
+          )
+      }
+    }
+  },
+}
+
+/** Key restrictions and permission groups, with keys made on the fly through the mock's control plane. */
+/**
+ * `expires_at` (decisions.md section 3): a key works until its expiry and gets 401 `invalid_api_key` after it.
+ * The key expires a minute ahead on the mock's clock, which then moves past it.
+ */
+const expiresAt: ContractCheck = {
+  id: 'authentication/expires-at',
+  area: 'authentication',
+  group: 'Key restrictions',
+  title: 'admits a key with expires_at ahead, and refuses it with 401 once the clock has passed expires_at',
+  needs: ['clock'],
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock)
+      return ctx.skip('needs a key with expires_at, made through the mock control plane (--provision mock)')
+    const name = `Contract suite ${ctx.runId} expires_at`
+    const account = await mock.createAccount({ plan: 'enterprise', name })
+    ctx.defer(async () => {
+      await mock.deleteAccount(account.id)
+    })
+    const now = Date.parse((await mock.clock()).now)
+    const expires = new Date(now + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    const { value } = await mock.createKey(account.id, {
+      type: 'secret',
+      name,
+      restrictions: { expires_at: expires },
+    })
+    const get = () =>
+      ctx.call({ method: 'GET', path: '/user', key: value, sensitive: [value], operationId: 'getUser' })
+    expectStatus(await get(), 200, `for a key that expires at ${expires}, a minute ahead`)
+    await mock.advanceClock(61)
+    expectError(
+      await get(),
+      401,
+      { type: 'authentication_error', code: 'invalid_api_key' },
+      `once the clock has passed expires_at ${expires}`,
+    )
+  },
+}
+
+export const keyRestrictionChecks: ContractCheck[] = [allowedIps, permissionGroups, expiresAt]

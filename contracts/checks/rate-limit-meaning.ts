@@ -1,0 +1,204 @@
+import type { Exchange } from '../http/exchange.ts'
+import { type RateLimitView, readRateLimitHeaders } from '../http/rate-limit-headers.ts'
+import type { Plan } from '../target/target.ts'
+import { ensure, expectError, fail, jsonObject } from './failure.ts'
+import { type LimitAccount, limitAccount } from './rate-limit-account.ts'
+import { targetNow } from './time-passes.ts'
+import type { CheckContext, ContractCheck } from './types.ts'
+
+/**
+ * How far a `t` or an epoch second may be from the value computed here: "whole seconds" may be rounded
+ * either way, and a second may tick between the response and the clock reading.
+ */
+const SECOND_TOLERANCE = 1
+
+function view(exchange: Exchange): RateLimitView {
+  const parsed = readRateLimitHeaders(exchange.response.headers)
+  if (!parsed.ok) fail('rate-limit headers in the IETF syntax', parsed.error, exchange)
+  return parsed.value
+}
+
+async function get(ctx: CheckContext, key: string): Promise<Exchange> {
+  return ctx.call({
+    method: 'GET',
+    path: '/user',
+    key,
+    rateLimitProbe: true,
+    sensitive: [key],
+    operationId: 'getUser',
+  })
+}
+
+function expectAdmitted(exchange: Exchange, why: string): void {
+  ensure(exchange.response.status !== 429, `the request admitted ${why}`, '429', exchange)
+}
+
+function expectNear(exchange: Exchange, what: string, got: number | undefined, want: number): void {
+  ensure(
+    got !== undefined && Math.abs(got - want) <= SECOND_TOLERANCE,
+    `${what} = ${want} (within ${SECOND_TOLERANCE} s)`,
+    String(got),
+    exchange,
+  )
+}
+
+/**
+ * `X-RateLimit-Reset` is the epoch second at which the window with the least remaining frees its oldest
+ * request: the target's current time plus that window's `t`.
+ */
+async function expectResetEpoch(ctx: CheckContext, exchange: Exchange): Promise<void> {
+  const now = await targetNow(ctx, exchange)
+  if (now === undefined) return
+  const headers = exchange.response.headers
+  const reset = Number(headers['x-ratelimit-reset'])
+  const states = view(exchange).states
+  const least = Math.min(...states.map((s) => s.remaining))
+  const wants = states.filter((s) => s.remaining === least).map((s) => Math.floor(now / 1000) + s.reset)
+  ensure(
+    wants.some((want) => Math.abs(reset - want) <= SECOND_TOLERANCE + 1),
+    `X-RateLimit-Reset = now + t in epoch seconds (${wants.join(' or ')})`,
+    String(headers['x-ratelimit-reset']),
+    exchange,
+  )
+}
+
+/**
+ * The budget belongs to the account: requests with any of its keys use up one burst window, and once it
+ * is spent every key of the account gets the 429, then every key is admitted again after Retry-After.
+ */
+async function sharedScenario(ctx: CheckContext, account: LimitAccount): Promise<void> {
+  const keys = [account.key, ...account.others]
+  if (keys.length < 2) return ctx.skip('needs a second key of the same account (--publishable-key)')
+  const first = await get(ctx, account.key)
+  expectAdmitted(first, 'first')
+  // What the windows held before this request (on a real target the setup may have spent some already).
+  const burst = (view(first).remaining('burst') ?? 0) + 1
+  const hourly = (view(first).remaining('hourly') ?? 0) + 1
+  for (let i = 1; i < burst; i++) {
+    const exchange = await get(ctx, keys[i % keys.length] as string)
+    expectAdmitted(exchange, `(${i + 1} of ${burst}, keys taken in turn)`)
+    const state = view(exchange)
+    ensure(
+      state.remaining('burst') === burst - 1 - i,
+      `RateLimit "burst";r=${burst - 1 - i} after ${i + 1} requests with ${keys.length} keys of one account`,
+      `r=${state.remaining('burst')}`,
+      exchange,
+    )
+    ensure(
+      state.remaining('hourly') === hourly - 1 - i,
+      `RateLimit "hourly";r=${hourly - 1 - i} after ${i + 1} requests with ${keys.length} keys of one account`,
+      `r=${state.remaining('hourly')}`,
+      exchange,
+    )
+  }
+  let retryAfter = 0
+  for (const key of keys) {
+    const refused = await get(ctx, key)
+    expectError(
+      refused,
+      429,
+      { code: 'rate_limit_exceeded' },
+      'for every key once the account spent its burst',
+    )
+    const policy = (jsonObject(refused).error as Record<string, unknown>).policy
+    ensure(policy === 'burst', 'error.policy "burst"', JSON.stringify(policy), refused)
+    retryAfter = Math.max(retryAfter, Number(refused.response.headers['retry-after']))
+  }
+  // Retry-After frees the oldest request; the next ones (one per key) were sent moments later on a real
+  // target: a second more lets them all leave.
+  await account.pass(retryAfter + 1)
+  for (const key of keys.slice().reverse())
+    expectAdmitted(await get(ctx, key), 'after Retry-After, with each key')
+}
+
+/**
+ * The numbers mean what the draft says: `t` counts down with the clock to the moment the oldest request
+ * leaves, a window empties after `w` seconds, `X-RateLimit-Reset` is that moment in epoch seconds, and the
+ * 429's `Retry-After` is the `t` of the exhausted window.
+ */
+async function meaningScenario(ctx: CheckContext, account: LimitAccount): Promise<void> {
+  const first = await get(ctx, account.key)
+  expectAdmitted(first, 'first in the window')
+  const start = view(first)
+  expectNear(
+    first,
+    'RateLimit "burst";t after the first request of an empty window',
+    start.reset('burst'),
+    60,
+  )
+  await expectResetEpoch(ctx, first)
+  const step = account.simulated ? 20 : 2
+  await account.pass(step)
+  const later = await get(ctx, account.key)
+  expectAdmitted(later, `${step} s later`)
+  const moved = view(later)
+  expectNear(
+    later,
+    `RateLimit "burst";t ${step} s later`,
+    moved.reset('burst'),
+    (start.reset('burst') ?? 0) - step,
+  )
+  const left = moved.remaining('burst') ?? 0
+  ensure(
+    left === (start.remaining('burst') ?? 0) - 1,
+    `RateLimit "burst";r one less than after the first request (${(start.remaining('burst') ?? 0) - 1})`,
+    `r=${left}`,
+    later,
+  )
+  await expectResetEpoch(ctx, later)
+  for (let i = 0; i < left; i++) expectAdmitted(await get(ctx, account.key), `(${i + 1} of the ${left} left)`)
+  const refused = await get(ctx, account.key)
+  expectError(refused, 429, { code: 'rate_limit_exceeded' })
+  const t = view(refused).reset('burst')
+  const retryAfter = Number(refused.response.headers['retry-after'])
+  ensure(
+    t !== undefined && retryAfter === t,
+    'Retry-After equal to the t of the exhausted burst window',
+    `Retry-After ${retryAfter}, t=${t}`,
+    refused,
+  )
+  expectNear(refused, 'Retry-After: when the first request leaves the window', retryAfter, 60 - step)
+  await account.pass(retryAfter)
+  const recovered = await get(ctx, account.key)
+  expectAdmitted(recovered, 'after Retry-After')
+  if (!account.simulated) return
+  // A fresh account: only the first request left the window; the others, sent `step` s later, remain.
+  const r = view(recovered).remaining('burst')
+  ensure(
+    r === 0,
+    'RateLimit "burst";r=0 after Retry-After (one request left the window, this one took its place)',
+    `r=${r}`,
+    recovered,
+  )
+}
+
+function checksFor(plan: Plan, custom?: { hourly: number; burst: number }): ContractCheck[] {
+  const label = custom ? `${plan} plan (custom limits)` : `${plan} plan`
+  return [
+    {
+      id: `rate-limits/${plan}/shared-keys`,
+      area: 'rate-limits',
+      group: label,
+      title:
+        'shares one budget among all keys of the account: the burst spent with several keys, 429 for each',
+      needs: ['rate-limits'],
+      run: async (ctx) => sharedScenario(ctx, await limitAccount(ctx, plan, custom)),
+    },
+    {
+      id: `rate-limits/${plan}/header-meaning`,
+      area: 'rate-limits',
+      group: label,
+      title:
+        'counts t down with the clock, gives X-RateLimit-Reset as now + t in epoch seconds and Retry-After as the t of the exhausted window',
+      needs: ['rate-limits'],
+      run: async (ctx) => meaningScenario(ctx, await limitAccount(ctx, plan, custom)),
+    },
+  ]
+}
+
+/** The meaning of the rate-limit numbers, and the account-wide budget. */
+export const rateLimitMeaningChecks: ContractCheck[] = [
+  ...checksFor('free'),
+  ...checksFor('pro'),
+  ...checksFor('enterprise', { hourly: 24, burst: 6 }),
+]

@@ -1,0 +1,163 @@
+import type { Exchange } from '../http/exchange.ts'
+import { ensure, expectStatus, jsonObject } from './failure.ts'
+import { createAgent, inviteMember } from './fixtures.ts'
+import { instant, letTimePass, targetNow } from './time-passes.ts'
+import type { CheckContext, ContractCheck } from './types.ts'
+
+/** Seconds between the steps that must differ: more than timestamps with whole seconds can blur. */
+const GAP_SECONDS = 2
+/** How far "now" in a timestamp may be from the target's clock (its whole-second rounding and the round trip). */
+const NOW_TOLERANCE_MS = 2000
+
+/** Fails unless the field holds the same instant in both objects (any allowed form of the timestamp). */
+function expectSameInstant(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  field: string,
+  exchange: Exchange,
+): void {
+  ensure(
+    instant(after[field]) === instant(before[field]),
+    `${field} kept (${String(before[field])})`,
+    String(after[field]),
+    exchange,
+  )
+}
+
+/** Fails unless the field moved forward by at least the gap the check let pass. */
+function expectMovedOn(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  field: string,
+  exchange: Exchange,
+): void {
+  const moved = instant(after[field]) - instant(before[field])
+  ensure(
+    moved >= (GAP_SECONDS - 1) * 1000,
+    `${field} later than ${String(before[field])} by about ${GAP_SECONDS} s (the time that passed)`,
+    String(after[field]),
+    exchange,
+  )
+}
+
+/** Fails unless the field is the target's "now" (when the target's time is known). */
+async function expectNow(
+  ctx: CheckContext,
+  object: Record<string, unknown>,
+  field: string,
+  exchange: Exchange,
+): Promise<void> {
+  const now = await targetNow(ctx, exchange)
+  if (now === undefined) return
+  ensure(
+    Math.abs(instant(object[field]) - now) <= NOW_TOLERANCE_MS,
+    `${field} = the target's current time (${new Date(now).toISOString()})`,
+    String(object[field]),
+    exchange,
+  )
+}
+
+const agentTimestamps: ContractCheck = {
+  id: 'resources/agents/timestamps',
+  area: 'resources',
+  group: 'Agents',
+  title:
+    'keeps created_at and sets updated_at to now on every PATCH, also one that changes no value, with time passing between',
+  needs: ['write'],
+  async run(ctx) {
+    const { agent, exchange: created } = await createAgent(ctx)
+    ensure(
+      instant(agent.updated_at) === instant(agent.created_at),
+      'updated_at = created_at on a new agent',
+      `${String(agent.updated_at)} vs ${String(agent.created_at)}`,
+      created,
+    )
+    await expectNow(ctx, agent, 'created_at', created)
+    const path = `/agents/${String(agent.id)}`
+    let previous = agent
+    for (const [what, change] of [
+      ['a new name', { name: `${String(agent.name)} (renamed)` }],
+      ['the same name again (no value changes)', { name: `${String(agent.name)} (renamed)` }],
+    ] as const) {
+      await letTimePass(ctx, GAP_SECONDS)
+      const updated = await ctx.call({ method: 'PATCH', path, json: change, operationId: 'updateAgent' })
+      expectStatus(updated, 200, `for a PATCH with ${what}`)
+      const after = jsonObject(updated)
+      expectSameInstant(agent, after, 'created_at', updated)
+      expectMovedOn(previous, after, 'updated_at', updated)
+      await expectNow(ctx, after, 'updated_at', updated)
+      previous = after
+    }
+    const read = await ctx.call({ method: 'GET', path, operationId: 'getAgent' })
+    expectStatus(read, 200)
+    expectSameInstant(previous, jsonObject(read), 'updated_at', read)
+    expectSameInstant(agent, jsonObject(read), 'created_at', read)
+  },
+}
+
+const memberTimestamps: ContractCheck = {
+  id: 'resources/team-members/timestamps',
+  area: 'resources',
+  group: 'Team members',
+  title: 'sets invited_at = created_at = now on invitation and keeps both when the role changes later',
+  needs: ['write'],
+  async run(ctx) {
+    const { member, exchange: created } = await inviteMember(ctx)
+    await expectNow(ctx, member, 'created_at', created)
+    await letTimePass(ctx, GAP_SECONDS)
+    const path = `/team-members/${String(member.id)}`
+    const changed = await ctx.call({
+      method: 'PATCH',
+      path,
+      json: { role: member.role === 'admin' ? 'editor' : 'admin' },
+      operationId: 'updateTeamMember',
+    })
+    expectStatus(changed, 200)
+    const after = jsonObject(changed)
+    for (const field of ['created_at', 'invited_at', 'joined_at'])
+      ensure(
+        JSON.stringify(instant(after[field])) === JSON.stringify(instant(member[field])),
+        `${field} kept (${String(member[field])})`,
+        String(after[field]),
+        changed,
+      )
+  },
+}
+
+const integrationTimestamps: ContractCheck = {
+  id: 'resources/integrations/timestamps',
+  area: 'resources',
+  group: 'Integrations',
+  title:
+    'sets updated_at to now on every update and connected_at only when credentials are sent, with time passing between',
+  needs: ['write', 'own-account'],
+  async run(ctx) {
+    const path = '/integrations/zapier'
+    const patch = (json: Record<string, unknown>, sensitive: string[] = []) =>
+      ctx.call({ method: 'PATCH', path, json, sensitive, operationId: 'updateIntegration' })
+    const secret = `contract-${ctx.runId}-ZapierKey7Qx`
+    const connected = await patch({ credentials: { api_key: secret } }, [secret])
+    expectStatus(connected, 200)
+    const first = jsonObject(connected)
+    await expectNow(ctx, first, 'connected_at', connected)
+    await expectNow(ctx, first, 'updated_at', connected)
+    await letTimePass(ctx, GAP_SECONDS)
+    const toggled = await patch({ enabled: !first.enabled })
+    expectStatus(toggled, 200)
+    const second = jsonObject(toggled)
+    expectSameInstant(first, second, 'connected_at', toggled)
+    expectMovedOn(first, second, 'updated_at', toggled)
+    await expectNow(ctx, second, 'updated_at', toggled)
+    await letTimePass(ctx, GAP_SECONDS)
+    const again = await patch({ credentials: { api_key: `${secret}2` } }, [secret, `${secret}2`])
+    expectStatus(again, 200)
+    const third = jsonObject(again)
+    expectMovedOn(second, third, 'connected_at', again)
+    await expectNow(ctx, third, 'connected_at', again)
+    const restored = await patch({ credentials: null, enabled: first.enabled })
+    expectStatus(restored, 200)
+  },
+}
+
+/** Timestamps that must differ between steps, with time made to pass between them. */
+export const timestampChecks: ContractCheck[] = [agentTimestamps, memberTimestamps, integrationTimestamps]

@@ -1,0 +1,58 @@
+/**
+ * `npm run mutants`: mutation testing of the engine (StrykerJS, stryker.config.mjs), killed by the contract
+ * suite. Prints Stryker's per-file scores, writes its HTML and JSON reports to reports/mutation/, and
+ * exits 1 when a threshold is missed (80% overall, 90% on the files that guard access and limits).
+ *
+ *   npm run mutants                                  full run; refreshes test/mutants/stryker-incremental.json
+ *   npm run mutants -- --mutate mocks/engine/auth.ts  only these files (thresholds of the files present)
+ *   npm run mutants:ci                               incremental: re-tests only mutants in changed code
+ *   npm run mutants -- --markdown                    also print the table as Markdown (the README figure)
+ *
+ * Other arguments go to `stryker run` (e.g. `--concurrency 1`).
+ */
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { REPO_ROOT } from './lib/repo-root.ts'
+import { fileScores, markdownTable, shortfalls, textTable } from './mutation/scores.ts'
+
+const REPORT = join(REPO_ROOT, 'reports/mutation/mutation.json')
+
+const args = process.argv.slice(2)
+const ci = args.includes('--ci')
+const markdown = args.includes('--markdown')
+const passed = args.filter((arg) => arg !== '--ci' && arg !== '--markdown')
+const partial = passed.some((arg) => arg === '--mutate' || arg === '-m' || arg.startsWith('--mutate='))
+// A partial run leaves the committed baseline alone; a full run rewrites it; CI reuses it.
+const mode = partial ? [] : ci ? ['--incremental'] : ['--incremental', '--force']
+
+const started = performance.now()
+const stryker = spawnSync(join(REPO_ROOT, 'node_modules/.bin/stryker'), ['run', ...mode, ...passed], {
+  cwd: REPO_ROOT,
+  stdio: 'inherit',
+})
+const seconds = (performance.now() - started) / 1000
+if (stryker.error) {
+  console.error(`mutants: cannot run Stryker: ${stryker.error.message}`)
+  process.exit(2)
+}
+
+let scores: ReturnType<typeof fileScores>
+try {
+  scores = fileScores(JSON.parse(readFileSync(REPORT, 'utf8')))
+} catch (error) {
+  console.error(
+    `mutants: Stryker wrote no readable report (${(error as Error).message}); exit code ${stryker.status}`,
+  )
+  process.exit(1)
+}
+console.log(`\nMutation scores (${new Date().toISOString().slice(0, 10)}, ${seconds.toFixed(0)} s):\n`)
+console.log(textTable(scores))
+if (markdown) console.log(`\n${markdownTable(scores)}`)
+const problems = shortfalls(scores, undefined, { partial })
+if (problems.length > 0) {
+  console.error(`\nBelow the thresholds:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  process.exit(1)
+}
+console.log('\nEvery threshold is met.')
+process.exit(stryker.status === 0 ? 0 : 1)

@@ -1,0 +1,145 @@
+/**
+ * Per-file mutation scores from Stryker's JSON report (mutation-testing-report-schema), and the thresholds
+ * they must meet. Score = detected (killed or timed out) / valid (detected, survived or without coverage),
+ * as Stryker computes it; mutants disabled with a reason in the code (`// Stryker disable ...`) are
+ * "Ignored" and left out.
+ */
+
+/** The part of Stryker's JSON report this reads. */
+export interface MutationReport {
+  files: Record<string, { mutants: { status: string }[] }>
+}
+
+export interface FileScore {
+  file: string
+  score: number
+  killed: number
+  timeout: number
+  survived: number
+  noCoverage: number
+  /** Mutants marked equivalent (disabled in the code with the reason). */
+  ignored: number
+  errors: number
+}
+
+/** The thresholds of the mutation run: overall, and higher ones for the files that guard access and limits. */
+export interface Thresholds {
+  overall: number
+  /** Minimum score per file, by path relative to the repository. */
+  files: Record<string, number>
+}
+
+/** Authentication (auth.ts, secrets.ts), permissions, keys, rate limiting and pagination: at least 90%. */
+export const THRESHOLDS: Thresholds = {
+  overall: 80,
+  files: Object.fromEntries(
+    [
+      'mocks/engine/auth.ts',
+      'mocks/engine/secrets.ts',
+      'mocks/engine/permissions.ts',
+      'mocks/engine/key-store.ts',
+      'mocks/engine/rate-limiter.ts',
+      'mocks/engine/collection.ts',
+      'mocks/engine/resources/pagination.ts',
+    ].map((file) => [file, 90]),
+  ),
+}
+
+function tally(file: string, mutants: readonly { status: string }[]): FileScore {
+  const count = (status: string) => mutants.filter((m) => m.status === status).length
+  const killed = count('Killed')
+  const timeout = count('Timeout')
+  const survived = count('Survived')
+  const noCoverage = count('NoCoverage')
+  const valid = killed + timeout + survived + noCoverage
+  return {
+    file,
+    score: valid === 0 ? 100 : ((killed + timeout) / valid) * 100,
+    killed,
+    timeout,
+    survived,
+    noCoverage,
+    ignored: count('Ignored'),
+    errors: count('CompileError') + count('RuntimeError'),
+  }
+}
+
+/** Scores of every file of the report, by path, and the total over all of them (`file: 'All files'`). */
+export function fileScores(report: MutationReport): { files: FileScore[]; total: FileScore } {
+  const files = Object.entries(report.files)
+    .map(([file, { mutants }]) => tally(file.replace(/\\/g, '/'), mutants))
+    .sort((a, b) => a.file.localeCompare(b.file))
+  const total = tally(
+    'All files',
+    Object.values(report.files).flatMap((f) => f.mutants),
+  )
+  return { files, total }
+}
+
+/** Where the scores fall short: one line per shortfall, empty when every threshold is met. */
+export function shortfalls(
+  scores: { files: FileScore[]; total: FileScore },
+  thresholds: Thresholds = THRESHOLDS,
+  options: { partial?: boolean } = {},
+): string[] {
+  const problems: string[] = []
+  if (!options.partial && scores.total.score < thresholds.overall)
+    problems.push(`overall score ${scores.total.score.toFixed(2)}% is under ${thresholds.overall}%`)
+  for (const [file, minimum] of Object.entries(thresholds.files)) {
+    const score = scores.files.find((s) => s.file === file)
+    if (!score) {
+      if (!options.partial) problems.push(`${file} is not in the report`)
+      continue
+    }
+    if (score.score < minimum) problems.push(`${file}: ${score.score.toFixed(2)}% is under ${minimum}%`)
+  }
+  return problems
+}
+
+const COLUMNS = [
+  'file',
+  'score',
+  'killed',
+  'timeout',
+  'survived',
+  'no coverage',
+  'equivalent (marked)',
+] as const
+
+function cells(score: FileScore): string[] {
+  return [
+    score.file,
+    `${score.score.toFixed(2)}%`,
+    String(score.killed),
+    String(score.timeout),
+    String(score.survived),
+    String(score.noCoverage),
+    String(score.ignored),
+  ]
+}
+
+/** The scores as a Markdown table (the README's figure), total last. */
+export function markdownTable(scores: { files: FileScore[]; total: FileScore }): string {
+  const rows = [
+    ...scores.files.map(cells),
+    cells(scores.total).map((cell, i) => (i < 2 ? `**${cell}**` : cell)),
+  ]
+  return [
+    `| ${COLUMNS.join(' | ')} |`,
+    `|${COLUMNS.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n')
+}
+
+/** The scores as an aligned plain-text table, for the terminal. */
+export function textTable(scores: { files: FileScore[]; total: FileScore }): string {
+  const rows = [[...COLUMNS], ...scores.files.map(cells), cells(scores.total)]
+  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)))
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+        .join('  '),
+    )
+    .join('\n')
+}

@@ -1,0 +1,324 @@
+import { describe, expect, it } from 'vitest'
+import { allChecks } from '../contracts/checks/index.ts'
+import { createContract } from '../contracts/contract/contract.ts'
+import { openSession } from '../contracts/runner/session.ts'
+import type { EngineRequest, EngineResponse } from '../mocks/engine/types.ts'
+import { createMockPlatform } from '../mocks/platform.ts'
+import { engineFetch } from './mutants/engine-fetch.ts'
+import { type Fault, faultyHandler } from './reliability/support/faulty-handler.ts'
+
+const BASE_URL = 'http://faults.test/v1'
+const checks = new Map(allChecks(createContract()).map((check) => [check.id, check]))
+
+type Body = Record<string, unknown>
+const bodyOf = (response: EngineResponse) => response.body as Body
+const pathOf = (request: EngineRequest) => request.url.split('?')[0] ?? ''
+
+/** Rewrites the body of the answers `when` selects. */
+const onAnswers = (
+  when: (request: EngineRequest, response: EngineResponse) => boolean,
+  change: (body: Body) => void,
+): Fault => ({
+  response(response, request) {
+    if (when(request, response) && response.body && typeof response.body === 'object')
+      change(bodyOf(response))
+    return response
+  },
+})
+
+/** `stored` given out again as the answer to another request: its own Request-Id, as every answer has. */
+function again(
+  stored: EngineResponse,
+  current: EngineResponse,
+  extra: Record<string, string> = {},
+): EngineResponse {
+  const copy = structuredClone(stored)
+  const requestId = current.headers['request-id'] ?? ''
+  const error = (copy.body as { error?: Body } | undefined)?.error
+  if (error?.request_id !== undefined) error.request_id = requestId
+  return { ...copy, headers: { ...copy.headers, ...extra, 'request-id': requestId } }
+}
+
+/** Idempotency done by a cache in front of the implementation, keyed as `keyOf` says, kept as `keep` says. */
+function cachingIdempotency(options: {
+  keyOf: (request: EngineRequest) => string
+  keep: (response: EngineResponse) => boolean
+}): Fault {
+  const stored = new Map<string, EngineResponse>()
+  return {
+    response(response, request) {
+      const idempotencyKey = request.headers['idempotency-key']
+      if (request.method !== 'POST' || idempotencyKey === undefined) return response
+      const key = options.keyOf(request)
+      const hit = stored.get(key)
+      if (hit) return again(hit, response, { 'idempotent-replayed': 'true' })
+      if (options.keep(response)) stored.set(key, structuredClone(response))
+      return response
+    },
+  }
+}
+
+/** A per-key limiter seen from outside: a key that made fewer requests than the burst is never refused. */
+function perKeyBudget(): Fault {
+  const admitted = new Map<string, EngineResponse>()
+  const counts = new Map<string, number>()
+  return {
+    response(response, request) {
+      const key = request.headers.authorization ?? ''
+      if (!pathOf(request).startsWith('/v1/')) return response
+      const count = (counts.get(key) ?? 0) + 1
+      counts.set(key, count)
+      if (response.status === 200) admitted.set(key, structuredClone(response))
+      const burst = Number(/"burst";q=(\d+)/.exec(response.headers['ratelimit-policy'] ?? '')?.[1])
+      const last = admitted.get(key)
+      if (response.status !== 429 || count > burst || !last) return response
+      const { 'retry-after': _retryAfter, ...headers } = response.headers
+      return { ...again(last, response), headers: { ...last.headers, ...headers } }
+    },
+  }
+}
+
+/**
+ * Each new check, against an implementation with a fault of the kind it was written for (the mock wrapped
+ * in test code that rewrites its requests or answers; the engine untouched): the check fails. The same
+ * wrapping without a fault passes, so a failure is the fault's doing.
+ */
+const CASES: { check: string; shows: string; fault: string; apply: () => Fault }[] = [
+  {
+    check: 'resources/agents/timestamps',
+    shows: 'updated_at later',
+    fault: 'updated_at not moved by a PATCH',
+    apply: () =>
+      onAnswers(
+        (request) => request.method === 'PATCH' && pathOf(request).startsWith('/v1/agents/'),
+        (body) => {
+          body.updated_at = body.created_at
+        },
+      ),
+  },
+  {
+    check: 'resources/team-members/timestamps',
+    shows: 'invited_at kept',
+    fault: 'invited_at rewritten when the role changes',
+    apply: () =>
+      onAnswers(
+        (request) => request.method === 'PATCH' && pathOf(request).startsWith('/v1/team-members/'),
+        (body) => {
+          const later = new Date(Date.parse(String(body.invited_at)) + 5000)
+          body.invited_at = later.toISOString().replace(/\.\d{3}Z$/, 'Z')
+        },
+      ),
+  },
+  {
+    check: 'resources/integrations/timestamps',
+    shows: 'connected_at kept',
+    fault: 'connected_at moved by every update',
+    apply: () =>
+      onAnswers(
+        (request) => request.method === 'PATCH' && pathOf(request).startsWith('/v1/integrations/'),
+        (body) => {
+          if (body.status === 'connected') body.connected_at = body.updated_at
+        },
+      ),
+  },
+  {
+    check: 'responses/unknown-paths',
+    shows: 'GET /user/extra',
+    fault: 'trailing segments after /user ignored',
+    apply: () => ({
+      request: (request) => ({ ...request, url: request.url.replace(/^\/v1\/user\/.*$/, '/v1/user') }),
+    }),
+  },
+  {
+    check: 'responses/other-versions',
+    shows: 'GET /../v2/user',
+    fault: 'any version segment served as v1',
+    apply: () => ({
+      request: (request) => ({ ...request, url: request.url.replace(/^\/(?!v1\/|_mock)[^/]+\//, '/v1/') }),
+    }),
+  },
+  {
+    check: 'responses/undocumented-methods',
+    shows: 'Allow without DELETE',
+    fault: 'Allow naming the refused method too',
+    apply: () => ({
+      response(response, request) {
+        if (response.status === 405) response.headers.allow = `${response.headers.allow}, ${request.method}`
+        return response
+      },
+    }),
+  },
+  {
+    check: 'authentication/case-both-ways',
+    shows: '"Bearerx"',
+    fault: 'any scheme accepted in place of Bearer',
+    apply: () => ({
+      request(request) {
+        const authorization = request.headers.authorization
+        if (authorization)
+          request.headers.authorization = authorization.replace(/^[A-Za-z]+[\s:]+/, 'Bearer ')
+        return request
+      },
+    }),
+  },
+  {
+    check: 'resources/team-members/email-case',
+    shows: 'status 409',
+    fault: 'e-mail addresses unique case-sensitively',
+    apply: () => ({
+      request(request) {
+        if (request.method !== 'POST' || pathOf(request) !== '/v1/team-members' || !request.body)
+          return request
+        const body = JSON.parse(request.body) as Body
+        const email = String(body.email)
+        if (email !== email.toLowerCase())
+          body.email = email.replace('@', `+${email.replace(/[^A-Z]/g, '')}@`)
+        return { ...request, body: JSON.stringify(body) }
+      },
+    }),
+  },
+  {
+    check: 'resources/idempotency/failed-first',
+    shows: 'runs again',
+    fault: 'error answers stored and replayed',
+    apply: () => cachingIdempotency({ keyOf: (r) => `${r.headers['idempotency-key']}`, keep: () => true }),
+  },
+  {
+    check: 'resources/idempotency/account-scope',
+    shows: 'another key of the same account',
+    fault: 'Idempotency-Key scoped to the API key instead of the account',
+    apply: () => ({
+      request(request) {
+        const key = request.headers['idempotency-key']
+        if (key !== undefined)
+          request.headers['idempotency-key'] = `${key}-${(request.headers.authorization ?? '').slice(-6)}`
+        return request
+      },
+    }),
+  },
+  {
+    check: 'resources/idempotency/expiry',
+    shows: 'after 24 hours',
+    fault: 'Idempotency-Key kept forever',
+    apply: () =>
+      cachingIdempotency({
+        keyOf: (r) => `${r.headers['idempotency-key']}`,
+        keep: (response) => response.status < 300,
+      }),
+  },
+  {
+    check: 'responses/cors',
+    shows: 'Request-Id',
+    fault: 'Request-Id not exposed to pages',
+    apply: () => ({
+      response(response) {
+        const exposed = response.headers['access-control-expose-headers']
+        if (exposed) response.headers['access-control-expose-headers'] = exposed.replace('Request-Id, ', '')
+        return response
+      },
+    }),
+  },
+  {
+    check: 'authorization/allowed-ips',
+    shows: '403',
+    fault: 'allowed_ips not enforced',
+    apply: () => ({
+      request(request) {
+        if (request.method !== 'POST' || !/^\/_mock\/accounts\/[^/]+\/keys$/.test(pathOf(request)))
+          return request
+        const body = JSON.parse(request.body ?? '{}') as { restrictions?: Body }
+        delete body.restrictions?.allowed_ips
+        return { ...request, body: JSON.stringify(body) }
+      },
+    }),
+  },
+  {
+    check: 'authorization/permission-groups',
+    shows: 'call-logs',
+    fault: 'the read group granting agents:read only',
+    apply: () => ({
+      request(request) {
+        if (request.method !== 'POST' || !request.body?.includes('"permissions":["read"]')) return request
+        return {
+          ...request,
+          body: request.body.replace('"permissions":["read"]', '"permissions":["agents:read"]'),
+        }
+      },
+    }),
+  },
+  {
+    check: 'resources/agents/unknown',
+    shows: 'part of an API key',
+    fault: 'the 404 message quoting an ID shaped like a key from its fifth character on',
+    apply: () => ({
+      response(response, request) {
+        const id = /^\/v1\/agents\/([sp]k-svc-\S+)$/.exec(pathOf(request))?.[1]
+        const error = (response.body as { error?: Body } | undefined)?.error
+        if (response.status === 404 && id && error) error.message = `No agent with id '...${id.slice(4)}'.`
+        return response
+      },
+    }),
+  },
+  {
+    check: 'authentication/expires-at',
+    shows: 'once the clock has passed',
+    fault: 'expires_at not enforced (dropped when the key is made)',
+    apply: () => ({
+      request(request) {
+        if (request.method !== 'POST' || !/\/keys$/.test(pathOf(request)) || !request.body) return request
+        return { ...request, body: request.body.replace(/"expires_at":"[^"]*"/, '"expires_at":null') }
+      },
+    }),
+  },
+  {
+    check: 'rate-limits/free/shared-keys',
+    shows: 'for every key',
+    fault: 'a budget per key',
+    apply: perKeyBudget,
+  },
+  {
+    check: 'rate-limits/free/header-meaning',
+    shows: 'X-RateLimit-Reset',
+    fault: 'X-RateLimit-Reset in seconds from now instead of epoch seconds',
+    apply: () => ({
+      response(response) {
+        const reset = /"burst";r=\d+;t=(\d+)/.exec(response.headers.ratelimit ?? '')?.[1]
+        if (reset !== undefined && response.headers['x-ratelimit-reset'])
+          response.headers['x-ratelimit-reset'] = reset
+        return response
+      },
+    }),
+  },
+]
+
+async function runCheck(id: string, fault: Fault) {
+  const check = checks.get(id)
+  if (!check) throw new Error(`no check ${id}`)
+  const platform = await createMockPlatform()
+  const faulty = faultyHandler(platform, fault)
+  const session = await openSession({
+    baseUrl: BASE_URL,
+    provision: 'mock',
+    destructive: true,
+    fetch: engineFetch(() => faulty, BASE_URL),
+  })
+  return session.run(check)
+}
+
+describe('the contract suite against faults it was strengthened for', () => {
+  it.each(CASES)('$check fails when $fault', async ({ check, apply }) => {
+    const outcome = await runCheck(check, apply())
+    if (process.env.SHOW_FAILURES)
+      console.log(check, '::', outcome.failure?.expected, '::', outcome.failure?.actual)
+    expect(outcome.status, outcome.reason).toBe('failed')
+  })
+
+  it.each([...new Set(CASES.map((c) => c.check))])(
+    '%s passes through the same wrapping without a fault',
+    async (id) => {
+      const outcome = await runCheck(id, {})
+      expect(outcome.failure?.actual ?? outcome.reason, id).toBeUndefined()
+      expect(outcome.status).toBe('passed')
+    },
+  )
+})

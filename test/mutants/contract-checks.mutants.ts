@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest'
+import { allChecks } from '../../contracts/checks/index.ts'
+import type { ContractCheck } from '../../contracts/checks/types.ts'
+import { createContract } from '../../contracts/contract/contract.ts'
+import { formatFailure } from '../../contracts/report/format-failure.ts'
+import type { CheckOutcome } from '../../contracts/runner/outcome.ts'
+import { openSession } from '../../contracts/runner/session.ts'
+import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
+import { startMockServer } from '../support/contract-command.ts'
+import { engineFetch } from './engine-fetch.ts'
+
+const BASE_URL = 'http://mutant.test/v1'
+
+/**
+ * A short digest of what a check is (title and code), in its test name: Stryker's incremental mode knows
+ * tests by name, so a changed check is a new test and the mutants it covers or killed are tested again.
+ * (A change in the helpers the checks share is not seen: `npm run mutants` refreshes the whole baseline.)
+ */
+function digest(check: ContractCheck): string {
+  let hash = 0x811c9dc5
+  for (const char of `${check.title}\n${check.run.toString()}`)
+    hash = Math.imul(hash ^ (char.codePointAt(0) ?? 0), 0x01000193) >>> 0
+  return hash.toString(36)
+}
+/** Fewer seeded call logs than the default 400: the checks need some, and seeding runs once per check. */
+const SEED_SIZE = { callLogs: 50 }
+
+/**
+ * The contract suite as Stryker's test set (`npm run mutants`): each check is its own test, against a
+ * fresh mock in this process, with its own session. Everything a check makes the engine do (seeding,
+ * provisioning the keys, the check's requests) happens inside its test, so Stryker's per-test coverage
+ * knows which checks reach a mutant and runs only those. A check must pass: a skip or a not-applicable
+ * against the mock means a mutant changed what the suite could do, and kills it too.
+ *
+ * The webhook checks need the mock over the network, delivering to their receiver as the CLI's mock does:
+ * they run against the same engine behind node:http on a free port, in this process.
+ *
+ * The engine's own response check (`checkResponses`) stays off: the suite, not the mock, must notice.
+ */
+describe('the contract suite against a fresh mock per check', () => {
+  for (const check of allChecks(createContract())) {
+    it(`${check.id} [${digest(check)}]`, async () => {
+      if (check.area === 'webhooks') {
+        const server = await startMockServer({ checkResponses: false, seedSize: SEED_SIZE })
+        try {
+          const session = await openSession({ baseUrl: server.baseUrl, provision: 'mock', destructive: true })
+          expectPassed(await session.run(check))
+        } finally {
+          await server.close()
+          await server.platform.close()
+        }
+        return
+      }
+      const platform: MockPlatform = await createMockPlatform({ seedSize: SEED_SIZE })
+      const session = await openSession({
+        baseUrl: BASE_URL,
+        provision: 'mock',
+        destructive: true,
+        fetch: engineFetch(() => platform, BASE_URL),
+      })
+      expectPassed(await session.run(check))
+    })
+  }
+})
+
+/** A check must pass: a failure, a skip or a not-applicable all mean the mutant was noticed. */
+function expectPassed(outcome: CheckOutcome): void {
+  if (outcome.failure) expect.fail(formatFailure(outcome.failure))
+  expect(outcome.status, outcome.reason).toBe('passed')
+}
