@@ -41,11 +41,24 @@ describe('voice-api-kit mock: calls and webhooks in real time', () => {
     const call = await http('POST', `${control}/accounts/${account}/calls`, {
       agent_id: agentId,
       ring_seconds: 0.5,
-      duration_seconds: 1,
+      // Long enough for the conversation's first line (it may start after a second or two): a call in which
+      // nothing was said has no transcript.ready, which made this test fail now and then.
+      duration_seconds: 5,
     })
     expect(call.status).toBe(201)
-    // Real time: about 3 s on a quiet machine; room for a loaded CI machine.
-    await eventually(() => receiver.received.length >= 3, 25_000, 'three webhooks')
+    // Real time: about 7 s on a quiet machine; room for a loaded CI machine. A timeout says what the mock did.
+    await eventually(() => receiver.received.length >= 3, 40_000, 'three webhooks').catch(async (error) => {
+      const deliveries = await http('GET', `${control}/accounts/${account}/webhook-deliveries`)
+      const log = await http(
+        'GET',
+        `${mock.baseUrl}/call-logs/${call.body.id}`,
+        undefined,
+        mock.keys.secret_key,
+      )
+      throw new Error(
+        `${(error as Error).message}: ${receiver.received.length} received; call ${log.body.status}; deliveries ${JSON.stringify(deliveries.body).slice(0, 1500)}; mock output: ${mock.output().slice(-1500)}`,
+      )
+    })
     expect(receiver.events().map((e) => e.type)).toEqual(['call.started', 'call.ended', 'transcript.ready'])
     const verifier = new Webhook(secret.body.value)
     for (const { body, headers } of receiver.received)
@@ -60,7 +73,7 @@ describe('voice-api-kit mock: calls and webhooks in real time', () => {
     // The secret never reaches the process's output.
     expect(mock.output()).not.toContain(secret.body.value.slice(6))
     expect(mock.output()).toMatch(/webhook whd_\w+ attempt 1 -> http:\/\/127\.0\.0\.1:\d+\/webhooks: 200/)
-  }, 45_000)
+  }, 60_000)
 
   it('runs what fell due right after a clock advance', async () => {
     const mock = await startMockProcess(['--quiet'])

@@ -45,7 +45,8 @@ suite('calls and webhooks with two mock processes on one Redis store', () => {
     const call = await http('POST', `${control(a)}/accounts/${account}/calls`, {
       agent_id: agent.id,
       ring_seconds: 1,
-      duration_seconds: 2,
+      // Long enough for the conversation's first line: a call in which nothing was said has no transcript.ready.
+      duration_seconds: 5,
     })
     expect(call.status).toBe(201)
     // Polled a few times a second (the demo account's burst window allows 50 requests a minute).

@@ -141,8 +141,10 @@ describe('webhook deliveries', () => {
 
   it('holds the later events of a call until the earlier one was delivered', async () => {
     const { platform, accountId, agent, deliverer, receiver } = await setup([500, 200])
+    // 5 s: long enough for the conversation's first line (with 2 s, about 1 call in 10 said nothing, and a
+    // call in which nothing was said has no transcript.ready).
     await send(platform, 'POST', `/_mock/accounts/${accountId}/calls`, {
-      body: { agent_id: agent.id, duration_seconds: 2 },
+      body: { agent_id: agent.id, duration_seconds: 5 },
     })
     await step(platform, deliverer, 5)
     await step(platform, deliverer, 2)
