@@ -1,6 +1,7 @@
 import { type Account, type AccountStore, type Limits, limitsOf, type Plan } from './accounts.ts'
 import { ApiError, errors } from './api-error.ts'
 import type { Clock } from './clock.ts'
+import { contractDrift } from './contract/contract-drift.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter, type Operation } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
@@ -310,16 +311,8 @@ export function createControlPlane(options: ControlPlaneOptions) {
 
   /** With `checkResponses`, an operation's answer that its contract does not allow becomes a 500 naming the drift. */
   function checkResponse(operation: Operation, response: EngineResponse): EngineResponse {
-    if (!options.checkResponses) return response
-    const problems = validators.response(
-      operation.operationId,
-      operation.object,
-      response.status,
-      response.body,
-    )
-    if (problems.length === 0) return response
-    const message = `Contract drift in ${operation.operationId} (${response.status}): ${problems.slice(0, 5).join('; ')}`
-    options.onContractViolation?.(message)
-    throw errors.internal(message)
+    const drift = contractDrift(validators, options, operation, response)
+    if (drift !== undefined) throw errors.internal(drift)
+    return response
   }
 }

@@ -2,6 +2,7 @@ import type { Account, AccountStore } from './accounts.ts'
 import { ApiError, errors } from './api-error.ts'
 import { authenticate } from './auth.ts'
 import type { Clock } from './clock.ts'
+import { contractDrift } from './contract/contract-drift.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter, type Operation } from './contract/router.ts'
 import { createValidators } from './contract/validators.ts'
@@ -100,17 +101,8 @@ export function createEngineCore(options: EngineCoreOptions) {
   }
 
   function checkResponse(operation: Operation, response: EngineResponse): EngineResponse {
-    if (!options.checkResponses) return response
-    const problems = validators.response(
-      operation.operationId,
-      operation.object,
-      response.status,
-      response.body,
-    )
-    if (problems.length === 0) return response
-    const message = `Contract drift in ${operation.operationId} (${response.status}): ${problems.slice(0, 5).join('; ')}`
-    options.onContractViolation?.(message)
-    return json(500, errors.internal(message).body())
+    const drift = contractDrift(validators, options, operation, response)
+    return drift === undefined ? response : json(500, errors.internal(drift).body())
   }
 
   /** Steps after authentication: synchronous, so concurrent requests cannot interleave within one. */
