@@ -1,13 +1,11 @@
-import type { Server } from 'node:http'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
+import type { MockPlatform } from '../../mocks/platform.ts'
 import { dashboardPages } from '../../mocks/server/dashboard/dashboard-pages.ts'
-import { createHttpServer, listen } from '../../mocks/server/http-server.ts'
 import { errorProblems } from './support/error-schema.ts'
 import { httpJson, provisionAccount } from './support/http-json.ts'
 import { parseResponse, type RawResponse } from './support/raw-http.ts'
-import { agentBody } from './support/targets.ts'
+import { agentBody, servePlatform } from './support/targets.ts'
 
 const MiB = 1024 * 1024
 
@@ -59,25 +57,14 @@ function streamUntilAnswered(
 }
 
 describe('request bodies over 1 MiB', () => {
-  let platform: MockPlatform
-  let server: Server
   let port: number
   let origin: string
   let key: string
+  let close: () => Promise<void>
   beforeAll(async () => {
-    platform = await createMockPlatform()
-    key = platform.demo.secretKey ?? ''
-    server = createHttpServer(() => platform)
-    port = (await listen(server, 0, '127.0.0.1')).port
-    origin = `http://127.0.0.1:${port}`
+    ;({ port, origin, key, close } = await servePlatform())
   })
-  afterAll(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  )
+  afterAll(() => close())
 
   const head = (length: string) =>
     `POST /v1/agents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n${length}\r\n`
@@ -142,24 +129,14 @@ describe('request bodies over 1 MiB', () => {
  */
 describe('a body over 1 MiB on an operation that takes no body', () => {
   let platform: MockPlatform
-  let server: Server
   let port: number
   let origin: string
   let key: string
+  let close: () => Promise<void>
   beforeAll(async () => {
-    platform = await createMockPlatform({ pages: dashboardPages() })
-    key = platform.demo.secretKey ?? ''
-    server = createHttpServer(() => platform)
-    port = (await listen(server, 0, '127.0.0.1')).port
-    origin = `http://127.0.0.1:${port}`
+    ;({ platform, port, origin, key, close } = await servePlatform({ pages: dashboardPages() }))
   })
-  afterAll(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  )
+  afterAll(() => close())
 
   const first = async (path: string) =>
     (await httpJson(origin, 'GET', path, { key })).body.data[0].id as string

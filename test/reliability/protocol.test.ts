@@ -1,13 +1,11 @@
-import type { Server } from 'node:http'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseMockFlags, type RunningMock, startMock } from '../../mocks/cli/mock-command.ts'
-import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
-import { createHttpServer, listen } from '../../mocks/server/http-server.ts'
+import type { MockPlatform } from '../../mocks/platform.ts'
 import { errorProblems } from './support/error-schema.ts'
 import { httpJson } from './support/http-json.ts'
 import { parseResponse, type RawResponse, rawExchange } from './support/raw-http.ts'
-import { agentBody } from './support/targets.ts'
+import { agentBody, servePlatform } from './support/targets.ts'
 
 const MiB = 1024 * 1024
 
@@ -51,25 +49,14 @@ function expectContinue(
 }
 
 describe('the HTTP edge of the mock server', () => {
-  let platform: MockPlatform
-  let server: Server
   let port: number
   let origin: string
   let key: string
+  let close: () => Promise<void>
   beforeAll(async () => {
-    platform = await createMockPlatform({ checkResponses: true })
-    key = platform.demo.secretKey ?? ''
-    server = createHttpServer(() => platform)
-    port = (await listen(server, 0, '127.0.0.1')).port
-    origin = `http://127.0.0.1:${port}`
+    ;({ port, origin, key, close } = await servePlatform({ checkResponses: true }))
   })
-  afterAll(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  )
+  afterAll(() => close())
 
   const agentHead = (expect: string, length: number) =>
     `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nExpect: ${expect}\r\nContent-Length: ${length}\r\n\r\n`
@@ -166,24 +153,14 @@ describe('Location from the CLI', () => {
 
 describe('HEAD, Idempotency-Key and integer parameters', () => {
   let platform: MockPlatform
-  let server: Server
   let origin: string
   let port: number
   let key: string
+  let close: () => Promise<void>
   beforeAll(async () => {
-    platform = await createMockPlatform({ checkResponses: true })
-    key = platform.demo.secretKey ?? ''
-    server = createHttpServer(() => platform)
-    port = (await listen(server, 0, '127.0.0.1')).port
-    origin = `http://127.0.0.1:${port}`
+    ;({ platform, port, origin, key, close } = await servePlatform({ checkResponses: true }))
   })
-  afterAll(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  )
+  afterAll(() => close())
 
   const usage = () =>
     platform.rateLimiter.peek(

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createMockPlatform, type MockPlatform } from '../../../mocks/platform.ts'
+import { createMockPlatform, type MockPlatform, type MockPlatformOptions } from '../../../mocks/platform.ts'
 import { createHttpServer, listen, type RequestHandler } from '../../../mocks/server/http-server.ts'
 import { spawnMock } from './spawn-mock.ts'
 
@@ -13,26 +13,48 @@ export interface Target {
   close(): Promise<void>
 }
 
+/** A mock platform behind `createHttpServer` in this process, on a free loopback port. */
+export interface ServedPlatform {
+  platform: MockPlatform
+  port: number
+  /** `http://127.0.0.1:<port>` */
+  origin: string
+  /** The demo account's secret key. */
+  key: string
+  close(): Promise<void>
+}
+
 /**
- * The engine behind `createHttpServer` in this process, on a free loopback port; `wrap` puts test code
+ * Serves a platform made with `options` over node:http on a free loopback port; `wrap` puts test code
  * between the server and the engine (a faulty implementation for the sensitivity tests).
  */
-export async function inProcessTarget(
-  options: { wrap?: (platform: MockPlatform) => RequestHandler } = {},
-): Promise<Target> {
-  const platform = await createMockPlatform({ checkResponses: true })
-  const handler: RequestHandler = options.wrap ? options.wrap(platform) : platform
+export async function servePlatform(
+  options: MockPlatformOptions = {},
+  wrap?: (platform: MockPlatform) => RequestHandler,
+): Promise<ServedPlatform> {
+  const platform = await createMockPlatform(options)
+  const handler: RequestHandler = wrap ? wrap(platform) : platform
   const server: Server = createHttpServer(() => handler)
   const { port } = await listen(server, 0, '127.0.0.1')
   return {
-    name: 'in-process server',
+    platform,
+    port,
     origin: `http://127.0.0.1:${port}`,
+    key: platform.demo.secretKey ?? '',
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()
       }),
   }
+}
+
+/** The engine behind `createHttpServer` in this process, responses checked against the contract. */
+export async function inProcessTarget(
+  options: { wrap?: (platform: MockPlatform) => RequestHandler } = {},
+): Promise<Target> {
+  const { origin, close } = await servePlatform({ checkResponses: true }, options.wrap)
+  return { name: 'in-process server', origin, close }
 }
 
 /** `voice-api-kit mock --state-file` in a child process (every write is made durable before it answers). */
