@@ -1,5 +1,6 @@
 import type { Contract } from '../contract/contract.ts'
 import { resolveRef } from '../contract/load-contract.ts'
+import type { MockControl } from '../provision/mock-control.ts'
 import { expectStatus, jsonObject } from './failure.ts'
 import type { CheckContext } from './types.ts'
 
@@ -86,4 +87,17 @@ export function schemaDefaults(contract: Contract, schema: unknown): Record<stri
     }
   }
   return out
+}
+
+/**
+ * A fresh enterprise account on the mock, named for the run and `label` (the name keys made for it take too),
+ * deleted in teardown.
+ */
+export async function scratchAccount(ctx: CheckContext, mock: MockControl, label: string) {
+  const name = `Contract suite ${ctx.runId} ${label}`
+  const account = await mock.createAccount({ plan: 'enterprise', name })
+  ctx.defer(async () => {
+    await mock.deleteAccount(account.id)
+  })
+  return { account, name }
 }

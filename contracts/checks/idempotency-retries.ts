@@ -1,7 +1,7 @@
 import type { Exchange } from '../http/exchange.ts'
 import { firstMissing } from './authorization.ts'
 import { ensure, expectError, expectStatus, jsonObject } from './failure.ts'
-import { agentBody, inviteBody, inviteMember } from './fixtures.ts'
+import { agentBody, inviteBody, inviteMember, scratchAccount } from './fixtures.ts'
 import type { CheckCallInput, CheckContext, ContractCheck } from './types.ts'
 
 const group = 'Idempotency'
@@ -148,12 +148,8 @@ const accountScope: ContractCheck = {
       )
     const mock = ctx.mock
     if (!mock) return
-    const name = `Contract suite ${ctx.runId} idempotency`
-    const account = await mock.createAccount({ plan: 'enterprise', name })
+    const { account, name } = await scratchAccount(ctx, mock, 'idempotency')
     const other = await mock.createKey(account.id, { type: 'secret', name })
-    ctx.defer(async () => {
-      await mock.deleteAccount(account.id)
-    })
     const elsewhere = await post(ctx, key, '/agents', {
       json: body,
       key: other.value,

@@ -1,4 +1,5 @@
 import { ensure, expectError, expectStatus } from './failure.ts'
+import { scratchAccount } from './fixtures.ts'
 import type { ContractCheck } from './types.ts'
 
 /** Every IPv4 and IPv6 address, in several spellings (halves, a single-address range, a mapped form). */
@@ -21,11 +22,7 @@ const allowedIps: ContractCheck = {
     const mock = ctx.mock
     if (!mock)
       return ctx.skip('needs keys with allowed_ips, made through the mock control plane (--provision mock)')
-    const name = `Contract suite ${ctx.runId} allowed_ips`
-    const account = await mock.createAccount({ plan: 'enterprise', name })
-    ctx.defer(async () => {
-      await mock.deleteAccount(account.id)
-    })
+    const { account, name } = await scratchAccount(ctx, mock, 'allowed_ips')
     const key = async (ips: string[]) =>
       (
         await mock.createKey(account.id, {
@@ -91,11 +88,7 @@ const permissionGroups: ContractCheck = {
     const mock = ctx.mock
     if (!mock)
       return ctx.skip('needs keys made with group names, through the mock control plane (--provision mock)')
-    const name = `Contract suite ${ctx.runId} groups`
-    const account = await mock.createAccount({ plan: 'enterprise', name })
-    ctx.defer(async () => {
-      await mock.deleteAccount(account.id)
-    })
+    const { account, name } = await scratchAccount(ctx, mock, 'groups')
     for (const [group, granted] of [
       ['read', READ_GROUP],
       ['write', WRITE_GROUP],
@@ -141,11 +134,7 @@ const expiresAt: ContractCheck = {
     const mock = ctx.mock
     if (!mock)
       return ctx.skip('needs a key with expires_at, made through the mock control plane (--provision mock)')
-    const name = `Contract suite ${ctx.runId} expires_at`
-    const account = await mock.createAccount({ plan: 'enterprise', name })
-    ctx.defer(async () => {
-      await mock.deleteAccount(account.id)
-    })
+    const { account, name } = await scratchAccount(ctx, mock, 'expires_at')
     const now = Date.parse((await mock.clock()).now)
     const expires = new Date(now + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
     const { value } = await mock.createKey(account.id, {
