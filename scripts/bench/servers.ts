@@ -65,20 +65,18 @@ export async function liftLimits(controlUrl: string, accountId: string): Promise
  * write case takes turns with them, so that its creates stay within each account's 1,000 agents.
  */
 export async function provisionWriteKeys(controlUrl: string, count: number): Promise<string[]> {
+  const post = async (path: string, body: unknown) => {
+    const result = await httpRequest(`${controlUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    if (result.status !== 201)
+      throw new Error(`Provisioning a bench account failed: ${result.status} ${result.body.toString('utf8')}`)
+    return JSON.parse(result.body.toString('utf8')) as { id: string; value: string }
+  }
   const keys: string[] = []
   for (let i = 0; i < count; i++) {
-    const post = async (path: string, body: unknown) => {
-      const result = await httpRequest(`${controlUrl}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      })
-      if (result.status !== 201)
-        throw new Error(
-          `Provisioning a bench account failed: ${result.status} ${result.body.toString('utf8')}`,
-        )
-      return JSON.parse(result.body.toString('utf8')) as { id: string; value: string }
-    }
     const account = await post('/accounts', { plan: 'pro' })
     await liftLimits(controlUrl, account.id)
     keys.push(
