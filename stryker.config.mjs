@@ -29,12 +29,14 @@ export default {
     '!mocks/engine/calls/call-control-handlers.ts',
     '!mocks/engine/calls/call-plan.ts',
     '!mocks/engine/webhooks/webhook-control-handlers.ts',
-    // Where the state lives beyond the process (the store interface, the memory store) and the check of a
-    // saved state at start-up: the suite talks to one running mock and cannot see how it saves or restores
-    // (test/stores/*.test.ts and
-    // test/calls/persistent-calls.test.ts cover them).
-    '!mocks/engine/state/store.ts',
-    '!mocks/engine/state/saved-state.ts',
+    // Where the state lives beyond the process: the state tables' change log (what a request changed, as a
+    // store saves, replicates or undoes it), the store interface, the clock's and the demo ids' tables, and the
+    // check of a saved state at start-up. The suite talks to one running mock and cannot see how it records,
+    // saves or restores (test/stores/*.test.ts and test/calls/persistent-calls.test.ts cover them).
+    '!mocks/engine/state/**',
+    // The mock's check of its own answers against the contract (`checkResponses`), off in the mutation run:
+    // the suite, not the mock, must notice a wrong answer (test/mock/scenario-answers.test.ts covers it).
+    '!mocks/engine/contract/contract-drift.ts',
     // Scenarios (error states, latency and network faults on demand, decisions.md section 12): the mock's own
     // feature, turned on through the control plane or `Prefer`, never by the contract suite, which sees only
     // the path with no scenario (every check takes it). Covered by test/mock/scenario-*.test.ts,
@@ -55,7 +57,10 @@ export default {
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true, reportMutants: false },
   // Committed: CI's `npm run mutants:ci` re-tests only mutants in code changed since this baseline.
   incrementalFile: 'test/mutants/stryker-incremental.json',
-  thresholds: { high: 90, low: 80, break: 80 },
+  // Colours of the HTML report only: scripts/mutants.ts judges the scores (80% overall, 90% on the files that
+  // guard access and limits; in CI, no regression against the committed baseline), so Stryker itself does not
+  // break on them and its exit code means an error of the run.
+  thresholds: { high: 90, low: 80, break: null },
   tempDirName: '.stryker-tmp',
   ignorePatterns: ['dist', 'reports', 'test-results', 'bench-results', 'examples', 'docs', '.tmp'],
   cleanTempDir: 'always',

@@ -252,7 +252,11 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
     fault: 'the 404 message quoting an ID shaped like a key from its fifth character on',
     apply: () => ({
       response(response, request) {
-        const id = /^\/v1\/agents\/([sp]k-svc-\S+)$/.exec(pathOf(request))?.[1]
+        const raw = /^\/v1\/agents\/(\S+)$/.exec(pathOf(request))?.[1]
+        const id =
+          raw && /^[sp]k-svc-/.test(decodeURIComponent(decodeURIComponent(raw)))
+            ? decodeURIComponent(decodeURIComponent(raw))
+            : undefined
         const error = (response.body as { error?: Body } | undefined)?.error
         if (response.status === 404 && id && error) error.message = `No agent with id '...${id.slice(4)}'.`
         return response
@@ -275,6 +279,39 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
     shows: 'for every key',
     fault: 'a budget per key',
     apply: perKeyBudget,
+  },
+  {
+    check: 'resources/agents/update',
+    shows: 'the updated agent, once',
+    fault: 'the list serving an agent as it was created, not as it was updated',
+    apply: () => {
+      const created = new Map<string, unknown>()
+      return {
+        response(response, request) {
+          const body = response.body as { id?: string; data?: Body[] } | undefined
+          if (request.method === 'POST' && pathOf(request) === '/v1/agents' && body?.id)
+            created.set(body.id, structuredClone(body))
+          if (request.method === 'GET' && pathOf(request) === '/v1/agents' && Array.isArray(body?.data))
+            body.data = body.data.map((agent) => (created.get(String(agent.id)) as Body | undefined) ?? agent)
+          return response
+        },
+      }
+    },
+  },
+  {
+    check: 'rate-limits/free/hourly',
+    shows: 'the largest t of the exhausted windows',
+    fault: "the burst window's Retry-After when both windows run out on the same request",
+    apply: () => ({
+      response(response) {
+        const burst = /"burst";r=0;t=(\d+)/.exec(response.headers.ratelimit ?? '')?.[1]
+        const error = (response.body as { error?: Body } | undefined)?.error
+        if (response.status !== 429 || burst === undefined || !error) return response
+        response.headers['retry-after'] = burst
+        error.retry_after = Number(burst)
+        return response
+      },
+    }),
   },
   {
     check: 'rate-limits/free/header-meaning',

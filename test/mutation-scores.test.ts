@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fileScores, markdownTable, shortfalls, textTable } from '../scripts/mutation/scores.ts'
+import { fileScores, markdownTable, regressions, shortfalls, textTable } from '../scripts/mutation/scores.ts'
 
 const mutants = (statuses: Record<string, number>) =>
   Object.entries(statuses).flatMap(([status, n]) => Array.from({ length: n }, () => ({ status })))
@@ -54,5 +54,49 @@ describe('the score tables', () => {
     const text = textTable(fileScores(report)).split('\n')
     expect(text).toHaveLength(4)
     expect(new Set(text.map((line) => line.length)).size).toBe(1)
+  })
+})
+
+describe('regressions (the CI gate of the incremental run)', () => {
+  const thresholds = { overall: 80, files: { 'mocks/engine/auth.ts': 90 } }
+  const scoresOf = (files: Record<string, Record<string, number>>) =>
+    fileScores({
+      files: Object.fromEntries(Object.entries(files).map(([file, s]) => [file, { mutants: mutants(s) }])),
+    })
+  const baseline = scoresOf({
+    'mocks/engine/auth.ts': { Killed: 19, Survived: 1 },
+    'mocks/engine/cors.ts': { Killed: 6, Survived: 4 },
+  })
+
+  it('accepts the baseline itself, and a file that stays at or above its threshold though lower than before', () => {
+    expect(regressions(baseline, baseline, thresholds)).toEqual([])
+    const slightlyWorse = scoresOf({
+      'mocks/engine/auth.ts': { Killed: 18, Survived: 2 },
+      'mocks/engine/cors.ts': { Killed: 7, Survived: 3 },
+    })
+    expect(regressions(slightlyWorse, baseline, thresholds)).toEqual([])
+  })
+
+  it('names a file that falls under both its threshold and its baseline', () => {
+    const worse = scoresOf({
+      'mocks/engine/auth.ts': { Killed: 19, Survived: 1 },
+      'mocks/engine/cors.ts': { Killed: 5, Survived: 5 },
+    })
+    expect(regressions(worse, baseline, thresholds)).toEqual([
+      'mocks/engine/cors.ts: 50.00% is under 60.00% (threshold 80%; the baseline has 60.00%)',
+    ])
+  })
+
+  it('holds a guarded file to its own threshold once the baseline meets it, and a new file to the overall one', () => {
+    const changed = scoresOf({
+      'mocks/engine/auth.ts': { Killed: 17, Survived: 3 },
+      'mocks/engine/cors.ts': { Killed: 6, Survived: 4 },
+      'mocks/engine/new.ts': { Killed: 7, Survived: 3 },
+    })
+    expect(regressions(changed, baseline, thresholds)).toEqual([
+      'All files: 75.00% is under 80.00% (threshold 80%; the baseline has 83.33%)',
+      'mocks/engine/auth.ts: 85.00% is under 90.00% (threshold 90%; the baseline has 95.00%)',
+      'mocks/engine/new.ts: 70.00% is under 80.00% (threshold 80%; not in the baseline)',
+    ])
   })
 })

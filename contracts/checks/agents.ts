@@ -85,7 +85,8 @@ export const agentChecks: ContractCheck[] = [
     id: 'resources/agents/update',
     area: 'resources',
     group,
-    title: 'updates only the fields sent, merges voice and llm, and clears a nullable field with null',
+    title:
+      'updates only the fields sent, merges voice and llm, clears a nullable field with null, and lists the agent as updated',
     needs: ['write'],
     async run(ctx) {
       const { agent } = await createAgent(ctx, {
@@ -143,6 +144,15 @@ export const agentChecks: ContractCheck[] = [
         'a different agent',
         read,
       )
+      // The list shows the agent as it is now, once, where it was (its created_at and id did not change).
+      const list = await ctx.call({ method: 'GET', path: '/agents?limit=100', operationId: 'listAgents' })
+      const listed = listData(list).filter((a) => a.id === id)
+      ensure(
+        listed.length === 1 && JSON.stringify(listed[0]) === JSON.stringify(after),
+        'the list to hold the updated agent, once',
+        listed.length === 1 ? JSON.stringify(listed[0]).slice(0, 200) : `${listed.length} entries`,
+        list,
+      )
     },
   },
   {
@@ -191,12 +201,16 @@ export const agentChecks: ContractCheck[] = [
     area: 'resources',
     group,
     title:
-      'answers 404 resource_not_found for an unknown or malformed agent ID, an API key pasted as the ID never echoed',
+      'answers 404 resource_not_found for an unknown or malformed agent ID, an API key pasted as the ID (percent-encoded) never echoed',
     async run(ctx) {
       // The malformed ID is the run's own key: whatever the message says of the ID, it may show at most the
       // key's prefix and last 4 characters (decisions.md section 2; every response is searched for the key).
+      // Its first letter is percent-encoded twice (`%2573` is `%73`, which is `s`): a key pasted from an
+      // encoded URL is still the key, and a message that shows it decoded, half-decoded or as sent shows
+      // its random part all the same.
       const key = ctx.keys.secret
-      for (const id of [UNKNOWN_IDS.agent_id, key]) {
+      const pasted = `%25${key.charCodeAt(0).toString(16)}${key.slice(1)}`
+      for (const id of [UNKNOWN_IDS.agent_id, pasted]) {
         const exchange = await ctx.call({
           method: 'GET',
           path: `/agents/${id}`,
@@ -207,7 +221,7 @@ export const agentChecks: ContractCheck[] = [
           exchange,
           404,
           { type: 'not_found_error', code: 'resource_not_found', param: 'agent_id' },
-          id === key ? 'for the API key as the ID' : `for ${id}`,
+          id === pasted ? 'for the API key (percent-encoded) as the ID' : `for ${id}`,
         )
       }
     },

@@ -67,6 +67,16 @@ function expect429(exchange: Exchange, policy: 'burst' | 'hourly', window: numbe
     exchange,
   )
   expectRemaining(exchange, policy, 0, 'on a 429')
+  // decisions.md section 6: Retry-After is the largest `t` of the exhausted windows (every window at r=0), so
+  // that a retry after it is admitted: when both run out together, the longer wait, not the burst's.
+  const exhausted = view(exchange).states.filter((state) => state.remaining === 0)
+  const longest = Math.max(...exhausted.map((state) => state.reset))
+  ensure(
+    retryAfter === longest,
+    `Retry-After equal to the largest t of the exhausted windows (${exhausted.map((s) => `"${s.name}";t=${s.reset}`).join(', ')})`,
+    String(retryAfter),
+    exchange,
+  )
   return retryAfter
 }
 
@@ -106,7 +116,10 @@ async function burstScenario(ctx: CheckContext, account: LimitAccount): Promise<
   )
 }
 
-/** Uses the hourly quota exactly (letting the burst window pass between rounds), then recovers. */
+/**
+ * Uses the hourly quota exactly (letting the burst window pass between rounds, but not after the last one:
+ * where the hourly quota is a multiple of the burst, both windows run out on the same request), then recovers.
+ */
 async function hourlyScenario(ctx: CheckContext, account: LimitAccount): Promise<void> {
   const { hourly, burst } = account.quotas
   let sent = 0
@@ -117,7 +130,7 @@ async function hourlyScenario(ctx: CheckContext, account: LimitAccount): Promise
         fail(`${hourly} requests admitted in the hour`, `429 after ${sent}`, exchange)
       expectRemaining(exchange, 'hourly', hourly - sent - 1, `after ${sent + 1} requests`)
     }
-    await account.pass(60)
+    if (sent < hourly) await account.pass(60)
   }
   const refused = await send(ctx, account, 0)
   const retryAfter = expect429(refused, 'hourly', 3600)

@@ -86,7 +86,9 @@ export function createRateLimiter(state: EngineState, clock: Clock) {
         let policy = exhausted[0]?.policy ?? 'burst'
         let retryAfter = 0
         for (const window of windowStates) {
-          if (exhausted.some((limit) => limit.policy === window.policy) && window.reset >= retryAfter) {
+          // Stryker disable next-line EqualityOperator: `>` differs only when two exhausted windows have the same t: Retry-After is that t either way, and which of them error.policy names is left open by decisions.md section 6
+          const longest = window.reset >= retryAfter
+          if (exhausted.some((limit) => limit.policy === window.policy) && longest) {
             retryAfter = window.reset
             policy = window.policy
           }

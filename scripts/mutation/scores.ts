@@ -96,6 +96,36 @@ export function shortfalls(
   return problems
 }
 
+/**
+ * What CI's incremental run (`npm run mutants:ci`) holds a change to: no file, and not the whole engine, may
+ * score below its threshold unless it already did in the committed baseline, and then not below the baseline's
+ * score (a file the baseline lacks must meet its threshold, or the overall one). One line per regression.
+ */
+export function regressions(
+  scores: { files: FileScore[]; total: FileScore },
+  baseline: { files: FileScore[]; total: FileScore },
+  thresholds: Thresholds = THRESHOLDS,
+): string[] {
+  const problems: string[] = []
+  const below = (score: FileScore, minimum: number, before: FileScore | undefined) => {
+    const required = before ? Math.min(minimum, before.score) : minimum
+    // Scores are ratios of counts: a tolerance for rounding only, never for a mutant more or less.
+    if (score.score >= required - 1e-9) return
+    const was = before ? `; the baseline has ${before.score.toFixed(2)}%` : '; not in the baseline'
+    problems.push(
+      `${score.file}: ${score.score.toFixed(2)}% is under ${required.toFixed(2)}% (threshold ${minimum}%${was})`,
+    )
+  }
+  below(scores.total, thresholds.overall, baseline.total)
+  for (const score of scores.files)
+    below(
+      score,
+      thresholds.files[score.file] ?? thresholds.overall,
+      baseline.files.find((b) => b.file === score.file),
+    )
+  return problems
+}
+
 const COLUMNS = [
   'file',
   'score',
