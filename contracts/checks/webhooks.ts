@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks'
 import type { ReceivedWebhook } from '../webhooks/webhook-receiver.ts'
 import { CALL_EVENTS, placeCall, requireDeliveries } from '../webhooks/webhook-setup.ts'
-import { ensure, fail } from './failure.ts'
+import { ensure, expectError, expectStatus, fail, jsonObject, listData } from './failure.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
 const group = 'Call events'
@@ -47,7 +47,7 @@ export const webhookChecks: ContractCheck[] = [
     area: 'webhooks',
     group,
     title:
-      'delivers every subscribed event of a call once, in order, signed with the secret, its body valid against the contract',
+      'delivers every subscribed event of a call once, in order, signed with the secret, its body valid against the contract; the secret never shown again; the final call log listed by its agent',
     needs: ['write', 'clock'],
     async run(ctx) {
       const run = await placeCall(ctx)
@@ -91,6 +91,41 @@ export const webhookChecks: ContractCheck[] = [
           String(event.data.object.id),
         )
       }
+      // The signing secret is shown once, when created (decisions.md section 13): pasted as an agent ID, no
+      // answer may show it again (every response is searched for the secrets a request sent).
+      const pasted = await ctx.call({
+        method: 'GET',
+        path: `/agents/${encodeURIComponent(run.secret)}`,
+        operationId: 'getAgent',
+        sensitive: [run.secret],
+      })
+      expectError(pasted, 404, { code: 'resource_not_found' }, 'for the signing secret as the agent ID')
+      // The call's log, now final, is the same read alone and listed by its agent (a fresh agent: one call;
+      // a list may leave out fields such as the transcript, but what it shows is the call as it is now).
+      const read = await ctx.call({
+        method: 'GET',
+        path: `/call-logs/${run.callId}`,
+        operationId: 'getCallLog',
+      })
+      expectStatus(read, 200)
+      const current = jsonObject(read)
+      const byAgent = await ctx.call({
+        method: 'GET',
+        path: `/call-logs?agent_id=${run.agentId}&limit=100`,
+        operationId: 'listCallLogs',
+      })
+      const listed = listData(byAgent)
+      const differing = Object.entries(listed[0] ?? {}).filter(
+        ([field, value]) => JSON.stringify(value) !== JSON.stringify(current[field]),
+      )
+      ensure(
+        listed.length === 1 && listed[0]?.status === current.status && differing.length === 0,
+        `the agent's one call log listed as GET /call-logs/${run.callId} shows it`,
+        listed.length === 1
+          ? `listed with ${differing.map(([field, value]) => `${field} ${JSON.stringify(value)} (alone: ${JSON.stringify(current[field])})`).join(', ')}`
+          : `${listed.length} call logs`,
+        byAgent,
+      )
     },
   },
   {
