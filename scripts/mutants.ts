@@ -22,6 +22,9 @@ import { fileScores, markdownTable, regressions, shortfalls, textTable } from '.
 const REPORT = join(REPO_ROOT, 'reports/mutation/mutation.json')
 const BASELINE = join(REPO_ROOT, 'test/mutants/stryker-incremental.json')
 
+/** Lines as an indented list, one `  - ` per line. */
+const bullets = (lines: readonly string[]) => lines.map((line) => `  - ${line}`).join('\n')
+
 const args = process.argv.slice(2)
 const ci = args.includes('--ci')
 const markdown = args.includes('--markdown')
@@ -70,11 +73,9 @@ if (baseline) {
   const problems = regressions(scores, baseline)
   const missed = shortfalls(scores)
   if (missed.length > 0)
-    console.log(
-      `\nBelow the thresholds (as in the baseline, so not a failure here):\n${missed.map((p) => `  - ${p}`).join('\n')}`,
-    )
+    console.log(`\nBelow the thresholds (as in the baseline, so not a failure here):\n${bullets(missed)}`)
   if (problems.length > 0) {
-    console.error(`\nWorse than the committed baseline:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    console.error(`\nWorse than the committed baseline:\n${bullets(problems)}`)
     process.exit(1)
   }
   console.log('\nNo file and not the engine scores below its threshold or its committed baseline.')
@@ -82,7 +83,7 @@ if (baseline) {
 }
 const problems = shortfalls(scores, undefined, { partial })
 if (problems.length > 0) {
-  console.error(`\nBelow the thresholds:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  console.error(`\nBelow the thresholds:\n${bullets(problems)}`)
   process.exit(1)
 }
 console.log('\nEvery threshold is met.')

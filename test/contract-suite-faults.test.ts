@@ -12,6 +12,8 @@ const checks = new Map(allChecks(createContract()).map((check) => [check.id, che
 
 type Body = Record<string, unknown>
 const bodyOf = (response: EngineResponse) => response.body as Body
+/** The `error` object of an error body, if there is one. */
+const errorOf = (body: unknown) => (body as { error?: Body } | undefined)?.error
 const pathOf = (request: EngineRequest) => request.url.split('?')[0] ?? ''
 
 /** Rewrites the body of the answers `when` selects. */
@@ -34,7 +36,7 @@ function again(
 ): EngineResponse {
   const copy = structuredClone(stored)
   const requestId = current.headers['request-id'] ?? ''
-  const error = (copy.body as { error?: Body } | undefined)?.error
+  const error = errorOf(copy.body)
   if (error?.request_id !== undefined) error.request_id = requestId
   return { ...copy, headers: { ...copy.headers, ...extra, 'request-id': requestId } }
 }
@@ -253,11 +255,9 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
     apply: () => ({
       response(response, request) {
         const raw = /^\/v1\/agents\/(\S+)$/.exec(pathOf(request))?.[1]
-        const id =
-          raw && /^[sp]k-svc-/.test(decodeURIComponent(decodeURIComponent(raw)))
-            ? decodeURIComponent(decodeURIComponent(raw))
-            : undefined
-        const error = (response.body as { error?: Body } | undefined)?.error
+        const decoded = raw && decodeURIComponent(decodeURIComponent(raw))
+        const id = decoded && /^[sp]k-svc-/.test(decoded) ? decoded : undefined
+        const error = errorOf(response.body)
         if (response.status === 404 && id && error) error.message = `No agent with id '...${id.slice(4)}'.`
         return response
       },
@@ -305,7 +305,7 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
     apply: () => ({
       response(response) {
         const burst = /"burst";r=0;t=(\d+)/.exec(response.headers.ratelimit ?? '')?.[1]
-        const error = (response.body as { error?: Body } | undefined)?.error
+        const error = errorOf(response.body)
         if (response.status !== 429 || burst === undefined || !error) return response
         response.headers['retry-after'] = burst
         error.retry_after = Number(burst)
