@@ -1,12 +1,10 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { allChecks } from '../../contracts/checks/index.ts'
 import type { ContractCheck } from '../../contracts/checks/types.ts'
 import { createContract } from '../../contracts/contract/contract.ts'
 import { formatFailure } from '../../contracts/report/format-failure.ts'
 import type { CheckOutcome } from '../../contracts/runner/outcome.ts'
 import { openSession } from '../../contracts/runner/session.ts'
-import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
-import { startMockServer } from '../support/contract-command.ts'
 import { engineFetch } from './engine-fetch.ts'
 
 const BASE_URL = 'http://mutant.test/v1'
@@ -40,6 +38,7 @@ const SEED_SIZE = { callLogs: 50 }
 describe('the contract suite against a fresh mock per check', () => {
   for (const check of allChecks(createContract())) {
     it(`${check.id} [${digest(check)}]`, async () => {
+      const { createMockPlatform, startMockServer } = await freshMock()
       if (check.area === 'webhooks') {
         const server = await startMockServer({ checkResponses: false, seedSize: SEED_SIZE })
         try {
@@ -51,7 +50,7 @@ describe('the contract suite against a fresh mock per check', () => {
         }
         return
       }
-      const platform: MockPlatform = await createMockPlatform({ seedSize: SEED_SIZE })
+      const platform = await createMockPlatform({ seedSize: SEED_SIZE })
       const session = await openSession({
         baseUrl: BASE_URL,
         provision: 'mock',
@@ -62,6 +61,21 @@ describe('the contract suite against a fresh mock per check', () => {
     })
   }
 })
+
+/**
+ * The mock's modules loaded afresh for each check, so that each check meets the engine as the active mutant
+ * makes it: the engine keeps what it builds once per process (the contract's compiled validators, its route
+ * table, module-level constants), and built under another mutant (or none) it would hide the mutant from
+ * every later check in the worker. The suite's own modules stay loaded once: the oracle is never mutated.
+ */
+async function freshMock() {
+  vi.resetModules()
+  const [{ createMockPlatform }, { startMockServer }] = await Promise.all([
+    import('../../mocks/platform.ts'),
+    import('../support/contract-command.ts'),
+  ])
+  return { createMockPlatform, startMockServer }
+}
 
 /** A check must pass: a failure, a skip or a not-applicable all mean the mutant was noticed. */
 function expectPassed(outcome: CheckOutcome): void {
