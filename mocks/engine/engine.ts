@@ -78,11 +78,14 @@ export function createEngineCore(options: EngineCoreOptions) {
     const { response } = handled
     response.headers['request-id'] = requestId
     // CORS for the API only: the control plane is never meant to be driven by another site's page.
+    // Stryker disable next-line ConditionalExpression: CORS headers on the control plane's answers too: not v1's
     if (url.pathname.startsWith(API_PREFIX))
       Object.assign(response.headers, corsHeaders(request.headers.origin))
     // A key sent in the path or as a parameter name is never echoed by an error or kept in the journal.
     if (response.status >= 400 && response.body && typeof response.body === 'object')
       response.body = redactDeep(response.body)
+    // Stryker disable all: the journal (the control plane's GET /_mock/requests; test/mock/control-plane.test.ts):
+    // not observable through v1
     if (url.pathname === '/_mock' || url.pathname.startsWith('/_mock/')) return response
     journal.record({
       id: requestId,
@@ -97,11 +100,13 @@ export function createEngineCore(options: EngineCoreOptions) {
       duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
       scenario: handled.scenario ?? null,
     })
+    // Stryker restore all
     return response
   }
 
   function checkResponse(operation: Operation, response: EngineResponse): EngineResponse {
     const drift = contractDrift(validators, options, operation, response)
+    // Stryker disable next-line ConditionalExpression: the mock's check of its own answers, off in the mutation run (contract-drift.ts)
     return drift === undefined ? response : json(500, errors.internal(drift).body())
   }
 
@@ -114,8 +119,10 @@ export function createEngineCore(options: EngineCoreOptions) {
     requestId: string,
   ): Handled {
     const account = accounts.get(used.record.account_id)
+    // Stryker disable all: a key whose account is gone: accounts are deleted only through the control plane, with their keys
     if (!account)
       return { response: errorResponse(errors.unauthenticated('Invalid API key provided.'), requestId) }
+    // Stryker restore all
     const now = clock.now()
     const stored = keys.touch(used, now)
 
@@ -141,6 +148,8 @@ export function createEngineCore(options: EngineCoreOptions) {
       }
     const { operation } = route
     const windows = decision.windows
+    // Stryker disable all: scenarios (decisions.md section 12): turned on through the control plane or Prefer, never
+    // by the suite (test/mock/scenario-*.test.ts)
     const intercepted = options.intercept?.({
       request,
       operation,
@@ -152,6 +161,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     const scenario = intercepted?.scenario
     if (intercepted?.answer) return { response: intercepted.answer, operation, scenario }
     const mark = (response: EngineResponse) => (intercepted ? intercepted.mark(response) : response)
+    // Stryker restore all
     try {
       const result = runOperation(request, url, operation, route.params, stored, account)
       const response = json(result.status, result.body, { ...headers, ...result.headers })
@@ -167,8 +177,10 @@ export function createEngineCore(options: EngineCoreOptions) {
   function dispatch(request: EngineRequest, url: URL, requestId: string): Handled {
     const path = url.pathname
     if (path === '/_mock' || path.startsWith('/_mock/')) {
+      // Stryker disable all: an engine without a control plane: createEngine always gives it one
       if (!options.control)
         return { response: errorResponse(errors.routeNotFound(request.method, path), requestId) }
+      // Stryker restore all
       return { response: options.control(request, url, requestId) }
     }
     if (path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`))
@@ -193,6 +205,7 @@ export function createEngineCore(options: EngineCoreOptions) {
    * The answer to a request whose changes the store could not keep (they were undone): the error, with the
    * headers every answer gets, recorded in the journal as the client saw it.
    */
+  // Stryker disable all: a store that could not keep a change (test/stores/redis-store.test.ts); the run's memory store always can
   function refuse(request: EngineRequest, error: ApiError): EngineResponse {
     const started = performance.now()
     const requestId = newId('req', 20)
@@ -204,6 +217,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     }
     return finish(request, url, started, requestId, { response: errorResponse(error, requestId) })
   }
+  // Stryker restore all
 
   /** Answers one request, synchronously: nothing else runs in the engine until it is answered. */
   function handle(request: EngineRequest): EngineResponse {
