@@ -2,7 +2,7 @@ import { bodyBreakages, parameterBreakages } from '../contract/breakages.ts'
 import type { ContractOperation } from '../contract/operations.ts'
 import { fillPath } from '../contract/operations.ts'
 import type { Exchange } from '../http/exchange.ts'
-import { ensure, expectError, jsonObject } from './failure.ts'
+import { ensure, expectError, expectStatus, jsonObject } from './failure.ts'
 import { agentBody, createAgent, inviteBody, inviteMember, UNKNOWN_IDS } from './fixtures.ts'
 import type { CheckContext, ContractCheck, Need } from './types.ts'
 
@@ -133,7 +133,73 @@ const MALFORMED: {
       ],
     ],
   },
+  {
+    id: 'oversize-bytes',
+    title: 'answers 413 payload_too_large to a body over 1 MiB in UTF-8 bytes, though under it in characters',
+    status: 413,
+    code: 'payload_too_large',
+    // 360,000 euro signs: 1,080,000 bytes in UTF-8 (three each), 360,000 characters.
+    cases: (_valid, base) => [
+      [
+        JSON.stringify({ ...base, name: '€'.repeat(360_000) }),
+        'application/json',
+        'a body of 1,080,000 bytes',
+      ],
+    ],
+  },
+  {
+    id: 'empty',
+    title: 'answers 400 invalid_json to an empty body sent as application/json',
+    status: 400,
+    code: 'invalid_json',
+    cases: () => [
+      ['', 'application/json', 'an empty body'],
+      ['  \n', 'application/json', 'a body of white space'],
+    ],
+  },
 ]
+
+/** The largest body the spec allows (1 MiB), as JSON: `base` with a description padding it to `bytes`. */
+function bodyOfBytes(base: Record<string, unknown>, bytes: number): string {
+  const empty = JSON.stringify({ ...base, description: '' })
+  return JSON.stringify({ ...base, description: 'x'.repeat(bytes - empty.length) })
+}
+
+/**
+ * What the spec allows must not be refused as malformed: a media type is case-insensitive and may carry
+ * parameters (RFC 9110 section 8.3.1), and a body of exactly 1 MiB is not over it (decisions.md section 7).
+ */
+const allowedForms: ContractCheck = {
+  id: 'bad-input/createAgent/allowed-forms',
+  area: 'bad-input',
+  group: 'createAgent',
+  title:
+    'accepts Content-Type Application/JSON with a charset, and does not answer 413 to a body of exactly 1 MiB',
+  needs: ['write'],
+  async run(ctx) {
+    const created = await ctx.call({
+      method: 'POST',
+      path: '/agents',
+      body: JSON.stringify(agentBody(ctx)),
+      headers: { 'content-type': 'Application/JSON; charset=UTF-8' },
+      operationId: 'createAgent',
+    })
+    expectStatus(created, 201, 'for Content-Type: Application/JSON; charset=UTF-8')
+    const full = await ctx.call({
+      method: 'POST',
+      path: '/agents',
+      body: bodyOfBytes(agentBody(ctx), 1024 * 1024),
+      headers: { 'content-type': 'application/json' },
+      operationId: 'createAgent',
+    })
+    ensure(
+      full.response.status !== 413,
+      'no 413 for a body of exactly 1 MiB (1,048,576 bytes): only bodies over it are too large',
+      String(full.response.status),
+      full,
+    )
+  },
+}
 
 function malformedChecks(operation: ContractOperation, target: BodyTarget): ContractCheck[] {
   return MALFORMED.map((kind) => ({
@@ -234,6 +300,7 @@ export function badInputChecks(operations: readonly ContractOperation[]): Contra
   const firstList = operations.find((op) => op.parameters.some((p) => p.in === 'query' && p.name === 'limit'))
   for (const operation of operations) {
     checks.push(queryCheck(operation, operation === firstList))
+    if (operation.operationId === 'createAgent') checks.push(allowedForms)
     const target = BODY_TARGETS[operation.operationId]
     if (operation.requestBody && target)
       checks.push(schemaCheck(operation, target), ...malformedChecks(operation, target))
