@@ -104,4 +104,36 @@ export const idempotencyChecks: ContractCheck[] = [
       })
     },
   },
+  {
+    id: 'resources/idempotency/key-form',
+    area: 'resources',
+    group,
+    title:
+      'accepts an Idempotency-Key of 255 printable characters and answers 400 to one holding a space (the contract: 1-255 printable ASCII)',
+    needs: ['write'],
+    async run(ctx) {
+      const longest = `${ctx.runId}-${crypto.randomUUID()}`.padEnd(255, 'k')
+      const accepted = await ctx.call({
+        method: 'POST',
+        path: '/agents',
+        json: agentBody(ctx),
+        headers: { 'idempotency-key': longest },
+        operationId: 'createAgent',
+      })
+      expectStatus(accepted, 201, 'for an Idempotency-Key of 255 characters')
+      const spaced = await ctx.call({
+        method: 'POST',
+        path: '/agents',
+        json: agentBody(ctx),
+        headers: { 'idempotency-key': `contract ${crypto.randomUUID()}` },
+        operationId: 'createAgent',
+      })
+      expectError(
+        spaced,
+        400,
+        { type: 'invalid_request_error', code: 'invalid_parameter', param: 'Idempotency-Key' },
+        'for an Idempotency-Key holding a space',
+      )
+    },
+  },
 ]
