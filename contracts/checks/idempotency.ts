@@ -109,7 +109,7 @@ export const idempotencyChecks: ContractCheck[] = [
     area: 'resources',
     group,
     title:
-      'accepts an Idempotency-Key of 255 printable characters and answers 400 to one holding a space (the contract: 1-255 printable ASCII)',
+      'accepts an Idempotency-Key of 255 printable characters (409 when reused with another body) and answers 400 to one holding a space (the contract: 1-255 printable ASCII)',
     needs: ['write'],
     async run(ctx) {
       const longest = `${ctx.runId}-${crypto.randomUUID()}`.padEnd(255, 'k')
@@ -121,6 +121,19 @@ export const idempotencyChecks: ContractCheck[] = [
         operationId: 'createAgent',
       })
       expectStatus(accepted, 201, 'for an Idempotency-Key of 255 characters')
+      const reused = await ctx.call({
+        method: 'POST',
+        path: '/agents',
+        json: agentBody(ctx),
+        headers: { 'idempotency-key': longest },
+        operationId: 'createAgent',
+      })
+      expectError(
+        reused,
+        409,
+        { type: 'conflict_error', code: 'idempotency_key_reused', param: 'Idempotency-Key' },
+        'for the 255-character key sent again with another body (error.param, when sent, names the header)',
+      )
       const spaced = await ctx.call({
         method: 'POST',
         path: '/agents',

@@ -151,7 +151,7 @@ export function createOperationRunner({
       throw errors.conflict(
         'idempotency_key_reused',
         'This Idempotency-Key was already used with a different request.',
-        // Stryker disable next-line StringLiteral: error.param is optional (decisions.md section 11), so no fair check can ask for it
+        // Stryker disable next-line StringLiteral: an empty param is left out (errors.conflict), and error.param is optional (decisions.md section 11)
         'Idempotency-Key',
       )
     const result = handler.run(ctx, resource)
