@@ -51,6 +51,69 @@ const allowedIps: ContractCheck = {
   },
 }
 
+/** An IPv4 address as dotted text. */
+const dotted = (address: number) => [24, 16, 8, 0].map((shift) => (address >>> shift) & 0xff).join('.')
+
+/**
+ * `allowed_ips` as CIDR ranges, bit by bit: the client's IPv4 address is found one prefix length at a time (a key
+ * restricted to the lower half of the range known so far is admitted or refused), then its /32 must admit and its
+ * neighbour's /32 refuse. A target that matched ranges wrongly at any prefix length would lead the search astray
+ * and fail at the end. Any address works: the check learns it, so it runs behind NAT too.
+ */
+const allowedIpPrefixes: ContractCheck = {
+  id: 'authorization/allowed-ips-prefixes',
+  area: 'authorization',
+  group: 'Key restrictions',
+  title:
+    "matches allowed_ips ranges at every prefix length: the client's IPv4 address found bit by bit is admitted as a /32, its neighbour refused",
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock)
+      return ctx.skip('needs keys with allowed_ips, made through the mock control plane (--provision mock)')
+    const { account, name } = await scratchAccount(ctx, mock, 'allowed_ips prefixes')
+    const admits = async (range: string): Promise<boolean> => {
+      const { value } = await mock.createKey(account.id, {
+        type: 'secret',
+        name: `${name} ${range}`,
+        restrictions: { allowed_ips: [range] },
+      })
+      const exchange = await ctx.call({
+        method: 'GET',
+        path: '/user',
+        key: value,
+        sensitive: [value],
+        operationId: 'getUser',
+      })
+      if (exchange.response.status === 200) return true
+      expectError(
+        exchange,
+        403,
+        { type: 'permission_error', code: 'key_restricted' },
+        `for a key restricted to ${range}`,
+      )
+      return false
+    }
+    if (!(await admits('0.0.0.0/0')))
+      return ctx.skip(
+        'the target does not see the client at an IPv4 address (an IPv6 client, or an in-app mock)',
+      )
+    let address = 0
+    for (let prefix = 1; prefix <= 32; prefix++)
+      if (!(await admits(`${dotted(address)}/${prefix}`))) address = (address | (1 << (32 - prefix))) >>> 0
+    ensure(
+      await admits(`${dotted(address)}/32`),
+      `the client's address found prefix by prefix, ${dotted(address)}, to admit it as a /32`,
+      'refused',
+    )
+    const neighbour = (address ^ 1) >>> 0
+    ensure(
+      !(await admits(`${dotted(neighbour)}/32`)),
+      `the neighbouring address ${dotted(neighbour)}/32 to refuse the client at ${dotted(address)}`,
+      'admitted',
+    )
+  },
+}
+
 /** What a key holding only the `read` or only the `write` group may do (one request per scope). */
 const GROUP_PROBES: { method: string; path: string; scope: string; json?: unknown }[] = [
   { method: 'GET', path: '/agents', scope: 'agents:read' },
@@ -155,4 +218,9 @@ const expiresAt: ContractCheck = {
   },
 }
 
-export const keyRestrictionChecks: ContractCheck[] = [allowedIps, permissionGroups, expiresAt]
+export const keyRestrictionChecks: ContractCheck[] = [
+  allowedIps,
+  allowedIpPrefixes,
+  permissionGroups,
+  expiresAt,
+]
