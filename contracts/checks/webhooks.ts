@@ -163,6 +163,91 @@ export const webhookChecks: ContractCheck[] = [
     },
   },
   {
+    id: 'webhooks/call-events/stages',
+    area: 'webhooks',
+    group,
+    title:
+      'shows a simulated call through its stages on GET /call-logs/{id}: queued, ringing after 1 s, in_progress after the ring, the final status after the talk, the analysis 120 s later; a call not answered ends without cost, transcript or analysis',
+    needs: ['write', 'clock'],
+    async run(ctx) {
+      const run = await placeCall(ctx, [200], [])
+      const place = async (body: Record<string, unknown>) => {
+        const placed = await run.control('POST', `/accounts/${run.accountId}/calls`, {
+          agent_id: run.agentId,
+          ...body,
+        })
+        ensure(placed.status === 201, 'the call placed (201)', `${placed.status}`)
+        return String(placed.body.id)
+      }
+      const read = async (id: string) => {
+        const exchange = await ctx.call({
+          method: 'GET',
+          path: `/call-logs/${id}`,
+          operationId: 'getCallLog',
+        })
+        expectStatus(exchange, 200)
+        return jsonObject(exchange)
+      }
+      // decisions.md section 13: ringing after 1 s, in_progress after ring_seconds, the end after duration_seconds.
+      const answered = await place({ ring_seconds: 2, duration_seconds: 30 })
+      const unanswered = await place({ ring_seconds: 2, outcome: 'no_answer' })
+      const expectStage = async (id: string, status: string, when: string) => {
+        const log = await read(id)
+        ensure(log.status === status, `status ${status} ${when}`, String(log.status))
+        return log
+      }
+      await expectStage(answered, 'queued', 'when placed')
+      await ctx.mock?.advanceClock(1)
+      const ringing = await expectStage(answered, 'ringing', '1 s after it was placed')
+      ensure(typeof ringing.started_at === 'string', 'started_at once ringing', String(ringing.started_at))
+      await ctx.mock?.advanceClock(2)
+      await expectStage(answered, 'in_progress', 'after its 2 s of ringing')
+      await expectStage(unanswered, 'no_answer', 'after its 2 s of ringing, not answered')
+      await ctx.mock?.advanceClock(29)
+      await expectStage(answered, 'in_progress', '29 s into its 30 s of talk')
+      await ctx.mock?.advanceClock(1)
+      const ended = await expectStage(answered, 'completed', 'after its 30 s of talk')
+      const span = (Date.parse(String(ended.ended_at)) - Date.parse(String(ended.started_at))) / 1000
+      ensure(
+        ended.duration_seconds === Math.floor(span),
+        `duration_seconds to be the whole seconds from started_at to ended_at (${Math.floor(span)})`,
+        String(ended.duration_seconds),
+      )
+      ensure(
+        Array.isArray(ended.transcript) && ended.transcript.length > 0,
+        'a transcript once the call ended',
+        JSON.stringify(ended.transcript).slice(0, 80),
+      )
+      ensure(
+        typeof ended.cost_usd === 'number' && ended.cost_usd > 0,
+        'a cost for the answered call',
+        String(ended.cost_usd),
+      )
+      ensure(
+        ended.end_reason !== null && ended.end_reason !== undefined,
+        'an end_reason',
+        String(ended.end_reason),
+      )
+      ensure(ended.analysis === null, 'no analysis yet at the end', JSON.stringify(ended.analysis))
+      const missed = await read(unanswered)
+      ensure(
+        missed.cost_usd === 0 && Array.isArray(missed.transcript) && missed.transcript.length === 0,
+        'the unanswered call without cost or transcript',
+        `cost ${String(missed.cost_usd)}, transcript ${JSON.stringify(missed.transcript).slice(0, 60)}`,
+      )
+      await ctx.mock?.advanceClock(119)
+      ensure((await read(answered)).analysis === null, 'no analysis 119 s after the end', 'an analysis')
+      await ctx.mock?.advanceClock(1)
+      const analysed = await read(answered)
+      ensure(
+        analysed.analysis !== null && typeof analysed.analysis === 'object',
+        'the analysis 120 s after the end',
+        JSON.stringify(analysed.analysis),
+      )
+      ensure((await read(unanswered)).analysis === null, 'no analysis of the unanswered call', 'an analysis')
+    },
+  },
+  {
     id: 'webhooks/call-events/retry-schedule',
     area: 'webhooks',
     group,
