@@ -31,14 +31,19 @@ describe('the webhooks area elsewhere', () => {
   })
   afterAll(() => server.close())
 
-  it('is not applicable to an in-process mock, with the reason', async () => {
+  it('is not applicable to an in-process mock, with the reason, except the call stages read through v1', async () => {
     const { outcomes } = await runChecks({
       baseUrl,
       provision: 'mock',
       destructive: true,
       areas: ['webhooks'],
     })
-    expect(outcomes.map((o) => o.status)).toEqual(['not-applicable', 'not-applicable'])
+    expect(outcomes.map((o) => [o.check.id, o.status])).toEqual([
+      ['webhooks/call-events/delivered', 'not-applicable'],
+      ['webhooks/call-events/retried', 'not-applicable'],
+      ['webhooks/call-events/stages', 'passed'],
+      ['webhooks/call-events/retry-schedule', 'not-applicable'],
+    ])
     expect(outcomes[0]?.reason).toMatch(/in-process.*voice-api-kit mock/)
   })
 
@@ -49,7 +54,7 @@ describe('the webhooks area elsewhere', () => {
       destructive: true,
       areas: ['webhooks'],
     })
-    expect(outcomes.map((o) => o.status)).toEqual(['skipped', 'skipped'])
+    expect(outcomes.map((o) => o.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped'])
     expect(outcomes[0]?.reason).toMatch(/--provision mock/)
   })
 })
