@@ -47,7 +47,7 @@ describe('the score tables', () => {
   it('prints a row per file and the total, as Markdown and as aligned text', () => {
     const markdown = markdownTable(fileScores(report)).split('\n')
     expect(markdown[0]).toBe(
-      '| file | score | killed | timeout | survived | no coverage | equivalent (marked) |',
+      '| file | score | killed | timeout | survived | no coverage | marked (equivalent, or not seen through v1) |',
     )
     expect(markdown[2]).toBe('| mocks/engine/auth.ts | 90.00% | 17 | 1 | 2 | 0 | 3 |')
     expect(markdown.at(-1)).toBe('| **All files** | **85.71%** | 23 | 1 | 3 | 1 | 3 |')

@@ -133,7 +133,7 @@ const COLUMNS = [
   'timeout',
   'survived',
   'no coverage',
-  'equivalent (marked)',
+  'marked (equivalent, or not seen through v1)',
 ] as const
 
 function cells(score: FileScore): string[] {
