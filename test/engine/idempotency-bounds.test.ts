@@ -54,7 +54,12 @@ describe('IdempotencyStore bounds', () => {
   it('counts the bytes of changes applied from a store', () => {
     const store = new IdempotencyStore()
     const half = Math.floor(MAX_IDEMPOTENCY_BYTES / 2)
-    const big = { fingerprint: 'x', result: sized(half), expiresAt: NOW + IDEMPOTENCY_TTL_MS, bytes: half + 20 }
+    const big = {
+      fingerprint: 'x',
+      result: sized(half),
+      expiresAt: NOW + IDEMPOTENCY_TTL_MS,
+      bytes: half + 20,
+    }
     store.apply('applied', big)
     store.save('mine', 'f', sized(half), NOW)
     expect(store.size).toBe(1)
