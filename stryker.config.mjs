@@ -10,6 +10,8 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutants.config.ts', related: false },
   mutate: [
+    // The engine. The contract's Ajv set-up (openapi/contract-ajv.ts) is shared with the suite, which validates
+    // every answer with it: mutating it would mutate the oracle too, so it lives outside the engine.
     'mocks/engine/**/*.ts',
     // The demo data: its content is the mock's own choice. The contract fixes only its shape, which every
     // response check verifies and test/seed.test.ts checks against the contract; no contract suite can

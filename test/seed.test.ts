@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { createAccountStore, toUser } from '../mocks/engine/accounts.ts'
 import { createClock } from '../mocks/engine/clock.ts'
-import { createContractAjv } from '../mocks/engine/contract/contract-ajv.ts'
 import type { OpenApiDocument } from '../mocks/engine/contract/document.ts'
 import { createEngine } from '../mocks/engine/create-engine.ts'
 import { createKeyStore } from '../mocks/engine/key-store.ts'
@@ -13,6 +12,7 @@ import type { CallLog } from '../mocks/engine/resources/types.ts'
 import { MODELS, VOICES } from '../mocks/engine/seed/catalog.ts'
 import { type SeedSize, seedDemoAccount } from '../mocks/engine/seed/seed.ts'
 import { createState } from '../mocks/engine/state/state.ts'
+import { createContractAjv } from '../openapi/contract-ajv.ts'
 
 const readContract = (name: string) =>
   parse(readFileSync(new URL(`../openapi/${name}`, import.meta.url), 'utf8')) as OpenApiDocument

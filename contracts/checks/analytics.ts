@@ -61,11 +61,14 @@ function expectSums(parts: readonly Metrics[], totals: Metrics, what: string, ex
   }
 }
 
-/** A range that holds the call logs (at most 700 days back from the newest, within the 744-bucket limit). */
+/**
+ * A range inside the call logs' span, on whole seconds: the oldest two and the newest call logs lie outside it,
+ * so a target that counted calls outside the range is caught (at most 700 days, within the 744-bucket limit).
+ */
 function rangeOf(logs: readonly Log[]) {
   const created = logs.map((l) => instant(l.created_at)).sort((a, b) => a - b)
-  const end = (created.at(-1) ?? 0) + 1000
-  const start = Math.max(created[0] ?? 0, end - 700 * 86_400_000)
+  const end = Math.floor((created.at(-1) ?? 0) / 1000) * 1000
+  const start = Math.max(Math.floor((created[1] ?? 0) / 1000) * 1000 + 1000, end - 700 * 86_400_000)
   const inRange = logs.filter((l) => {
     const t = instant(l.created_at)
     return t >= start && t < end
@@ -73,40 +76,127 @@ function rangeOf(logs: readonly Log[]) {
   return { start, end, inRange }
 }
 
+/** The wall-clock time of an instant in a time zone (the reference for calendar-aligned buckets). */
+function localTime(ms: number, timeZone: string) {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    weekday: 'short',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(ms)
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? ''
+  return {
+    weekday: part('weekday'),
+    day: Number(part('day')),
+    midnight: Number(part('hour')) === 0 && Number(part('minute')) === 0 && Number(part('second')) === 0,
+    text: `${part('weekday')} ${part('day')} ${part('hour')}:${part('minute')}:${part('second')}`,
+  }
+}
+
+type Bucket = { start: string; end: string; metrics: Metrics }
+
+/**
+ * Buckets that tile `[start, end)` (the first starting at `start`, each starting where the one before ended, the
+ * last ending at `end`) with every inner bound where `aligned` says a bucket starts in the zone.
+ */
+function expectCalendar(
+  series: readonly Bucket[],
+  range: { start: number; end: number },
+  aligned: (at: number) => boolean,
+  what: string,
+  exchange: Exchange,
+): void {
+  ensure(
+    series.length > 0 &&
+      sameInstant(series[0]?.start, iso(range.start)) &&
+      sameInstant(series.at(-1)?.end, iso(range.end)),
+    `${what}: buckets tiling [${iso(range.start)}, ${iso(range.end)})`,
+    `${series[0]?.start} - ${series.at(-1)?.end}`,
+    exchange,
+  )
+  for (let i = 1; i < series.length; i++) {
+    const bound = instant(series[i]?.start)
+    ensure(
+      sameInstant(series[i]?.start, series[i - 1]?.end),
+      `${what}: contiguous buckets`,
+      `${series[i - 1]?.end} then ${series[i]?.start}`,
+      exchange,
+    )
+    ensure(aligned(bound), `${what}: every inner bound aligned`, String(series[i]?.start), exchange)
+  }
+}
+
+/** Each bucket's call_count equal to the listed call logs created in it. */
+function expectBucketCounts(
+  series: readonly Bucket[],
+  logs: readonly Log[],
+  what: string,
+  exchange: Exchange,
+) {
+  for (const bucket of series) {
+    const [from, to] = [instant(bucket.start), instant(bucket.end)]
+    const want = logs.filter((l) => instant(l.created_at) >= from && instant(l.created_at) < to).length
+    ensure(
+      bucket.metrics.call_count === want,
+      `${what}: bucket ${bucket.start} - ${bucket.end} counting the ${want} listed call logs created in it`,
+      String(bucket.metrics.call_count),
+      exchange,
+    )
+  }
+}
+
+const NEW_YORK = 'America/New_York'
+/** A zone at +05:45 all year (no daylight saving since 1986): its hours begin at a quarter past the UTC hour. */
+const KATHMANDU = 'Asia/Kathmandu'
+const HOUR_MS = 3_600_000
+
 const group = 'Analytics'
 
-/** Analytics: totals equal to the listed call logs, series and groups adding up, bad ranges. */
+/** Analytics: totals equal to the listed call logs, series and groups adding up, calendars, bad ranges. */
 export const analyticsChecks: ContractCheck[] = [
   {
     id: 'resources/analytics/totals',
     area: 'resources',
     group,
-    title: 'reports totals equal to the metrics of the listed call logs, with series and groups adding up',
+    title:
+      'reports totals, groups (ordered by call_count, then value) and weekly and monthly buckets (aligned in the time zone) equal to the metrics of the listed call logs in the range, and none outside it',
     needs: ['call-logs'],
     async run(ctx) {
       const logs = await allLogs(ctx)
       const range = rangeOf(logs)
       const query = `start=${iso(range.start)}&end=${iso(range.end)}`
-      const total = await ctx.call({
-        method: 'GET',
-        path: `/analytics/calls?${query}&granularity=total&group_by=agent_id`,
-        key: ctx.keys.callLogs,
-        operationId: 'getCallAnalytics',
-      })
+      const get = (extra: string) =>
+        ctx.call({
+          method: 'GET',
+          path: `/analytics/calls?${query}&${extra}`,
+          key: ctx.keys.callLogs,
+          operationId: 'getCallAnalytics',
+        })
+      const total = await get('granularity=total&group_by=agent_id')
       expectStatus(total, 200)
       const body = jsonObject(total) as {
         totals: Metrics
-        series: { metrics: Metrics }[]
+        series: Bucket[]
         groups: { value: string; totals: Metrics }[]
       }
       const want = metricsOf(range.inRange)
       for (const [field, value] of Object.entries(want))
         ensure(
           JSON.stringify(body.totals[field]) === JSON.stringify(value),
-          `totals.${field} = ${JSON.stringify(value)} (from the listed call logs)`,
+          `totals.${field} = ${JSON.stringify(value)} (from the listed call logs created in the range)`,
           JSON.stringify(body.totals[field]),
           total,
         )
+      ensure(
+        body.series.length === 1,
+        'granularity total: one bucket, equal to the range',
+        `${body.series.length} buckets`,
+        total,
+      )
+      expectCalendar(body.series, range, () => false, 'granularity total', total)
       expectSums(
         body.series.map((b) => b.metrics),
         body.totals,
@@ -119,62 +209,118 @@ export const analyticsChecks: ContractCheck[] = [
         'groups',
         total,
       )
-      for (const g of body.groups) {
-        const mine = metricsOf(range.inRange.filter((l) => l.agent_id === g.value))
+      const byAgent = new Map<string, number>()
+      for (const log of range.inRange)
+        byAgent.set(String(log.agent_id), (byAgent.get(String(log.agent_id)) ?? 0) + 1)
+      const order = [...byAgent]
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+        .map(([value, count]) => `${value}:${count}`)
+      const groups = body.groups.map((g) => `${g.value}:${String(g.totals.call_count)}`)
+      ensure(
+        groups.join(' ') === order.join(' '),
+        `groups with their call_count, ordered by call_count descending, then value ascending: ${order.join(' ')}`,
+        groups.join(' '),
+        total,
+      )
+
+      const weekly = await get(`granularity=week&timezone=${NEW_YORK}`)
+      expectStatus(weekly, 200)
+      const weeks = (jsonObject(weekly) as { totals: Metrics; series: Bucket[] }).series
+      expectSums(
+        weeks.map((b) => b.metrics),
+        (jsonObject(weekly) as { totals: Metrics }).totals,
+        'weekly series',
+        weekly,
+      )
+      expectCalendar(
+        weeks,
+        range,
+        (at) => localTime(at, NEW_YORK).weekday === 'Mon' && localTime(at, NEW_YORK).midnight,
+        `weeks in ${NEW_YORK} (from Monday 00:00 local time)`,
+        weekly,
+      )
+      expectBucketCounts(weeks, range.inRange, 'weekly series', weekly)
+
+      const agent = body.groups[0]?.value
+      if (agent) {
+        const one = await get(`granularity=month&timezone=${NEW_YORK}&agent_id=${agent}`)
+        expectStatus(one, 200)
+        const mine = range.inRange.filter((l) => l.agent_id === agent)
+        const monthly = jsonObject(one) as { totals: Metrics; series: Bucket[] }
         ensure(
-          g.totals.call_count === mine.call_count,
-          `group ${g.value}: call_count ${String(mine.call_count)}`,
-          String(g.totals.call_count),
-          total,
+          monthly.totals.call_count === mine.length,
+          `agent_id=${agent}: call_count ${mine.length}`,
+          String(monthly.totals.call_count),
+          one,
         )
+        expectCalendar(
+          monthly.series,
+          range,
+          (at) => localTime(at, NEW_YORK).day === 1 && localTime(at, NEW_YORK).midnight,
+          `months in ${NEW_YORK} (from the 1st at 00:00 local time)`,
+          one,
+        )
+        expectBucketCounts(monthly.series, mine, `agent_id=${agent}, monthly series`, one)
       }
-      const daily = await ctx.call({
+    },
+  },
+  {
+    id: 'resources/analytics/calendar',
+    area: 'resources',
+    group,
+    title:
+      'aligns hours to the time zone (a quarter past the UTC hour at +05:45) and allows exactly 744 buckets; by default, days in UTC over the last 7 days',
+    needs: ['call-logs'],
+    async run(ctx) {
+      // 31 days of hours in Kathmandu from an instant between two of its hours: a first bucket clipped to 14 min 30 s,
+      // 743 whole hours, the range ending where a local hour begins. 744 buckets, the most a range may need.
+      const range = { start: Date.parse('2025-01-01T00:00:30Z'), end: Date.parse('2025-01-31T23:15:00Z') }
+      const hourly = await ctx.call({
         method: 'GET',
-        path: `/analytics/calls?${query}&granularity=week`,
+        path: `/analytics/calls?start=${iso(range.start)}&end=${iso(range.end)}&granularity=hour&timezone=${KATHMANDU}`,
         key: ctx.keys.callLogs,
         operationId: 'getCallAnalytics',
       })
-      expectStatus(daily, 200)
-      const weekly = jsonObject(daily) as {
-        totals: Metrics
-        series: { start: string; end: string; metrics: Metrics }[]
-      }
-      expectSums(
-        weekly.series.map((b) => b.metrics),
-        weekly.totals,
-        'weekly series',
-        daily,
+      expectStatus(hourly, 200, 'for 744 hourly buckets, the most a range may need')
+      const hours = (jsonObject(hourly) as { series: Bucket[] }).series
+      ensure(hours.length === 744, '744 buckets', String(hours.length), hourly)
+      expectCalendar(
+        hours,
+        range,
+        (at) => (at - 15 * 60_000) % HOUR_MS === 0,
+        `hours in ${KATHMANDU} (beginning at a quarter past the UTC hour)`,
+        hourly,
       )
+      // Without granularity, timezone, start or end: days in UTC, from 7 days before now (the same request as
+      // the response check of this operation).
+      const defaults = await ctx.call({
+        method: 'GET',
+        path: '/analytics/calls',
+        key: ctx.keys.callLogs,
+        operationId: 'getCallAnalytics',
+      })
+      expectStatus(defaults, 200)
+      const body = jsonObject(defaults) as {
+        start: string
+        end: string
+        granularity: string
+        timezone: string
+        series: Bucket[]
+      }
       ensure(
-        sameInstant(weekly.series[0]?.start, iso(range.start)) &&
-          sameInstant(weekly.series.at(-1)?.end, iso(range.end)),
-        'buckets tiling [start, end)',
-        `${weekly.series[0]?.start} - ${weekly.series.at(-1)?.end}`,
-        daily,
+        body.granularity === 'day' && body.timezone === 'UTC',
+        'granularity "day" and timezone "UTC" when neither is given',
+        `${body.granularity}, ${body.timezone}`,
+        defaults,
       )
-      for (let i = 1; i < weekly.series.length; i++)
-        ensure(
-          sameInstant(weekly.series[i]?.start, weekly.series[i - 1]?.end),
-          'contiguous buckets',
-          `${weekly.series[i - 1]?.end} then ${weekly.series[i]?.start}`,
-          daily,
-        )
-      const agent = body.groups[0]?.value
-      if (agent) {
-        const one = await ctx.call({
-          method: 'GET',
-          path: `/analytics/calls?${query}&granularity=total&agent_id=${agent}`,
-          key: ctx.keys.callLogs,
-          operationId: 'getCallAnalytics',
-        })
-        const mine = metricsOf(range.inRange.filter((l) => l.agent_id === agent))
-        ensure(
-          (jsonObject(one).totals as Metrics).call_count === mine.call_count,
-          `agent_id=${agent}: call_count ${String(mine.call_count)}`,
-          String((jsonObject(one).totals as Metrics).call_count),
-          one,
-        )
-      }
+      const [start, end] = [instant(body.start), instant(body.end)]
+      ensure(
+        end - start === 7 * 24 * HOUR_MS,
+        'start 7 days before end by default',
+        `${body.start} - ${body.end}`,
+        defaults,
+      )
+      expectCalendar(body.series, { start, end }, (at) => at % (24 * HOUR_MS) === 0, 'days in UTC', defaults)
     },
   },
   {
@@ -182,11 +328,11 @@ export const analyticsChecks: ContractCheck[] = [
     area: 'resources',
     group,
     title:
-      'answers 400 invalid_parameter for a reversed range, a future start, an unknown time zone or granularity',
+      'answers 400 invalid_parameter for a range ending where it starts, a future start, an unknown time zone or granularity, too many buckets',
     needs: ['call-logs'],
     async run(ctx) {
       const cases: [string, string][] = [
-        ['start=2026-03-09T00:00:00Z&end=2026-03-01T00:00:00Z', 'end'],
+        ['start=2026-03-01T00:00:00Z&end=2026-03-01T00:00:00Z', 'end'],
         ['start=2999-01-01T00:00:00Z', 'start'],
         ['timezone=Mars/Olympus_Mons', 'timezone'],
         ['granularity=not_a_valid_value', 'granularity'],

@@ -294,13 +294,33 @@ function queryCheck(operation: ContractOperation, pagination: boolean): Contract
   }
 }
 
+/**
+ * A body with two problems: both are listed in `errors[]`, each at the dotted path of its field; a metadata key
+ * holding `/` and `~` is named as it is (not in JSON Pointer's escapes).
+ */
+const everyProblem: ContractCheck = {
+  id: 'bad-input/createAgent/every-problem',
+  area: 'bad-input',
+  group: 'createAgent',
+  title:
+    'lists every problem of a body in errors[], each at the dotted path of its field (a metadata key with "/" and "~" as it is)',
+  needs: ['write'],
+  async run(ctx) {
+    const key = 'crm/id~1'
+    const json = agentBody(ctx, { metadata: { [key]: 'x'.repeat(501) }, contract_unknown_field: true })
+    const exchange = await ctx.call({ method: 'POST', path: '/agents', json, operationId: 'createAgent' })
+    expect422(exchange, `metadata.${key}`, ['max_length'], 'for a metadata value of 501 characters')
+    expect422(exchange, 'contract_unknown_field', ['unknown_field'], 'for an unknown field beside it')
+  },
+}
+
 /** Bad input for every operation: query parameters, bodies broken one field at a time, malformed bodies. */
 export function badInputChecks(operations: readonly ContractOperation[]): ContractCheck[] {
   const checks: ContractCheck[] = []
   const firstList = operations.find((op) => op.parameters.some((p) => p.in === 'query' && p.name === 'limit'))
   for (const operation of operations) {
     checks.push(queryCheck(operation, operation === firstList))
-    if (operation.operationId === 'createAgent') checks.push(allowedForms)
+    if (operation.operationId === 'createAgent') checks.push(allowedForms, everyProblem)
     const target = BODY_TARGETS[operation.operationId]
     if (operation.requestBody && target)
       checks.push(schemaCheck(operation, target), ...malformedChecks(operation, target))

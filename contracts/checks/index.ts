@@ -16,6 +16,7 @@ import { rateLimitMeaningChecks } from './rate-limit-meaning.ts'
 import { rateLimitChecks } from './rate-limits.ts'
 import { responseChecks } from './responses.ts'
 import { routingChecks } from './routing.ts'
+import { simulatedCallCheck } from './simulated-calls.ts'
 import { teamMemberChecks } from './team-members.ts'
 import { timestampChecks } from './timestamps.ts'
 import { AREAS, type Area, type ContractCheck } from './types.ts'
@@ -37,6 +38,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...paginationChecks,
     ...idempotencyChecks,
     ...callLogChecks,
+    simulatedCallCheck,
     ...analyticsChecks,
     ...integrationChecks,
     ...teamMemberChecks,

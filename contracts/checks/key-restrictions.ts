@@ -4,8 +4,22 @@ import type { ContractCheck } from './types.ts'
 
 /** Every IPv4 and IPv6 address, in several spellings (halves, a single-address range, a mapped form). */
 const EVERYWHERE = ['0.0.0.0/1', '128.0.0.0/1', '::/1', '8000::/1']
-/** Documentation ranges (RFC 5737, RFC 3849): never the address of a real client. */
-const NOWHERE = ['192.0.2.0/24', '198.51.100.7', '2001:db8::/32', '203.0.113.0/25']
+/**
+ * Documentation ranges (RFC 5737, RFC 3849), never the address of a real client, in every written form: a bare
+ * address, the highest byte, IPv6 groups in full, with `::` for one group, in capitals, with an IPv4 tail.
+ */
+const NOWHERE = [
+  '192.0.2.0/24',
+  '198.51.100.7',
+  '198.51.100.255',
+  '203.0.113.0/25',
+  '2001:db8::/32',
+  '2001:db8:1::/48',
+  '2001:db8:0:0:0:0:0:1',
+  '2001:db8:1:2:3:4::5',
+  '2001:DB8::A/128',
+  '::ffff:192.0.2.1',
+]
 
 /**
  * `allowed_ips` (decisions.md section 3): a key restricted to addresses the client cannot have is refused
@@ -27,7 +41,7 @@ const allowedIps: ContractCheck = {
       (
         await mock.createKey(account.id, {
           type: 'secret',
-          name: `${name} ${ips.join(' ')}`,
+          name: `${name} (${ips.length} ranges)`,
           restrictions: { allowed_ips: ips },
         })
       ).value
@@ -109,6 +123,26 @@ const allowedIpPrefixes: ContractCheck = {
     ensure(
       !(await admits(`${dotted(neighbour)}/32`)),
       `the neighbouring address ${dotted(neighbour)}/32 to refuse the client at ${dotted(address)}`,
+      'admitted',
+    )
+    // An IPv4 client is also the IPv4-mapped IPv6 address ::ffff:a.b.c.d. Whether IPv6 ranges apply to it is the
+    // target's choice; one that admits it under ::ffff:0:0/96 must read every spelling of that address alike.
+    if (!(await admits('::ffff:0:0/96'))) return
+    const groups = (n: number) => `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`
+    for (const form of [
+      `::ffff:${dotted(address)}`,
+      `::ffff:${groups(address)}/128`,
+      `0:0:0:0:0:ffff:${groups(address)}`,
+      `0:0:0:0:0:FFFF:${dotted(address)}/127`,
+    ])
+      ensure(
+        await admits(form),
+        `${form} to admit the client at ${dotted(address)} (its IPv4-mapped address, as ::ffff:0:0/96 did)`,
+        'refused',
+      )
+    ensure(
+      !(await admits(`::ffff:${groups(neighbour)}/128`)),
+      `::ffff:${groups(neighbour)}/128 (the neighbour's mapped address) to refuse the client at ${dotted(address)}`,
       'admitted',
     )
   },

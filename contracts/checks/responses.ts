@@ -77,7 +77,8 @@ export const responseChecks: ContractCheck[] = [
     group: 'Routing',
     title: 'answers 404 route_not_found for a path outside the contract',
     async run(ctx) {
-      const exchange = await ctx.call({ method: 'GET', path: '/no-such-resource' })
+      // One of the unknown paths of responses/unknown-paths: the run sends it once for both checks.
+      const exchange = await ctx.call({ method: 'GET', path: '/user/extra' })
       expectError(exchange, 404, { type: 'not_found_error', code: 'route_not_found' })
     },
   },
@@ -85,19 +86,35 @@ export const responseChecks: ContractCheck[] = [
     id: 'responses/method-not-allowed',
     area: 'responses',
     group: 'Routing',
-    title: 'answers 405 with an Allow header naming the documented methods',
+    title:
+      'answers 405 with an Allow header naming the documented methods and HEAD, and HEAD like GET without a body',
     needs: ['write'],
     async run(ctx) {
       const exchange = await ctx.call({ method: 'PUT', path: '/agents', json: {} })
       expectError(exchange, 405, { type: 'invalid_request_error', code: 'method_not_allowed' })
       const allow = (exchange.response.headers.allow ?? '').split(',').map((m) => m.trim().toLowerCase())
-      for (const operation of ctx.contract.operations.filter((op) => op.path === '/agents'))
+      // HEAD is answered wherever GET is documented, and listed after it (the contract's description).
+      for (const method of [
+        ...ctx.contract.operations.filter((op) => op.path === '/agents').map((op) => op.method),
+        'head',
+      ])
         ensure(
-          allow.includes(operation.method),
-          `Allow to list ${operation.method.toUpperCase()}`,
+          allow.includes(method),
+          `Allow to list ${method.toUpperCase()}`,
           JSON.stringify(exchange.response.headers.allow ?? null),
           exchange,
         )
+      const get = await ctx.call({ method: 'GET', path: '/agents', operationId: 'listAgents' })
+      // HEAD is described in the contract's text, not as an operation: its answer is compared with GET's.
+      const head = await ctx.call({ method: 'HEAD', path: '/agents', conformance: false })
+      expectStatus(head, get.response.status, 'for HEAD /agents, as for GET /agents')
+      ensure(head.response.text === '', 'HEAD answered without a body', head.response.text.slice(0, 80), head)
+      ensure(
+        head.response.headers['content-type'] === get.response.headers['content-type'],
+        `the Content-Type of GET (${get.response.headers['content-type']})`,
+        String(head.response.headers['content-type']),
+        head,
+      )
     },
   },
   {

@@ -294,4 +294,70 @@ export const webhookChecks: ContractCheck[] = [
       ensure(ids.size === 1, 'the same webhook-id on every attempt', [...ids].join(', '))
     },
   },
+  {
+    id: 'webhooks/call-events/in-order',
+    area: 'webhooks',
+    group,
+    title:
+      'holds back the later events of a call while an earlier one is being retried, then delivers them in the order they happened',
+    needs: ['write', 'clock'],
+    async run(ctx) {
+      // call.started fails three times, over 37 s of mock time: the call ends meanwhile (30 s of talk), and its
+      // later events must wait for call.started (the contract, tag Webhooks: "an event waits until the one
+      // before it was delivered or given up").
+      const run = await placeCall(ctx, [500, 500, 500, 200])
+      const attempts = async (count: number, when: string) =>
+        ensure(
+          await run.receiver.waitFor(count, ARRIVAL_MS),
+          `${count} attempts ${when}`,
+          run.receiver.received.map((r) => eventOf(r).type).join(', ') || 'none',
+        )
+      await ctx.mock?.advanceClock(2)
+      await requireDeliveries(run)
+      await attempts(1, 'once the call started')
+      await ctx.mock?.advanceClock(5)
+      await attempts(2, '5 s later')
+      await ctx.mock?.advanceClock(30)
+      await attempts(3, '30 s later, the call ended by then')
+      await ctx.mock?.advanceClock(125)
+      await ctx.mock?.advanceClock(1)
+      await attempts(7, 'once call.started was answered 200, 2 min later')
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const want = [...Array(4).fill('call.started'), 'call.ended', 'transcript.ready', 'call.analyzed']
+      const got = run.receiver.received.map((r) => eventOf(r).type)
+      ensure(
+        JSON.stringify(got) === JSON.stringify(want),
+        `the later events only after call.started was delivered, in order: ${want.join(', ')}`,
+        got.join(', '),
+      )
+    },
+  },
+  {
+    id: 'webhooks/call-events/unanswered',
+    area: 'webhooks',
+    group,
+    title:
+      'sends only call.ended for a call not answered (never in progress, nothing said, no analysis), with its final call log',
+    needs: ['write', 'clock'],
+    async run(ctx) {
+      const run = await placeCall(ctx, [200], CALL_EVENTS, { ring_seconds: 3, outcome: 'no_answer' })
+      await runCallToItsEnd(ctx)
+      await requireDeliveries(run)
+      ensure(await run.receiver.waitFor(1, ARRIVAL_MS), 'call.ended', 'no webhook')
+      // Time for an event that should not come.
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const events = run.receiver.received.map(eventOf)
+      ensure(
+        events.length === 1 && events[0]?.type === 'call.ended',
+        'call.ended alone (no call.started, transcript.ready or call.analyzed for a call not answered)',
+        events.map((e) => e.type).join(', '),
+      )
+      const log = events[0]?.data.object ?? {}
+      ensure(
+        log.status === 'no_answer' && JSON.stringify(log.transcript) === '[]' && log.end_reason === null,
+        'the call log no_answer, with an empty transcript and end_reason null',
+        `${String(log.status)}, ${JSON.stringify(log.transcript)}, ${String(log.end_reason)}`,
+      )
+    },
+  },
 ]

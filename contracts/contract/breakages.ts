@@ -101,6 +101,16 @@ function valueBreakages(document: OpenApiDocument, schema: Schema): ValueBreakag
     })
   if (num('minProperties') && types.includes('object'))
     out.push({ value: {}, what: 'empty', codes: ['min_properties'] })
+  const maxProperties = num('maxProperties')
+  // Values of 8 characters: valid for every string map of the contract (metadata, config, credentials).
+  if (maxProperties !== undefined && types.includes('object'))
+    out.push({
+      value: Object.fromEntries(
+        Array.from({ length: maxProperties + 1 }, (_, i) => [`key_${i}`, 'contract']),
+      ),
+      what: 'with too many properties',
+      codes: ['max_properties'],
+    })
   return out
 }
 

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv'
-import { createContractAjv } from '../../mocks/engine/contract/contract-ajv.ts'
+import { createContractAjv } from '../../openapi/contract-ajv.ts'
 import type { OpenApiDocument } from './load-contract.ts'
 
 const ROOT_ID = 'urn:voice-api-kit:contract-suite'

@@ -90,6 +90,9 @@ export function createMockControl(options: MockControlOptions) {
         throw error
       }
     },
+    /** Places a simulated call (decisions.md section 13): its `queued` call log. */
+    placeCall: (accountId: string, input: Record<string, unknown>) =>
+      call<Record<string, unknown>>('POST', `/accounts/${accountId}/calls`, input, 201),
     rateLimit: (accountId: string) =>
       call<{
         windows: { policy: string; limit: number; used: number; remaining: number; reset_seconds: number }[]

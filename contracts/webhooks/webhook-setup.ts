@@ -49,12 +49,14 @@ function requireLocalMock(ctx: CheckContext): string {
 
 /**
  * Starts a receiver, creates the run's signing secret, an agent subscribed to every event at the receiver, and
- * a short call; the receiver is closed in teardown.
+ * a call (by default a short one, answered); the receiver is closed in teardown.
  */
 export async function placeCall(
   ctx: CheckContext,
   statuses: readonly number[] = [200],
   events: readonly string[] = CALL_EVENTS,
+  // Long enough for words to be said (a transcript, so transcript.ready), short on the mock clock.
+  plan: Record<string, unknown> = { ring_seconds: 0, duration_seconds: 30 },
 ): Promise<WebhookRun> {
   const root = requireLocalMock(ctx)
   const control: WebhookRun['control'] = async (method, path, body) => {
@@ -78,12 +80,7 @@ export async function placeCall(
   const receiver = await startWebhookReceiver(statuses)
   ctx.defer(receiver.close)
   const { agent } = await createAgent(ctx, { webhook_url: receiver.url, webhook_events: events })
-  const call = await control('POST', `/accounts/${accountId}/calls`, {
-    agent_id: agent.id,
-    ring_seconds: 0,
-    // Long enough for words to be said (a transcript, so transcript.ready), short on the mock clock.
-    duration_seconds: 30,
-  })
+  const call = await control('POST', `/accounts/${accountId}/calls`, { agent_id: agent.id, ...plan })
   if (call.status !== 201)
     fail('the call started (201)', `${call.status} ${JSON.stringify(call.body).slice(0, 200)}`)
   return {

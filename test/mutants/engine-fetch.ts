@@ -29,6 +29,6 @@ export function engineFetch(platform: () => EngineHandler, baseUrl: string): typ
       // In this process, as from this machine: what the HTTP server reports for a local client.
       clientIp: '127.0.0.1',
     }
-    return toFetchResponse(await platform().handle(request))
+    return toFetchResponse(await platform().handle(request), request.method)
   }
 }

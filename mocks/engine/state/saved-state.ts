@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv'
-import { createContractAjv } from '../contract/contract-ajv.ts'
+import { createContractAjv } from '../../../openapi/contract-ajv.ts'
 import type { OpenApiDocument } from '../contract/document.ts'
 import { SEQUENCE_KEY } from '../scenarios/scenario-table.ts'
 import type { StateSnapshot } from './change-set.ts'

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv'
-import { createContractAjv } from '../../../mocks/engine/contract/contract-ajv.ts'
+import { createContractAjv } from '../../../openapi/contract-ajv.ts'
 import { v1Document } from '../../../openapi/generated/v1.document.ts'
 
 type Operations = Record<

@@ -1,0 +1,98 @@
+import { ensure, expectStatus, jsonObject, listData } from './failure.ts'
+import { agentBody, scratchAccount } from './fixtures.ts'
+import type { ContractCheck } from './types.ts'
+
+type Log = Record<string, unknown> & { transcript?: { start_seconds?: number }[] }
+
+/**
+ * A call placed on the mock (decisions.md section 13) as its call log shows it through `/v1`: utterances at
+ * offsets from `started_at` that lie within the call and are never shown before they began, the `end_reason`
+ * the contract sets for each outcome, and a call log deleted while its call goes on that stays deleted.
+ */
+export const simulatedCallCheck: ContractCheck = {
+  id: 'resources/call-logs/simulated-call',
+  area: 'resources',
+  group: 'Call logs',
+  title:
+    "shows a call's transcript at offsets from started_at within the call, never before an utterance began, end_reason error for a failed call and null for one not answered, and keeps a call log deleted mid-call deleted",
+  needs: ['write', 'clock'],
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock) return ctx.skip('needs calls placed through the mock control plane (--provision mock)')
+    const { account, name } = await scratchAccount(ctx, mock, 'simulated calls')
+    const { value: key } = await mock.createKey(account.id, { type: 'secret', name })
+    const v1 = (method: string, path: string, operationId: string, json?: unknown) =>
+      ctx.call({ method, path, json, key, sensitive: [key], operationId })
+    const created = await v1('POST', '/agents', 'createAgent', agentBody(ctx))
+    expectStatus(created, 201, 'for a valid create-agent body')
+    const agentId = jsonObject(created).id
+    const place = async (input: Record<string, unknown>) =>
+      String((await mock.placeCall(account.id, { agent_id: agentId, ring_seconds: 2, ...input })).id)
+    const read = async (id: string): Promise<Log> => {
+      const exchange = await v1('GET', `/call-logs/${id}`, 'getCallLog')
+      expectStatus(exchange, 200, `for call log ${id}`)
+      return jsonObject(exchange) as Log
+    }
+    const remove = async (id: string, when: string) =>
+      expectStatus(
+        await v1('DELETE', `/call-logs/${id}`, 'deleteCallLog'),
+        200,
+        `deleting a call log ${when}`,
+      )
+
+    const answered = await place({ duration_seconds: 40 })
+    const failed = await place({ outcome: 'failed' })
+    const unanswered = await place({ outcome: 'no_answer' })
+    const goneRinging = await place({ duration_seconds: 40 })
+    const goneTalking = await place({ duration_seconds: 40 })
+    const goneEnded = await place({ duration_seconds: 40 })
+    await mock.advanceClock(1)
+    await remove(goneRinging, 'while its call rings')
+    await mock.advanceClock(2 + 5)
+    await remove(goneTalking, 'while its call is in progress')
+    const talking = await read(answered)
+    const elapsed = (Date.parse((await mock.clock()).now) - Date.parse(String(talking.started_at))) / 1000
+    const shown = talking.transcript ?? []
+    ensure(
+      shown.every((line) => Number(line.start_seconds) <= elapsed),
+      `5 s into the talk (${elapsed} s after started_at), only utterances that began by then`,
+      JSON.stringify(shown.map((line) => line.start_seconds)),
+    )
+    await mock.advanceClock(36)
+    await remove(goneEnded, 'after its call ended, before the analysis')
+    await mock.advanceClock(125)
+
+    const ended = await read(answered)
+    const offsets = (ended.transcript ?? []).map((line) => Number(line.start_seconds))
+    ensure(
+      offsets.length > 0 &&
+        offsets.every(
+          (at, i) => at >= 2 && at <= Number(ended.duration_seconds) && at >= (offsets[i - 1] ?? 0),
+        ),
+      `utterances in order, from the 2 s of ringing to the end of the call (${String(ended.duration_seconds)} s after started_at)`,
+      JSON.stringify(offsets),
+    )
+    ensure(
+      JSON.stringify(shown) === JSON.stringify(ended.transcript?.slice(0, shown.length)),
+      'the transcript shown during the call to begin the final transcript',
+      JSON.stringify(shown).slice(0, 200),
+    )
+    const failure = await read(failed)
+    ensure(failure.end_reason === 'error', `end_reason "error" for a failed call`, String(failure.end_reason))
+    const missed = await read(unanswered)
+    ensure(missed.end_reason === null, 'end_reason null for a call not answered', String(missed.end_reason))
+    for (const id of [goneRinging, goneTalking, goneEnded]) {
+      const exchange = await v1('GET', `/call-logs/${id}`, 'getCallLog')
+      expectStatus(exchange, 404, `for a call log deleted while its call went on (${id})`)
+    }
+    const listed = listData(await v1('GET', '/call-logs?limit=100', 'listCallLogs')).map((log) =>
+      String(log.id),
+    )
+    const kept = [answered, failed, unanswered]
+    ensure(
+      listed.length === kept.length && kept.every((id) => listed.includes(id)),
+      `the account's call logs to be the three not deleted: ${kept.join(', ')}`,
+      listed.join(', '),
+    )
+  },
+}
