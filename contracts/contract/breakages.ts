@@ -174,6 +174,16 @@ function minimalObject(document: OpenApiDocument, schema: Schema): Record<string
   return out
 }
 
+/**
+ * A number in a query string must be written as JSON writes it (the contract, "Numbers in query parameters"):
+ * `+5` is refused by a target that checks the form, and by any that checks the type, so it stands for both.
+ */
+const NOT_JSON_NUMBER: ValueBreakage = {
+  value: '+5',
+  what: 'not written as JSON writes numbers (+5)',
+  codes: [],
+}
+
 /** Values that break a query parameter's schema, one rule each. */
 export function parameterBreakages(
   document: OpenApiDocument,
@@ -185,6 +195,7 @@ export function parameterBreakages(
   return valueBreakages(document, flat)
     .filter((b) => b.value !== null && typeof b.value !== 'object')
     .filter((b) => !(isString && b.what === 'of the wrong type'))
+    .map((b) => (b.what === 'of the wrong type' && !isString ? NOT_JSON_NUMBER : b))
     .filter((b) => !(pattern && LENGTH.has(b.what) && !pattern.test(String(b.value))))
     .map((b) => ({ value: String(b.value), what: b.what }))
     .filter((b, i, all) => all.findIndex((o) => o.value === b.value) === i)

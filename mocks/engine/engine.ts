@@ -141,6 +141,7 @@ export function createEngineCore(options: EngineCoreOptions) {
     if (route.kind === 'method-not-allowed')
       return {
         response: errorResponse(
+          // Stryker disable next-line MethodExpression: the method shows in the message only (free text)
           errors.methodNotAllowed(request.method.toUpperCase(), route.allow),
           requestId,
           headers,
