@@ -76,9 +76,9 @@ function rangeOf(logs: readonly Log[]) {
   return { start, end, inRange }
 }
 
-/** The wall-clock time of an instant in a time zone (the reference for calendar-aligned buckets). */
-function localTime(ms: number, timeZone: string) {
-  const parts = new Intl.DateTimeFormat('en-US', {
+/** The wall-clock time of instants in a time zone (the reference for calendar-aligned buckets). */
+function localTimes(timeZone: string) {
+  const format = new Intl.DateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',
     weekday: 'short',
@@ -86,13 +86,15 @@ function localTime(ms: number, timeZone: string) {
     hour: 'numeric',
     minute: 'numeric',
     second: 'numeric',
-  }).formatToParts(ms)
-  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? ''
-  return {
-    weekday: part('weekday'),
-    day: Number(part('day')),
-    midnight: Number(part('hour')) === 0 && Number(part('minute')) === 0 && Number(part('second')) === 0,
-    text: `${part('weekday')} ${part('day')} ${part('hour')}:${part('minute')}:${part('second')}`,
+  })
+  return (ms: number) => {
+    const parts = format.formatToParts(ms)
+    const part = (type: string) => Number(parts.find((p) => p.type === type)?.value)
+    return {
+      weekday: parts.find((p) => p.type === 'weekday')?.value,
+      day: part('day'),
+      midnight: part('hour') === 0 && part('minute') === 0 && part('second') === 0,
+    }
   }
 }
 
@@ -149,6 +151,7 @@ function expectBucketCounts(
 }
 
 const NEW_YORK = 'America/New_York'
+const newYorkTime = localTimes(NEW_YORK)
 /** A zone at +05:45 all year (no daylight saving since 1986): its hours begin at a quarter past the UTC hour. */
 const KATHMANDU = 'Asia/Kathmandu'
 const HOUR_MS = 3_600_000
@@ -225,17 +228,23 @@ export const analyticsChecks: ContractCheck[] = [
 
       const weekly = await get(`granularity=week&timezone=${NEW_YORK}`)
       expectStatus(weekly, 200)
-      const weeks = (jsonObject(weekly) as { totals: Metrics; series: Bucket[] }).series
+      const { totals: weekTotals, series: weeks } = jsonObject(weekly) as {
+        totals: Metrics
+        series: Bucket[]
+      }
       expectSums(
         weeks.map((b) => b.metrics),
-        (jsonObject(weekly) as { totals: Metrics }).totals,
+        weekTotals,
         'weekly series',
         weekly,
       )
       expectCalendar(
         weeks,
         range,
-        (at) => localTime(at, NEW_YORK).weekday === 'Mon' && localTime(at, NEW_YORK).midnight,
+        (at) => {
+          const local = newYorkTime(at)
+          return local.weekday === 'Mon' && local.midnight
+        },
         `weeks in ${NEW_YORK} (from Monday 00:00 local time)`,
         weekly,
       )
@@ -256,7 +265,10 @@ export const analyticsChecks: ContractCheck[] = [
         expectCalendar(
           monthly.series,
           range,
-          (at) => localTime(at, NEW_YORK).day === 1 && localTime(at, NEW_YORK).midnight,
+          (at) => {
+            const local = newYorkTime(at)
+            return local.day === 1 && local.midnight
+          },
           `months in ${NEW_YORK} (from the 1st at 00:00 local time)`,
           one,
         )
