@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 
 const root = new URL('../', import.meta.url)
-const SOURCES = ['mocks', 'contracts', 'openapi']
+const SOURCES = ['cli', 'mocks', 'contracts', 'openapi']
 
 function newestSource(folder) {
   let newest = 0
@@ -26,14 +26,14 @@ function buildIsCurrent() {
   return SOURCES.every((folder) => newestSource(new URL(`${folder}/`, root)) <= builtAt)
 }
 
-const inClone = existsSync(new URL('mocks/cli/main.ts', root))
+const inClone = existsSync(new URL('cli/main.ts', root))
 if (!inClone || buildIsCurrent()) {
-  await import(new URL('dist/mocks/cli/main.js', root).href)
+  await import(new URL('dist/cli/main.js', root).href)
 } else {
   console.error(
     'voice-api-kit: dist/ is missing or older than the sources; running them through tsx (npm run build refreshes it).',
   )
   const { register } = await import('tsx/esm/api')
   register()
-  await import(new URL('mocks/cli/main.ts', root).href)
+  await import(new URL('cli/main.ts', root).href)
 }

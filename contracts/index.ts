@@ -9,7 +9,6 @@
  */
 export { allChecks, selectChecks } from './checks/index.ts'
 export { AREAS, type Area, type CheckContext, type ContractCheck, type Need } from './checks/types.ts'
-export { runContractCommand } from './cli.ts'
 export { type Contract, createContract } from './contract/contract.ts'
 export type { WaitEvent } from './http/pacer.ts'
 export { readRateLimitHeaders } from './http/rate-limit-headers.ts'

@@ -63,7 +63,7 @@ async function writeJsonDocuments(): Promise<string[]> {
 export async function build(): Promise<string[]> {
   await rm(DIST, { recursive: true, force: true })
   await compile()
-  const lines = ['compiled mocks, contracts and openapi to dist/ (ESM + .d.ts)']
+  const lines = ['compiled cli, mocks, contracts and openapi to dist/ (ESM + .d.ts)']
   lines.push(`copied ${await copyDashboard()} dashboard files to dist/${DASHBOARD}`)
   const docs = await buildDocs(join(DIST, 'docs/v1.html'))
   await writeFile(`${docs}.gz`, gzipSync(await readFile(docs), { level: 9 }))

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 
-const CLI = ['--import', 'tsx', 'mocks/cli/main.ts']
+const CLI = ['--import', 'tsx', 'cli/main.ts']
 
 interface Run {
   child: ChildProcess

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseContractFlags } from '../contracts/cli/flags.ts'
+import { parseContractFlags } from '../cli/contract/flags.ts'
 import {
   finishTarget,
   mergeTargets,

@@ -42,8 +42,8 @@ function reachedPackages(entry: string): Set<string> {
 describe('voice-api-kit/contracts without Vitest', () => {
   it('reaches no vitest module from the package entry or the command', () => {
     expect([...reachedPackages('contracts/index.ts')]).not.toContain('vitest')
-    expect([...reachedPackages('contracts/cli.ts')]).not.toContain('vitest')
-    expect([...reachedPackages('mocks/cli/main.ts')]).not.toContain('vitest')
+    expect([...reachedPackages('cli/contract/contract-command.ts')]).not.toContain('vitest')
+    expect([...reachedPackages('cli/main.ts')]).not.toContain('vitest')
   })
 
   it('keeps Vitest to the voice-api-kit/contracts/vitest entry (the scan finds it there)', () => {
@@ -86,7 +86,7 @@ describe('voice-api-kit contract from the build, with vitest and tsx unresolvabl
   it('runs the whole suite against the mock and exits 0', async () => {
     const run = await runCommand(
       ['--base-url', mock.baseUrl, '--provision', 'mock', '--destructive', '--reporter', 'summary'],
-      { entry: join(out, 'mocks/cli/main.js'), nodeArgs: ['--import', join(out, 'block.mjs')] },
+      { entry: join(out, 'cli/main.js'), nodeArgs: ['--import', join(out, 'block.mjs')] },
     )
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)

@@ -1,8 +1,8 @@
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseMockFlags, type RunningMock, startMock } from '../cli/mock/mock-command.ts'
 import { runChecks } from '../contracts/index.ts'
 import { defineContractSuite } from '../contracts/vitest/index.ts'
-import { parseMockFlags, type RunningMock, startMock } from '../mocks/cli/mock-command.ts'
 import { createMockApi } from '../mocks/msw/create-mock-api.ts'
 
 describe('the webhooks area against the standalone mock (voice-api-kit mock)', () => {

@@ -23,7 +23,7 @@ export async function measureContractSuite(timeoutMs = 120_000): Promise<Contrac
   if (!existsSync(CONTRACT_CLI))
     return {
       status: 'skipped',
-      note: '`npm run contract` is not there yet (no contracts/cli.ts): wired, skipped.',
+      note: '`npm run contract` is not there yet (no cli/contract/contract-command.ts): wired, skipped.',
     }
   const keysFile = removeOnExit(join(RESULTS_DIR, 'contract-keys.json'))
   const mock = await startMockServer(MOCK_TSX_ENTRY, keysFile)

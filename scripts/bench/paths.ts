@@ -15,7 +15,7 @@ export const TSX = ['--import', 'tsx']
 export const MOCK_TSX_ENTRY = [...TSX, join(ROOT, 'mocks', 'cli', 'main.ts')]
 
 /** The built CLI (`tsc` to `dist/`), which `bin/voice-api-kit.js` prefers, when it exists. */
-export const MOCK_DIST_MAIN = join(ROOT, 'dist', 'mocks', 'cli', 'main.js')
+export const MOCK_DIST_MAIN = join(ROOT, 'dist', 'cli', 'main.js')
 
 /** Prism's CLI script (run with this Node, so that its pid is the server's). */
 export const PRISM_CLI = join(ROOT, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js')

@@ -135,7 +135,7 @@ async function main(flags: BenchFlags, argv: string[]): Promise<void> {
     settings: {
       ...settings,
       quick: flags.quick,
-      mockEntry: 'entry' in built ? `built JS (${built.note})` : 'node --import tsx mocks/cli/main.ts',
+      mockEntry: 'entry' in built ? `built JS (${built.note})` : 'node --import tsx cli/main.ts',
     },
     load: [],
     startup: [],

@@ -100,7 +100,7 @@ async function helloFirst200(): Promise<number> {
  * `bench-results/build` (same compiler options as the project, emit on).
  */
 export async function builtMockEntry(): Promise<BuiltEntry> {
-  if (hasDistBuild()) return { entry: [MOCK_DIST_MAIN], note: 'dist/mocks/cli/main.js' }
+  if (hasDistBuild()) return { entry: [MOCK_DIST_MAIN], note: 'dist/cli/main.js' }
   mkdirSync(RESULTS_DIR, { recursive: true })
   const config = join(RESULTS_DIR, 'tsconfig.build.json')
   writeFileSync(
@@ -114,7 +114,7 @@ export async function builtMockEntry(): Promise<BuiltEntry> {
         sourceMap: false,
         declaration: false,
       },
-      files: ['../mocks/cli/main.ts'],
+      files: ['../cli/main.ts'],
       include: [],
     }),
   )

@@ -18,7 +18,7 @@ export function startServerProcess(args: string[], timeoutMs = 30_000): Promise<
   const tsx = pathToFileURL(join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs')).href
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', tsx, join(REPO_ROOT, 'mocks/cli/main.ts'), 'mock', '--port', '0', ...args],
+    ['--import', tsx, join(REPO_ROOT, 'cli/main.ts'), 'mock', '--port', '0', ...args],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   )
   const pid = child.pid ?? -1

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { RunningMock } from '../../mocks/cli/mock-command.ts'
+import type { RunningMock } from '../../cli/mock/mock-command.ts'
 import { startReceiver } from '../calls/receiver.ts'
 import { launchChromium, pageErrors, SKIP_BROWSER_TESTS, SKIP_NOTE, screenshot } from './support/chromium.ts'
 import { startStandaloneMock } from './support/servers.ts'

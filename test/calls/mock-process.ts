@@ -19,7 +19,7 @@ export interface MockProcess {
  * users run (`bin/voice-api-kit.js`: the build in dist/, which `npm test` refreshes first).
  */
 export function runCli(args: string[], built = false) {
-  const entry = built ? ['bin/voice-api-kit.js'] : ['--import', 'tsx', 'mocks/cli/main.ts']
+  const entry = built ? ['bin/voice-api-kit.js'] : ['--import', 'tsx', 'cli/main.ts']
   const child = spawn(process.execPath, [...entry, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { parseMockFlags } from '../../mocks/cli/mock-command.ts'
+import { parseMockFlags } from '../../cli/mock/mock-command.ts'
 import { defaultMaxConnections } from '../../mocks/server/connection-cap.ts'
 import { errorProblems } from './support/error-schema.ts'
 import { httpJson } from './support/http-json.ts'

@@ -1,6 +1,6 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseMockFlags, type RunningMock, startMock } from '../../mocks/cli/mock-command.ts'
+import { parseMockFlags, type RunningMock, startMock } from '../../cli/mock/mock-command.ts'
 import type { MockPlatform } from '../../mocks/platform.ts'
 import { errorProblems } from './support/error-schema.ts'
 import { httpJson } from './support/http-json.ts'

@@ -24,13 +24,13 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 
 /**
  * Runs `voice-api-kit contract <args>` in a child process, as a user runs it: by default the sources through
- * tsx (`mocks/cli/main.ts`); `entry` and `nodeArgs` run something else (the build, with a loader hook).
+ * tsx (`cli/main.ts`); `entry` and `nodeArgs` run something else (the build, with a loader hook).
  */
 export function runCommand(
   args: string[],
   options: { env?: Record<string, string>; entry?: string; nodeArgs?: string[]; timeoutMs?: number } = {},
 ): Promise<CommandRun> {
-  const entry = options.entry ?? `${ROOT}mocks/cli/main.ts`
+  const entry = options.entry ?? `${ROOT}cli/main.ts`
   const nodeArgs = options.nodeArgs ?? (entry.endsWith('.ts') ? ['--import', 'tsx'] : [])
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeArgs, entry, 'contract', ...args], {

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest'
-import type { RunningMock } from '../../../mocks/cli/mock-command.ts'
+import type { RunningMock } from '../../../cli/mock/mock-command.ts'
 import { launchChromium, pageErrors } from './chromium.ts'
 import { startExampleApp, startStandaloneMock } from './servers.ts'
 

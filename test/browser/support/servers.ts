@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { parseMockFlags, type RunningMock, startMock } from '../../../mocks/cli/mock-command.ts'
+import { parseMockFlags, type RunningMock, startMock } from '../../../cli/mock/mock-command.ts'
 
 const EXAMPLE_CONFIG = fileURLToPath(new URL('../../../examples/vite-app/vite.config.ts', import.meta.url))
 

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href
-const MAIN = join(ROOT, 'mocks/cli/main.ts')
+const MAIN = join(ROOT, 'cli/main.ts')
 
 /** The mock CLI running in a child process. */
 export interface SpawnedMock {

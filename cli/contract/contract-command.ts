@@ -1,20 +1,20 @@
-import { allChecks, selectChecks } from './checks/index.ts'
-import { createContractReporter } from './cli/contract-reporter.ts'
-import { CONTRACT_HELP, parseContractFlags } from './cli/flags.ts'
-import { checkWritable } from './cli/report-file.ts'
-import { createContract } from './contract/contract.ts'
-import { redactText } from './http/exchange.ts'
-import type { CheckOutcome } from './runner/outcome.ts'
-import { type RunResult, runChecks } from './runner/run-checks.ts'
-import { ConfigError } from './runner/session.ts'
+import { allChecks, selectChecks } from '../../contracts/checks/index.ts'
+import { createContract } from '../../contracts/contract/contract.ts'
+import { redactText } from '../../contracts/http/exchange.ts'
+import type { CheckOutcome } from '../../contracts/runner/outcome.ts'
+import { type RunResult, runChecks } from '../../contracts/runner/run-checks.ts'
+import { ConfigError } from '../../contracts/runner/session.ts'
 import {
   finishTarget,
   mergeTargets,
   TargetError,
   targetFromEnv,
   targetFromFile,
-} from './target/resolve-target.ts'
-import type { TargetConfig } from './target/target.ts'
+} from '../../contracts/target/resolve-target.ts'
+import type { TargetConfig } from '../../contracts/target/target.ts'
+import { createContractReporter } from './contract-reporter.ts'
+import { CONTRACT_HELP, parseContractFlags } from './flags.ts'
+import { checkWritable } from './report-file.ts'
 
 /** Where the command prints: lines to stdout and one-line errors to stderr (tests capture both). */
 export interface CommandOutput {

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
-import { parseAllowedHost } from '../engine/host-check.ts'
+import { parseAllowedHost } from '../../mocks/engine/host-check.ts'
+import { choiceFlag, integerFlag, UsageError } from '../usage-error.ts'
 import { type StoreSpec, storeFlag } from './store-spec.ts'
-import { choiceFlag, integerFlag, UsageError } from './usage-error.ts'
 
 export const MOCK_HELP = `Usage: voice-api-kit mock [options]
 

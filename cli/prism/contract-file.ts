@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 
 /**
  * The path of a contract document this package ships (`openapi/v1.yaml`, `openapi/mock-control.yaml`), found
- * from the sources (`mocks/cli/`) or from the build (`dist/mocks/cli/`).
+ * from the sources (`cli/prism/`) or from the build (`dist/cli/prism/`).
  */
 export function contractFile(name: 'v1.yaml' | 'mock-control.yaml'): string {
   const candidates = [`../../openapi/${name}`, `../../../openapi/${name}`].map((relative) =>

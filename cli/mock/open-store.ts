@@ -1,6 +1,6 @@
-import type { StateStore } from '../engine/state/store.ts'
-import { createMemoryStore } from '../engine/state/store.ts'
-import { createFileStore } from '../stores/file/file-store.ts'
+import type { StateStore } from '../../mocks/engine/state/store.ts'
+import { createMemoryStore } from '../../mocks/engine/state/store.ts'
+import { createFileStore } from '../../mocks/stores/file/file-store.ts'
 import type { StoreSpec } from './store-spec.ts'
 
 /** A store as the command opened it, and what to say about it at start. */
@@ -35,7 +35,7 @@ export async function openStore(spec: StoreSpec): Promise<OpenedStore> {
     }
   }
   if (spec.kind === 'redis') {
-    const { createRedisStore } = await import('../stores/redis/redis-store.ts')
+    const { createRedisStore } = await import('../../mocks/stores/redis/redis-store.ts')
     const store = await createRedisStore(spec.url)
     return {
       store,

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { integerFlag, UsageError } from '../usage-error.ts'
 import { contractFile } from './contract-file.ts'
-import { integerFlag, UsageError } from './usage-error.ts'
 
 export const PRISM_HELP = `Usage: voice-api-kit prism [--port <n>] [--host <address>] [--dynamic]
 

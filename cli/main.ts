@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { MOCK_HELP, parseMockFlags, startMock } from './mock-command.ts'
-import { PrismMissing, runPrismMock, runPrismProxy } from './prism-command.ts'
+import { MOCK_HELP, parseMockFlags, startMock } from './mock/mock-command.ts'
+import { PrismMissing, runPrismMock, runPrismProxy } from './prism/prism-command.ts'
 import { UsageError } from './usage-error.ts'
 
 const HELP = `Usage: voice-api-kit <command> [options]
@@ -36,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
     return -1
   }
   if (command === 'contract') {
-    const { runContractCommand } = await import('../../contracts/cli.ts')
+    const { runContractCommand } = await import('./contract/contract-command.ts')
     return runContractCommand(rest)
   }
   if (command === 'prism') return runPrismMock(rest)

@@ -1,4 +1,4 @@
-import { UsageError } from './usage-error.ts'
+import { UsageError } from '../usage-error.ts'
 
 /** Where the mock keeps its state, as the command was told. */
 export type StoreSpec = { kind: 'memory' } | { kind: 'file'; path: string } | { kind: 'redis'; url: string }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
-import { AREAS } from '../checks/types.ts'
-import { parseOriginKey, parseScopedKey, TargetError } from '../target/resolve-target.ts'
-import type { Plan, TargetConfig } from '../target/target.ts'
+import { AREAS } from '../../contracts/checks/types.ts'
+import { parseOriginKey, parseScopedKey, TargetError } from '../../contracts/target/resolve-target.ts'
+import type { Plan, TargetConfig } from '../../contracts/target/target.ts'
 
 /** `voice-api-kit contract --help`. */
 export const CONTRACT_HELP = `Usage: voice-api-kit contract --base-url <url> [options]

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { TargetError } from '../target/resolve-target.ts'
+import { TargetError } from '../../contracts/target/resolve-target.ts'
 
 const reason = (error: unknown) =>
   (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error))

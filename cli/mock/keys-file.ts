@@ -1,6 +1,6 @@
 import { closeSync, constants, existsSync, fchmodSync, lstatSync, openSync, readFileSync } from 'node:fs'
-import type { MockPlatform } from '../platform.ts'
-import { checkWritable, writeFileAtomically } from '../server/write-file-atomically.ts'
+import type { MockPlatform } from '../../mocks/platform.ts'
+import { checkWritable, writeFileAtomically } from '../../mocks/server/write-file-atomically.ts'
 
 /**
  * Makes sure the keys file can be written before anything starts (its folder exists and takes a new
