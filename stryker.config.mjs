@@ -39,7 +39,7 @@ export default {
     // The mock's check of its own answers against the contract (`checkResponses`), off in the mutation run:
     // the suite, not the mock, must notice a wrong answer (test/mock/scenario-answers.test.ts covers it).
     '!mocks/engine/contract/contract-drift.ts',
-    // Scenarios (error states, latency and network faults on demand, decisions.md section 12): the mock's own
+    // Scenarios (error states, latency and network faults on demand, docs/decisions/012-scenarios.md): the mock's own
     // feature, turned on through the control plane or `Prefer`, never by the contract suite, which sees only
     // the path with no scenario (every check takes it). Covered by test/mock/scenario-*.test.ts,
     // test/mock/scenarios-control.test.ts, test/stores/scenarios-stored.test.ts and

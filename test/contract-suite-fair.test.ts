@@ -9,7 +9,7 @@ import {
   alteredMock,
 } from './support/altered-mock.ts'
 
-// decisions.md section 11: where the spec leaves a choice, the suite accepts every allowed form. Each test runs
+// docs/decisions/011-allowed-forms.md: where the spec leaves a choice, the suite accepts every allowed form. Each test runs
 // the whole suite (destructive checks and rate limits included) against the mock with its answers rewritten
 // into another allowed form, and expects no failure.
 
@@ -48,7 +48,7 @@ async function sample(form: AllowedForm) {
   }
 }
 
-describe('the contract suite against every allowed form (decisions.md section 11)', () => {
+describe('the contract suite against every allowed form (docs/decisions/011-allowed-forms.md)', () => {
   it.each([
     [
       'fractional-timestamps',

@@ -6,7 +6,7 @@ import { runChecks } from '../contracts/runner/run-checks.ts'
 import { createMockPlatform, type MockPlatform } from '../mocks/platform.ts'
 import { createHttpServer, listen } from '../mocks/server/http-server.ts'
 
-/** The contract suite is not fooled by a mock with scenarios left on (decisions.md section 12). */
+/** The contract suite is not fooled by a mock with scenarios left on (docs/decisions/012-scenarios.md). */
 describe('the contract suite against a mock with a scenario left on', () => {
   let platform: MockPlatform
   let server: Server

@@ -204,7 +204,7 @@ export const agentChecks: ContractCheck[] = [
       'answers 404 resource_not_found for an unknown or malformed agent ID, an API key pasted as the ID (percent-encoded) never echoed',
     async run(ctx) {
       // The malformed ID is the run's own key: whatever the message says of the ID, it may show at most the
-      // key's prefix and last 4 characters (decisions.md section 2; every response is searched for the key).
+      // key's prefix and last 4 characters (docs/decisions/002-authentication.md; every response is searched for the key).
       // Its first letter is percent-encoded twice (`%2573` is `%73`, which is `s`): a key pasted from an
       // encoded URL is still the key, and a message that shows it decoded, half-decoded or as sent shows
       // its random part all the same.

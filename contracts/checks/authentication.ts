@@ -8,7 +8,7 @@ const UNKNOWN_KEY = `sk-svc-${'ContractSuiteUnknownKey0'.padEnd(40, 'x')}`
 
 /**
  * The spec's exact 401: `{error: {type: authentication_error, code: invalid_api_key, message}}`, nothing more,
- * with a `Bearer` challenge (RFC 6750; `realm` and `error` are optional, decisions.md section 11). Without
+ * with a `Bearer` challenge (RFC 6750; `realm` and `error` are optional, docs/decisions/011-allowed-forms.md). Without
  * credentials the challenge carries no `error` (RFC 6750 section 3.1); for a bad key, `error` is
  * `invalid_token` when present.
  */

@@ -167,7 +167,7 @@ function bodyOfBytes(base: Record<string, unknown>, bytes: number): string {
 
 /**
  * What the spec allows must not be refused as malformed: a media type is case-insensitive and may carry
- * parameters (RFC 9110 section 8.3.1), and a body of exactly 1 MiB is not over it (decisions.md section 7).
+ * parameters (RFC 9110 section 8.3.1), and a body of exactly 1 MiB is not over it (docs/decisions/007-errors.md).
  */
 const allowedForms: ContractCheck = {
   id: 'bad-input/createAgent/allowed-forms',

@@ -137,7 +137,7 @@ const KEY_WINDOW = 8
 
 /**
  * Whether `folded` (lower-cased) holds 8 consecutive characters of an API key's random part, in any case:
- * decisions.md section 2, a message shows at most a key's prefix and its last 4 characters.
+ * docs/decisions/002-authentication.md, a message shows at most a key's prefix and its last 4 characters.
  */
 function echoesKeyPart(folded: string, secret: string): boolean {
   const random = /^[sp]k-svc-([A-Za-z0-9]{16,})$/.exec(secret)?.[1]?.toLowerCase()

@@ -46,7 +46,7 @@ const preflight = (ctx: CheckContext, path: string, method: string) =>
   })
 
 /**
- * The contract's CORS promise (decisions.md section 1), which it makes for the standalone mock: preflights
+ * The contract's CORS promise (docs/decisions/001-general.md), which it makes for the standalone mock: preflights
  * answered (204, unauthenticated, uncounted) for documented paths with the allowed methods and request
  * headers, 404 for others; answers to a page's requests readable by it, errors included, with the
  * documented headers exposed.
@@ -58,7 +58,7 @@ const cors: ContractCheck = {
   title:
     'answers CORS preflights for documented paths (204, methods, headers) and lets a page read answers and errors with the documented headers exposed',
   async run(ctx) {
-    if (!ctx.mock) return ctx.skip('CORS is promised by the standalone mock only (decisions.md section 1)')
+    if (!ctx.mock) return ctx.skip('CORS is promised by the standalone mock only (docs/decisions/001-general.md)')
     for (const [path, methods] of [
       ['/agents', ['GET', 'POST']],
       ['/agents/agt_0ContractSuiteNone0', ['GET', 'PATCH', 'DELETE']],

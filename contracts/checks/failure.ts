@@ -62,7 +62,7 @@ export function expectStatus(exchange: Exchange, statuses: number | readonly num
 export interface ExpectedError {
   type?: string
   code?: string | readonly string[]
-  /** Optional in the envelope (decisions.md sections 7 and 11): checked only when the target sends it. */
+  /** Optional in the envelope (docs/decisions/007-errors.md and docs/decisions/011-allowed-forms.md): checked only when the target sends it. */
   param?: string
   required_permission?: string
 }

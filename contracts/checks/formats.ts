@@ -1,5 +1,5 @@
 /**
- * How the checks read values whose form the contract leaves open (decisions.md section 11): timestamps
+ * How the checks read values whose form the contract leaves open (docs/decisions/011-allowed-forms.md): timestamps
  * with or without fractional seconds, a `Bearer` challenge with or without parameters, a `Location` that is
  * absolute or relative. Checks compare what the values mean, never how they are spelled.
  */

@@ -12,7 +12,7 @@ export const integrationChecks: ContractCheck[] = [
     group,
     title: 'lists the whole catalog (in any order), the first and last readable alone, none with credentials',
     async run(ctx) {
-      // A fixed catalogue, not objects clients create: its order is the implementation's (decisions.md 11).
+      // A fixed catalogue, not objects clients create: its order is the implementation's (docs/decisions/011-allowed-forms.md).
       const slugs = ((ctx.contract.schema('IntegrationSlug') as { enum?: string[] }).enum ?? [])
         .slice()
         .sort()

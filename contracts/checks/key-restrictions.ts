@@ -22,7 +22,7 @@ const NOWHERE = [
 ]
 
 /**
- * `allowed_ips` (decisions.md section 3): a key restricted to addresses the client cannot have is refused
+ * `allowed_ips` (docs/decisions/003-api-keys.md): a key restricted to addresses the client cannot have is refused
  * with 403 `key_restricted`, one restricted to ranges that cover every address is admitted. The keys are
  * made through the mock's control plane (elsewhere keys are made in the dashboard).
  */
@@ -161,7 +161,7 @@ const GROUP_PROBES: { method: string; path: string; scope: string; json?: unknow
 ]
 
 const READ_GROUP = ['agents:read', 'call_logs:read', 'analytics:read', 'integrations:read']
-/** What the `write` group grants, with the reads its scopes imply (decisions.md section 4). */
+/** What the `write` group grants, with the reads its scopes imply (docs/decisions/004-permissions.md). */
 const WRITE_GROUP = [
   'agents:write',
   'integrations:write',
@@ -172,8 +172,8 @@ const WRITE_GROUP = [
 ]
 
 /**
- * The group names `read` and `write` given at key creation grant exactly their scopes (decisions.md
- * section 4): each scope probed with one request, 403 naming the scope where the group does not grant it.
+ * The group names `read` and `write` given at key creation grant exactly their scopes
+ * (docs/decisions/004-permissions.md): each scope probed with one request, 403 naming the scope where the group does not grant it.
  */
 const permissionGroups: ContractCheck = {
   id: 'authorization/permission-groups',
@@ -218,7 +218,7 @@ const permissionGroups: ContractCheck = {
 
 /** Key restrictions and permission groups, with keys made on the fly through the mock's control plane. */
 /**
- * `expires_at` (decisions.md section 3): a key works until its expiry and gets 401 `invalid_api_key` after it.
+ * `expires_at` (docs/decisions/003-api-keys.md): a key works until its expiry and gets 401 `invalid_api_key` after it.
  * The key expires a minute ahead on the mock's clock, which then moves past it.
  */
 const expiresAt: ContractCheck = {

@@ -12,7 +12,7 @@ const getUser = (ctx: CheckContext, authorization: string, sensitive: string[] =
   ctx.call({ method: 'GET', path: '/user', key: null, authorization, sensitive, operationId: 'getUser' })
 
 /**
- * The scheme name is case-insensitive (RFC 9110, decisions.md section 2; authentication/scheme-case), the key
+ * The scheme name is case-insensitive (RFC 9110, docs/decisions/002-authentication.md; authentication/scheme-case), the key
  * is not: a key with its letters' case changed, a scheme with a letter more, and a scheme glued to the key
  * are refused.
  */

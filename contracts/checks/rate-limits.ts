@@ -67,7 +67,7 @@ function expect429(exchange: Exchange, policy: 'burst' | 'hourly', window: numbe
     exchange,
   )
   expectRemaining(exchange, policy, 0, 'on a 429')
-  // decisions.md section 6: Retry-After is the largest `t` of the exhausted windows (every window at r=0), so
+  // docs/decisions/006-rate-limits.md: Retry-After is the largest `t` of the exhausted windows (every window at r=0), so
   // that a retry after it is admitted: when both run out together, the longer wait, not the burst's.
   const exhausted = view(exchange).states.filter((state) => state.remaining === 0)
   const longest = Math.max(...exhausted.map((state) => state.reset))

@@ -131,7 +131,7 @@ export const responseChecks: ContractCheck[] = [
       expectStatus(error, 404)
       const ids = [first, second, error].map((e) => e.response.headers['request-id'])
       ensure(new Set(ids).size === 3, 'three different Request-Id values', ids.join(', '), second)
-      // error.request_id is optional (decisions.md section 7); when present it repeats the header.
+      // error.request_id is optional (docs/decisions/007-errors.md); when present it repeats the header.
       const body = jsonObject(error).error as Record<string, unknown>
       ensure(
         body.request_id === undefined || body.request_id === error.response.headers['request-id'],

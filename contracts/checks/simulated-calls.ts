@@ -5,7 +5,7 @@ import type { ContractCheck } from './types.ts'
 type Log = Record<string, unknown> & { transcript?: { start_seconds?: number }[] }
 
 /**
- * A call placed on the mock (decisions.md section 13) as its call log shows it through `/v1`: utterances at
+ * A call placed on the mock (docs/decisions/013-calls-and-webhooks.md) as its call log shows it through `/v1`: utterances at
  * offsets from `started_at` that lie within the call and are never shown before they began, the `end_reason`
  * the contract sets for each outcome, and a call log deleted while its call goes on that stays deleted.
  */

@@ -91,7 +91,7 @@ export const webhookChecks: ContractCheck[] = [
           String(event.data.object.id),
         )
       }
-      // The signing secret is shown once, when created (decisions.md section 13): pasted as an agent ID, no
+      // The signing secret is shown once, when created (docs/decisions/013-calls-and-webhooks.md): pasted as an agent ID, no
       // answer may show it again (every response is searched for the secrets a request sent).
       const pasted = await ctx.call({
         method: 'GET',
@@ -188,7 +188,7 @@ export const webhookChecks: ContractCheck[] = [
         expectStatus(exchange, 200)
         return jsonObject(exchange)
       }
-      // decisions.md section 13: ringing after 1 s, in_progress after ring_seconds, the end after duration_seconds.
+      // docs/decisions/013-calls-and-webhooks.md: ringing after 1 s, in_progress after ring_seconds, the end after duration_seconds.
       const answered = await place({ ring_seconds: 2, duration_seconds: 30 })
       const unanswered = await place({ ring_seconds: 2, outcome: 'no_answer' })
       const expectStage = async (id: string, status: string, when: string) => {
@@ -261,7 +261,7 @@ export const webhookChecks: ContractCheck[] = [
       await ctx.mock?.advanceClock(30)
       await requireDeliveries(run)
       ensure(await run.receiver.waitFor(1, ARRIVAL_MS), 'a first attempt of call.ended', 'none')
-      // decisions.md section 13: retried after 5 s, 30 s, 2 min (then 10 min, 1 h) of mock time.
+      // docs/decisions/013-calls-and-webhooks.md: retried after 5 s, 30 s, 2 min (then 10 min, 1 h) of mock time.
       for (const [attempt, delay] of [
         [2, 5],
         [3, 30],

@@ -90,7 +90,7 @@ export function createMockControl(options: MockControlOptions) {
         throw error
       }
     },
-    /** Places a simulated call (decisions.md section 13): its `queued` call log. */
+    /** Places a simulated call (docs/decisions/013-calls-and-webhooks.md): its `queued` call log. */
     placeCall: (accountId: string, input: Record<string, unknown>) =>
       call<Record<string, unknown>>('POST', `/accounts/${accountId}/calls`, input, 201),
     rateLimit: (accountId: string) =>

@@ -30,7 +30,7 @@ export interface SessionOptions {
 /** What a run cost: requests sent to the API, answers shared from the run's cache, time spent waiting. */
 export interface RunStats {
   requests: number
-  /** Requests the account's rate limit counts: every answer but 401 and 429 (decisions.md section 6). */
+  /** Requests the account's rate limit counts: every answer but 401 and 429 (docs/decisions/006-rate-limits.md). */
   counted: number
   cacheHits: number
   waits: number

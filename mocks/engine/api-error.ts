@@ -1,4 +1,4 @@
-/** The error types of the v1 envelope (decisions.md section 7). */
+/** The error types of the v1 envelope (docs/decisions/007-errors.md). */
 export type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
@@ -47,14 +47,14 @@ export class ApiError extends Error {
         code: this.code,
         message: this.message,
         ...this.fields,
-        // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral: error.request_id is optional (decisions.md section 11); the Request-Id header carries it
+        // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral: error.request_id is optional (docs/decisions/011-allowed-forms.md); the Request-Id header carries it
         ...(requestId !== undefined ? { request_id: requestId } : {}),
       },
     }
   }
 }
 
-// Stryker disable ObjectLiteral: the `{ param }` of an error: error.param is optional (decisions.md section 11), so no fair check can ask for it
+// Stryker disable ObjectLiteral: the `{ param }` of an error: error.param is optional (docs/decisions/011-allowed-forms.md), so no fair check can ask for it
 export const errors = {
   invalidJson: (message: string) => new ApiError(400, 'invalid_request_error', 'invalid_json', message),
   invalidParameter: (param: string, message: string) =>
@@ -76,7 +76,7 @@ export const errors = {
       {},
       {
         'www-authenticate':
-          // Stryker disable next-line ConditionalExpression: the challenge's `error` parameter is optional (decisions.md section 11)
+          // Stryker disable next-line ConditionalExpression: the challenge's `error` parameter is optional (docs/decisions/011-allowed-forms.md)
           credentials === 'none' ? 'Bearer realm="api"' : 'Bearer realm="api", error="invalid_token"',
       },
     ),
@@ -131,7 +131,7 @@ export const errors = {
       422,
       'validation_error',
       'validation_failed',
-      // Stryker disable all: the message (free text) and the top-level param (error.param is optional (decisions.md section 11), so no fair check can ask for it)
+      // Stryker disable all: the message (free text) and the top-level param (error.param is optional (docs/decisions/011-allowed-forms.md), so no fair check can ask for it)
       fieldErrors.length === 1 && fieldErrors[0]
         ? `Invalid request body: ${fieldErrors[0].message}`
         : `Invalid request body: ${fieldErrors.length} errors.`,

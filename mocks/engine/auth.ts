@@ -12,13 +12,13 @@ const QUERY_KEY_PARAMS = ['api_key', 'apikey', 'key', 'access_token', 'token']
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), or an error. */
 export function parseAuthorization(header: string | undefined, query: URLSearchParams): string | ApiError {
-  // Stryker disable next-line ConditionalExpression,MethodExpression,StringLiteral: a blank Authorization header is answered as no key or as an invalid one: the same 401 and code, the challenge differing only in its optional error attribute (decisions.md section 11), which RFC 6750 leaves open for a blank value
+  // Stryker disable next-line ConditionalExpression,MethodExpression,StringLiteral: a blank Authorization header is answered as no key or as an invalid one: the same 401 and code, the challenge differing only in its optional error attribute (docs/decisions/011-allowed-forms.md), which RFC 6750 leaves open for a blank value
   if (header === undefined || header.trim() === '') {
     // Stryker disable next-line ConditionalExpression,MethodExpression,ArrowFunction: only the message differs from the missing key's (the same 401, code and challenge)
     if (QUERY_KEY_PARAMS.some((name) => query.has(name)))
       return errors.unauthenticated(
         'API keys are not accepted in the query string. Send the key in the Authorization header: Authorization: Bearer <API_KEY>.',
-        // Stryker disable next-line StringLiteral: a key in the query string is no credential, but RFC 6750 also reads it as an invalid one; the optional error attribute may go either way (decisions.md section 11)
+        // Stryker disable next-line StringLiteral: a key in the query string is no credential, but RFC 6750 also reads it as an invalid one; the optional error attribute may go either way (docs/decisions/011-allowed-forms.md)
         'none',
       )
     return errors.unauthenticated(
@@ -41,7 +41,7 @@ export function parseAuthorization(header: string | undefined, query: URLSearchP
   if (token === '')
     return errors.unauthenticated(
       'No API key provided: the Bearer token is empty. Use Authorization: Bearer <API_KEY>.',
-      // Stryker disable next-line StringLiteral: RFC 6750 reads an empty token as no credentials or as a malformed one; the error attribute is optional (decisions.md section 11)
+      // Stryker disable next-line StringLiteral: RFC 6750 reads an empty token as no credentials or as a malformed one; the error attribute is optional (docs/decisions/011-allowed-forms.md)
       'none',
     )
   return token

@@ -1,9 +1,9 @@
-// `Prefer` (`code=<status>`) and `Mock-Scenario` belong to the mock's scenarios (decisions.md section 12).
+// `Prefer` (`code=<status>`) and `Mock-Scenario` belong to the mock's scenarios (docs/decisions/012-scenarios.md).
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Prefer'
 const EXPOSED_HEADERS =
   'Request-Id, RateLimit, RateLimit-Policy, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed, Location, WWW-Authenticate, Mock-Scenario, Preference-Applied'
 
-/** CORS headers for a response to a request from `origin` (decisions.md section 1). */
+/** CORS headers for a response to a request from `origin` (docs/decisions/001-general.md). */
 export function corsHeaders(origin: string | undefined): Record<string, string> {
   if (!origin) return {}
   return {

@@ -149,7 +149,7 @@ export function createEngineCore(options: EngineCoreOptions) {
       }
     const { operation } = route
     const windows = decision.windows
-    // Stryker disable all: scenarios (decisions.md section 12): turned on through the control plane or Prefer, never
+    // Stryker disable all: scenarios (docs/decisions/012-scenarios.md): turned on through the control plane or Prefer, never
     // by the suite (test/mock/scenario-*.test.ts)
     const intercepted = options.intercept?.({
       request,

@@ -2,7 +2,7 @@ import type { OperationResult } from './operation-result.ts'
 import { type RecordChange, RecordMap } from './record-map.ts'
 import { sha256Hex } from './secrets.ts'
 
-/** Idempotency keys are kept 24 hours (decisions.md section 8). */
+/** Idempotency keys are kept 24 hours (docs/decisions/008-lists-and-idempotency.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255
 /** Stored replays per account at most. */

@@ -14,7 +14,7 @@ export interface KeyRestrictions {
   expires_at: string | null
 }
 
-/** The key record of decisions.md section 3, as the control plane shows it. */
+/** The key record of docs/decisions/003-api-keys.md, as the control plane shows it. */
 export interface ApiKey {
   id: string
   object: 'api_key'
@@ -51,7 +51,7 @@ export type KeyCreateResult =
 // Stryker disable next-line ObjectLiteral,StringLiteral: the control plane's (the dashboard's) side of keys, outside the v1 contract: key values, records and input errors are never shown through /v1 (test/mock/control-plane.test.ts)
 const PREFIX: Record<KeyType, string> = { secret: 'sk-svc-', publishable: 'pk-svc-' }
 const ROTATION_DAYS = 90
-/** Random characters after the prefix (decisions.md: at least 32 base62). */
+/** Random characters after the prefix (docs/decisions/003-api-keys.md: at least 32 base62). */
 export const KEY_RANDOM_LENGTH = 40
 
 /** The state table of the keys (records with their hashes), by key id. */
@@ -228,7 +228,7 @@ export function createKeyStore(clock: Clock, state: EngineState) {
       const stored = byId.get(id)
       // Stryker disable next-line ConditionalExpression: revoking an unknown key is the control plane's 404
       if (!stored) return undefined
-      // Stryker disable next-line ConditionalExpression: revoking a revoked key again (idempotent, decisions.md section 3) is seen in the control plane's record only; the `true` variant (nothing revoked) is killed by the revoked-key check
+      // Stryker disable next-line ConditionalExpression: revoking a revoked key again (idempotent, docs/decisions/003-api-keys.md) is seen in the control plane's record only; the `true` variant (nothing revoked) is killed by the revoked-key check
       if (stored.record.status !== 'active') return stored.record
       const revoked = { ...stored.record, status: 'revoked' as const, revoked_at: clock.iso() }
       return put({ record: revoked, hash: stored.hash }).record

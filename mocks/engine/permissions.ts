@@ -1,4 +1,4 @@
-/** The eight scopes of decisions.md section 4, in the order the spec lists their capabilities. */
+/** The eight scopes of docs/decisions/004-permissions.md, in the order the spec lists their capabilities. */
 export const SCOPES = [
   'agents:read',
   'call_logs:read',

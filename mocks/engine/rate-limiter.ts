@@ -29,7 +29,7 @@ export type RateDecision =
 export const WINDOWS_TABLE = 'windows'
 
 /**
- * Per-account rate limiting over two sliding windows (decisions.md section 6), over one series of
+ * Per-account rate limiting over two sliding windows (docs/decisions/006-rate-limits.md), over one series of
  * whole-second buckets per account (a table of the engine's state: soft changes, saved a moment late).
  * `check` is synchronous, so in a single-threaded runtime exactly `quota` of any burst are admitted.
  */
@@ -86,7 +86,7 @@ export function createRateLimiter(state: EngineState, clock: Clock) {
         let policy = exhausted[0]?.policy ?? 'burst'
         let retryAfter = 0
         for (const window of windowStates) {
-          // Stryker disable next-line EqualityOperator: `>` differs only when two exhausted windows have the same t: Retry-After is that t either way, and which of them error.policy names is left open by decisions.md section 6
+          // Stryker disable next-line EqualityOperator: `>` differs only when two exhausted windows have the same t: Retry-After is that t either way, and which of them error.policy names is left open by docs/decisions/006-rate-limits.md
           const longest = window.reset >= retryAfter
           if (exhausted.some((limit) => limit.policy === window.policy) && longest) {
             retryAfter = window.reset
@@ -131,7 +131,7 @@ export function rateLimitHeaders(windows: readonly WindowState[], nowMs: number)
   for (const window of windows) {
     if (
       tightest &&
-      // Stryker disable next-line EqualityOperator: which window of a tie in `remaining` the X-RateLimit-* fields describe is left open by decisions.md section 6 (the suite accepts either)
+      // Stryker disable next-line EqualityOperator: which window of a tie in `remaining` the X-RateLimit-* fields describe is left open by docs/decisions/006-rate-limits.md (the suite accepts either)
       (window.remaining < tightest.remaining ||
         // Stryker disable next-line ConditionalExpression,EqualityOperator: as above, the tie-break
         (window.remaining === tightest.remaining && window.seconds < tightest.seconds))

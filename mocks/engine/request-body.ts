@@ -1,6 +1,6 @@
 import { errors } from './api-error.ts'
 
-/** Bodies over 1 MiB are refused with 413 (decisions.md section 7). */
+/** Bodies over 1 MiB are refused with 413 (docs/decisions/007-errors.md). */
 export const MAX_BODY_BYTES = 1024 * 1024
 
 const encoder = new TextEncoder()

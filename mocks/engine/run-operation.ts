@@ -25,7 +25,7 @@ export interface OperationRunnerOptions {
 const DEFAULT_BASE_URL = 'http://127.0.0.1:4010/v1'
 
 /**
- * Runs one routed, admitted operation through the rest of decisions.md section 5: 403 (restrictions,
+ * Runs one routed, admitted operation through the rest of docs/decisions/005-order-of-checks.md: 403 (restrictions,
  * then scopes) -> 400 (query, headers, body syntax, 413, 415) -> 404 resource -> 422 -> 409 -> the
  * handler. Synchronous, so no other request interleaves. Throws `ApiError`s.
  */
@@ -151,7 +151,7 @@ export function createOperationRunner({
       throw errors.conflict(
         'idempotency_key_reused',
         'This Idempotency-Key was already used with a different request.',
-        // Stryker disable next-line StringLiteral: an empty param is left out (errors.conflict), and error.param is optional (decisions.md section 11)
+        // Stryker disable next-line StringLiteral: an empty param is left out (errors.conflict), and error.param is optional (docs/decisions/011-allowed-forms.md)
         'Idempotency-Key',
       )
     const result = handler.run(ctx, resource)

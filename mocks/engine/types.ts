@@ -66,7 +66,7 @@ export interface OperationContext {
 }
 
 /**
- * An operation's behaviour. `load` finds the addressed resource (404 comes before 422, decisions.md 5);
+ * An operation's behaviour. `load` finds the addressed resource (404 comes before 422, docs/decisions/005-order-of-checks.md);
  * `run` acts on it. Either may throw an `ApiError`.
  */
 export interface OperationHandler<R = unknown> {

@@ -3888,7 +3888,7 @@ export const mockControlDocument: OpenApiDocument = {
       },
       "ApiKey": {
         "type": "object",
-        "description": "An API key record (decisions.md section 3). Never contains the key value; `redacted_value` shows the prefix\nand the last 4 characters. `last_used_at` is the last time the key authenticated a request (requests it\nfailed to authenticate, e.g. after revocation, do not update it).\n",
+        "description": "An API key record (docs/decisions/003-api-keys.md). Never contains the key value; `redacted_value` shows the prefix\nand the last 4 characters. `last_used_at` is the last time the key authenticated a request (requests it\nfailed to authenticate, e.g. after revocation, do not update it).\n",
         "additionalProperties": false,
         "required": [
           "id",

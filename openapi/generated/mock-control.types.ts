@@ -681,7 +681,7 @@ export interface components {
             };
         };
         /**
-         * @description An API key record (decisions.md section 3). Never contains the key value; `redacted_value` shows the prefix
+         * @description An API key record (docs/decisions/003-api-keys.md). Never contains the key value; `redacted_value` shows the prefix
          *     and the last 4 characters. `last_used_at` is the last time the key authenticated a request (requests it
          *     failed to authenticate, e.g. after revocation, do not update it).
          */

@@ -190,7 +190,7 @@ describe.each(TRANSPORTS)('agents (%s)', (kind) => {
           body: { ...NEW_AGENT, name: `Agent ${i}` },
         })
         ids.unshift(created.body.id)
-        // One second apart: within one second the order is by id (decisions.md section 8).
+        // One second apart: within one second the order is by id (docs/decisions/008-lists-and-idempotency.md).
         await call(mock, 'POST', '/_mock/clock/advance', { body: { seconds: 1 } })
       }
     })

@@ -3,7 +3,7 @@ import { v1Document } from '../../openapi/generated/v1.document.ts'
 import { call } from '../support/client.ts'
 import { startTransport, type Transport } from '../support/transports.ts'
 
-// Where the contract allows several forms (decisions.md section 11), the contract suite accepts each of them;
+// Where the contract allows several forms (docs/decisions/011-allowed-forms.md), the contract suite accepts each of them;
 // the mock promises one canonical form, and that promise is tested here, as a property of the mock.
 
 const WHOLE_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/

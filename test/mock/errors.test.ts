@@ -8,7 +8,7 @@ const AGENT = {
   llm: { provider: 'openai', model: 'gpt-4o' },
 }
 
-describe.each(TRANSPORTS)('the 4xx of decisions.md section 7 (%s)', (kind) => {
+describe.each(TRANSPORTS)('the 4xx of docs/decisions/007-errors.md (%s)', (kind) => {
   let mock: Transport
   let key: string
   beforeAll(async () => {

@@ -2,7 +2,7 @@ import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
 import { engineFetch } from '../mutants/engine-fetch.ts'
 
 /**
- * The forms decisions.md section 11 allows where the mock has one canonical form. Each rewrites the mock's
+ * The forms docs/decisions/011-allowed-forms.md allows where the mock has one canonical form. Each rewrites the mock's
  * answers the way an implementation that made the other choice would answer, consistently (the same instant,
  * the same object), so the whole suite can run against it.
  */
@@ -15,13 +15,13 @@ export const ALLOWED_FORMS = {
    * that text order and time order differ. Values a client sends back are read as the same instants.
    */
   'nano-timestamps': nanoTimestamps,
-  /** `WWW-Authenticate: Bearer`, exactly as decisions.md section 2 writes it: no realm, no error. */
+  /** `WWW-Authenticate: Bearer`, exactly as docs/decisions/002-authentication.md writes it: no realm, no error. */
   'bare-bearer': () => ({ headers: (h: Headers) => rewriteHeader(h, 'www-authenticate', () => 'Bearer') }),
   /** `Location: /v1/agents/agt_...` (an absolute path, relative to the request's origin). */
   'relative-location': () => ({
     headers: (h: Headers) => rewriteHeader(h, 'location', (value) => new URL(value).pathname),
   }),
-  /** Error envelopes without `param` and `request_id` (both optional in section 7). */
+  /** Error envelopes without `param` and `request_id` (both optional: docs/decisions/007-errors.md). */
   'no-optional-error-fields': () => ({ body: withoutOptionalErrorFields }),
   /** The integrations list in another order (reversed). */
   'shuffled-integrations': () => ({ body: shuffledIntegrations }),

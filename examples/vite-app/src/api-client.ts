@@ -1,4 +1,4 @@
-/** The platform's error envelope (decisions.md section 7). */
+/** The platform's error envelope (docs/decisions/007-errors.md). */
 export interface ApiError {
   type: string
   code: string

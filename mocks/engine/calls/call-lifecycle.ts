@@ -6,9 +6,9 @@ import { dollars } from '../seed/call-timing.ts'
 import type { CallEventType } from '../webhooks/call-event.ts'
 import { callKey, type SimulatedCall, type SimulatedCalls } from './simulated-calls.ts'
 
-/** A call rings this long after it was queued (decisions.md 13). */
+/** A call rings this long after it was queued (docs/decisions/013-calls-and-webhooks.md). */
 export const QUEUED_MS = 1000
-/** Its analysis is ready this long after it ended, as the seed's calls (decisions.md 13). */
+/** Its analysis is ready this long after it ended, as the seed's calls (docs/decisions/013-calls-and-webhooks.md). */
 export const ANALYSIS_DELAY_MS = 120_000
 
 /** Tells the rest of the engine that a call produced an event, at `at` (epoch ms, mock clock). */

@@ -23,9 +23,9 @@ export function presentAgent(agent: Agent, key: ApiKey): Partial<Agent> {
 const MERGED_FIELDS = new Set(['voice', 'llm'])
 
 function findAgent(ctx: OperationContext): Agent {
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, decisions.md section 11)
+  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
   const agent = agentsOf(ctx).get(ctx.params.agent_id ?? '')
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, decisions.md section 11)
+  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
   if (!agent) throw errors.resourceNotFound('agent', ctx.params.agent_id ?? '', 'agent_id')
   return agent
 }

@@ -37,9 +37,9 @@ export function callLogFilter(query: Record<string, unknown>): ((log: CallLog) =
 }
 
 function findCallLog(ctx: OperationContext): CallLog {
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, decisions.md section 11)
+  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
   const log = callLogsOf(ctx).get(ctx.params.call_log_id ?? '')
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, decisions.md section 11)
+  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
   if (!log) throw errors.resourceNotFound('call log', ctx.params.call_log_id ?? '', 'call_log_id')
   return log
 }

@@ -6,10 +6,10 @@ import type { IntegrationRecord } from './types.ts'
 export const integrationsOf = (ctx: OperationContext) => ctx.data.integrations
 
 function findIntegration(ctx: OperationContext): IntegrationRecord {
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, decisions.md section 11)
+  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
   const integration = integrationsOf(ctx).get(ctx.params.integration_id ?? '')
   if (!integration)
-    // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, decisions.md section 11)
+    // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
     throw errors.resourceNotFound('integration', ctx.params.integration_id ?? '', 'integration_id')
   return integration
 }

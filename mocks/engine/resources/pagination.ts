@@ -2,7 +2,7 @@ import { errors } from '../api-error.ts'
 import type { Collection, Listable, PageQuery } from '../collection.ts'
 
 /**
- * The list envelope of decisions.md section 8, or 400 `invalid_cursor` for an unknown cursor; `present` makes
+ * The list envelope of docs/decisions/008-lists-and-idempotency.md, or 400 `invalid_cursor` for an unknown cursor; `present` makes
  * each item what the list shows of it.
  */
 export function listPage<T extends Listable, V>(

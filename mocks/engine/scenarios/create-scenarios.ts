@@ -28,7 +28,7 @@ export interface ScenariosOptions {
 }
 
 /**
- * Scenarios (decisions.md section 12): their table in the engine's state, the interceptor the engine calls
+ * Scenarios (docs/decisions/012-scenarios.md): their table in the engine's state, the interceptor the engine calls
  * for each routed v1 request, and the control plane's handlers for `/_mock/scenarios` and `/_mock/operations`.
  */
 export function createScenarios(options: ScenariosOptions) {

@@ -25,7 +25,7 @@ const CONFLICT_CODES: Record<string, string> = {
   removeTeamMember: 'cannot_remove_owner',
 }
 
-/** The 5xx failures of the error table (decisions.md section 7, `v1.yaml`'s description); 503 has its own case. */
+/** The 5xx failures of the error table (docs/decisions/007-errors.md, `v1.yaml`'s description); 503 has its own case. */
 const SERVER_CODES: Record<number, string> = {
   500: 'internal_error',
   502: 'bad_gateway',

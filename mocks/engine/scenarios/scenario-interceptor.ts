@@ -63,7 +63,7 @@ function matches(scenario: StoredScenario, operation: Operation, key: ApiKey): b
 
 /**
  * Scenarios and `Prefer: code=` applied to a request after authentication, the rate limit and routing, before
- * its operation runs (decisions.md section 12). Synchronous: a use is counted in the same step that answers,
+ * its operation runs (docs/decisions/012-scenarios.md). Synchronous: a use is counted in the same step that answers,
  * so `times` is exact whatever runs concurrently (also across processes on one store).
  */
 export function createInterceptor(options: InterceptorOptions) {

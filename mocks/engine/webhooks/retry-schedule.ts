@@ -1,4 +1,4 @@
-/** Mock-clock delays before the retries of a failed delivery (decisions.md 13): 5 s, 30 s, 2 min, 10 min, 1 h. */
+/** Mock-clock delays before the retries of a failed delivery (docs/decisions/013-calls-and-webhooks.md): 5 s, 30 s, 2 min, 10 min, 1 h. */
 export const RETRY_DELAYS_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000, 3_600_000]
 
 /** Real milliseconds a receiver has to answer an attempt before it counts as failed. */

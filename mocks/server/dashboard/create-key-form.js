@@ -2,7 +2,7 @@
 import { h, replace } from './dom.js'
 
 /**
- * The spec's permission choices, by group (decisions.md section 4).
+ * The spec's permission choices, by group (docs/decisions/004-permissions.md).
  * @type {{ group: string, legend: string, scopes: [string, string][] }[]}
  */
 const GROUPS = [
