@@ -51,7 +51,7 @@ export interface TestReceiverFlags {
 }
 
 /** Signing secrets are cut out of any message (an argument echoed by the parser, say). */
-export const hideSecretText = (text: string) => text.replace(/whsec_[A-Za-z0-9+/=]*/g, 'whsec_[redacted]')
+export const hideSecretText = (text: string) => text.replace(/whsec_[A-Za-z0-9+/=]+/g, 'whsec_[redacted]')
 
 /** Parses the command's flags and environment; `'help'` for --help. Throws UsageError for a bad flag. */
 export function parseTestReceiverFlags(

@@ -54,7 +54,8 @@ export async function runTestReceiverCommand(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
   const usage = (message: string) => {
-    output.err(`voice-api-kit webhooks test-receiver: ${hideSecretText(message)} See --help.`)
+    const line = hideSecretText(message)
+    output.err(`voice-api-kit webhooks test-receiver: ${line}${line.endsWith('.') ? '' : '.'} See --help.`)
     return 2
   }
   let flags: TestReceiverFlags
