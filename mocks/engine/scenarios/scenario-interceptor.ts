@@ -1,7 +1,7 @@
 import type { components } from '../../../openapi/generated/mock-control.types.ts'
 import { ApiError } from '../api-error.ts'
 import type { Operation } from '../contract/router.ts'
-import type { ApiKey } from '../key-store.ts'
+import type { ApiKey } from '../keys/key-store.ts'
 import type { WindowState } from '../rate-limiter.ts'
 import type { EngineRequest, EngineResponse, ResponseEffect } from '../types.ts'
 import { injectedAnswer } from './injected-answer.ts'

@@ -1,7 +1,7 @@
 import type { Account, AccountStore, Plan } from '../accounts.ts'
 import type { Clock } from '../clock.ts'
 import type { OpenApiDocument } from '../contract/document.ts'
-import type { KeyStore } from '../key-store.ts'
+import type { KeyStore } from '../keys/key-store.ts'
 import type { AccountData } from '../resources/account-data.ts'
 import { type DemoAccount, type SeedOptions, seedDemoAccount } from '../seed/seed.ts'
 import type { StateSnapshot } from './change-set.ts'

@@ -1,5 +1,5 @@
 import type { Account } from '../accounts.ts'
-import type { StoredKey } from '../key-store.ts'
+import type { StoredKey } from '../keys/key-store.ts'
 import type { RequestContext } from '../pipeline/request-context.ts'
 import type { WindowState } from '../rate-limiter.ts'
 import type { AccountData } from '../resources/account-data.ts'
