@@ -172,6 +172,26 @@ export function createValidators(document: OpenApiDocument) {
     compiledByDocument.set(document, compiledState)
   }
   const { instances, cache } = compiledState
+  /** An operation's query parameters and their validator, found once per operation (the hot path). */
+  const queryPlans = new WeakMap<
+    readonly ParameterObject[],
+    { declared: ParameterObject[]; validate: ValidateFunction | null }
+  >()
+
+  function queryPlan(operationId: string, parameters: readonly ParameterObject[]) {
+    let plan = queryPlans.get(parameters)
+    if (!plan) {
+      const declared = parameters.filter((p) => p.in === 'query')
+      const validate = compiled(`query:${operationId}`, 'query', () => ({
+        type: 'object',
+        properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
+        required: declared.filter((p) => p.required).map((p) => p.name),
+      }))
+      plan = { declared, validate }
+      queryPlans.set(parameters, plan)
+    }
+    return plan
+  }
 
   function compiled(key: string, mode: Mode, schemaOf: () => unknown): ValidateFunction | null {
     const cacheKey = `${mode}:${key}`
@@ -197,36 +217,33 @@ export function createValidators(document: OpenApiDocument) {
   return {
     /** Checks and coerces the query string against the operation's query parameters; unknown ones fail. */
     query(operationId: string, parameters: readonly ParameterObject[], query: URLSearchParams): QueryResult {
-      const declared = parameters.filter((p) => p.in === 'query')
+      const { declared, validate } = queryPlan(operationId, parameters)
       const values: Record<string, unknown> = {}
-      for (const name of new Set(query.keys())) {
-        const parameter = declared.find((p) => p.name === name)
-        // Stryker disable next-line StringLiteral: message wording (free text)
-        if (!parameter) return { ok: false, param: name, message: `Unknown query parameter '${name}'.` }
-        const all = query.getAll(name)
-        // Stryker disable next-line OptionalChaining,StringLiteral: no query parameter of the contract is an array
-        const isArray = parameter.schema?.type === 'array'
-        // Stryker disable next-line StringLiteral: message wording (free text)
-        // Stryker disable next-line BooleanLiteral: a repeated query parameter: the contract does not say what it gets, so no check asks
-        if (!isArray && all.length > 1)
-          // Stryker disable next-line BooleanLiteral,ObjectLiteral,StringLiteral: as above
-          return { ok: false, param: name, message: `'${name}' may be given only once.` }
-        // Stryker disable next-line ArrowFunction,StringLiteral: no query parameter of the contract is an array
-        values[name] = isArray ? all.flatMap((v) => v.split(',')) : all[0]
-        const malformed = malformedNumber(parameter.schema, values[name])
-        if (malformed !== undefined)
-          return {
-            ok: false,
-            param: name,
-            // Stryker disable next-line StringLiteral,MethodExpression: message wording (free text)
-            message: `'${name}' must be ${malformed}, written in decimal digits, got '${String(values[name]).slice(0, 40)}'.`,
-          }
-      }
-      const validate = compiled(`query:${operationId}`, 'query', () => ({
-        type: 'object',
-        properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
-        required: declared.filter((p) => p.required).map((p) => p.name),
-      }))
+      // Most requests send no query: nothing to read but the defaults the validator fills in.
+      if (query.size !== 0)
+        for (const name of new Set(query.keys())) {
+          const parameter = declared.find((p) => p.name === name)
+          // Stryker disable next-line StringLiteral: message wording (free text)
+          if (!parameter) return { ok: false, param: name, message: `Unknown query parameter '${name}'.` }
+          const all = query.getAll(name)
+          // Stryker disable next-line OptionalChaining,StringLiteral: no query parameter of the contract is an array
+          const isArray = parameter.schema?.type === 'array'
+          // Stryker disable next-line StringLiteral: message wording (free text)
+          // Stryker disable next-line BooleanLiteral: a repeated query parameter: the contract does not say what it gets, so no check asks
+          if (!isArray && all.length > 1)
+            // Stryker disable next-line BooleanLiteral,ObjectLiteral,StringLiteral: as above
+            return { ok: false, param: name, message: `'${name}' may be given only once.` }
+          // Stryker disable next-line ArrowFunction,StringLiteral: no query parameter of the contract is an array
+          values[name] = isArray ? all.flatMap((v) => v.split(',')) : all[0]
+          const malformed = malformedNumber(parameter.schema, values[name])
+          if (malformed !== undefined)
+            return {
+              ok: false,
+              param: name,
+              // Stryker disable next-line StringLiteral,MethodExpression: message wording (free text)
+              message: `'${name}' must be ${malformed}, written in decimal digits, got '${String(values[name]).slice(0, 40)}'.`,
+            }
+        }
       if (validate && !validate(values)) {
         const [first] = toFieldErrors(validate.errors ?? [], 'query')
         // Stryker disable next-line LogicalOperator,OptionalChaining,StringLiteral: message wording (free text)

@@ -51,14 +51,45 @@ export function createKey(
   return { ok: true, key: record, value }
 }
 
+/** Most digests of used keys kept by `keyDigests`; past it the memo starts again empty. */
+const MAX_KEPT_DIGESTS = 1024
+
 /**
- * The key whose value hashes to the token's hash, the hashes compared in constant time. Hashes synchronously:
- * no worker-thread round trip on every request.
+ * The SHA-256 of key values, remembered for the values that were found to be keys: a client sends the same key
+ * on every request, and hashing it is a good part of a small request's cost. A value's digest never changes,
+ * so the memo is never stale: the key itself is looked up in the table on every request, and a revoked,
+ * deleted or replaced key is seen at once. The values stay in this process's memory, never in the state.
  */
-export function findKey(table: KeyTable, token: string): StoredKey | undefined {
-  const hash = sha256Hex(token)
+export function keyDigests() {
+  let digests = new Map<string, string>()
+  return {
+    /** The digest of a value found to be a key before, or undefined. */
+    known: (token: string): string | undefined => digests.get(token),
+    /** Remembers the digest of a value that is a key. */
+    keep(token: string, digest: string): void {
+      if (digests.size >= MAX_KEPT_DIGESTS) digests = new Map()
+      digests.set(token, digest)
+    },
+  }
+}
+
+export type KeyDigests = ReturnType<typeof keyDigests>
+
+/**
+ * The key whose value hashes to the token's hash, the hashes compared in constant time. Hashes synchronously
+ * (no worker-thread round trip on every request), and once per value that is a key (`digests`).
+ */
+export function findKey(
+  table: KeyTable,
+  token: string,
+  digests: KeyDigests = keyDigests(),
+): StoredKey | undefined {
+  const known = digests.known(token)
+  const hash = known ?? sha256Hex(token)
   const stored = table.byDigest(hash)
-  return stored && constantTimeEqual(stored.hash, hash) ? stored : undefined
+  if (!stored || !constantTimeEqual(stored.hash, hash)) return undefined
+  if (known === undefined) digests.keep(token, hash)
+  return stored
 }
 
 /** Revokes a key; revoking a revoked key changes nothing. */
@@ -101,9 +132,10 @@ export function keysOf(table: KeyTable, accountId: string): ApiKey[] {
  */
 export function createKeyStore(clock: Clock, state: EngineState) {
   const table = new KeyTable(state)
+  const digests = keyDigests()
   return {
     create: (accountId: string, input: KeyInput) => createKey(table, clock, accountId, input),
-    find: (token: string) => findKey(table, token),
+    find: (token: string) => findKey(table, token, digests),
     get: (id: string) => table.get(id)?.record,
     list: (accountId: string) => keysOf(table, accountId),
     revoke: (id: string) => revokeKey(table, clock, id),
