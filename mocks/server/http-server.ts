@@ -7,7 +7,8 @@ import { capConnections, defaultMaxConnections } from './connection-cap.ts'
 import { edgeErrorResponse, onClientError } from './edge-errors.ts'
 import { createJsonEncoder, encodeJson } from './json-encoder.ts'
 import { answerProtocolEdges, missingHost, sendEdgeError } from './protocol-edges.ts'
-import { readBody } from './read-body.ts'
+import { hasBody, NO_BODY, readBody } from './read-body.ts'
+import { writeAnswer } from './write-answer.ts'
 
 export interface RequestHandler {
   handle(request: EngineRequest): Promise<EngineResponse>
@@ -49,8 +50,13 @@ const LINGER_MS = 2_000
  * request carrying two keys never authenticates as the first one). */
 function headersOf(request: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {}
-  for (const [name, values] of Object.entries(request.headersDistinct)) {
-    if (values !== undefined) headers[name] = values.join(', ')
+  const raw = request.rawHeaders
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase()
+    const value = raw[i + 1] as string
+    // An inherited member (`constructor`) is no header sent before.
+    const before = Object.hasOwn(headers, name) ? headers[name] : undefined
+    headers[name] = before === undefined ? value : `${before}, ${value}`
   }
   return headers
 }
@@ -61,10 +67,7 @@ function send(
   method: string,
   payload: Buffer = encodeJson(response.body),
 ): void {
-  const headers: Record<string, string | number> = { ...response.headers }
-  if (response.status !== 204) headers['content-length'] = payload.length
-  res.writeHead(response.status, headers)
-  res.end(method === 'HEAD' || response.status === 204 ? undefined : payload)
+  writeAnswer(res, response.status, response.headers, payload, method !== 'HEAD' && response.status !== 204)
 }
 
 /** Methods that never change the state. */
@@ -124,7 +127,8 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
         req.socket.destroy()
         return
       }
-      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      const headers = headersOf(req)
+      if (req.httpVersion === '1.1' && headers.host === undefined) {
         sendEdgeError(res, missingHost())
         return
       }
@@ -132,12 +136,12 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
       const write = !SAFE_METHODS.has(method)
       if (write) writesInFlight++
       try {
-        const body = await readBody(req, limit)
+        const body = hasBody(headers) ? await readBody(req, limit) : NO_BODY
         if (!body.ok && body.reason !== 'too-large') return
         const request: EngineRequest = {
           method,
           url: req.url ?? '/',
-          headers: headersOf(req),
+          headers,
           body: body.ok ? body.body : null,
           clientIp: req.socket.remoteAddress,
           baseUrl: options.baseUrl?.() ?? socketBaseUrl(req),
