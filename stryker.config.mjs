@@ -39,6 +39,9 @@ export default {
     // The mock's check of its own answers against the contract (`checkResponses`), off in the mutation run:
     // the suite, not the mock, must notice a wrong answer (test/mock/scenario-answers.test.ts covers it).
     '!mocks/engine/contract/contract-drift.ts',
+    // The JSON texts of the answers that check reads (lists from remembered item texts): used only with
+    // `checkResponses`, off in this run (test/engine/answer-texts.test.ts covers it).
+    '!mocks/engine/contract/answer-texts.ts',
     // Scenarios (error states, latency and network faults on demand, docs/decisions/012-scenarios.md): the mock's own
     // feature, turned on through the control plane or `Prefer`, never by the contract suite, which sees only
     // the path with no scenario (every check takes it). Covered by test/mock/scenario-*.test.ts,

@@ -56,14 +56,6 @@ export function createRateLimiter(state: EngineState, clock: Clock) {
     }))
   }
 
-  /** The windows table's key of an account's second, kept while requests of that second come in. */
-  let lastKey = { accountId: '', second: Number.NaN, key: '' }
-  function bucketKey(accountId: string, second: number): string {
-    if (lastKey.second !== second || lastKey.accountId !== accountId)
-      lastKey = { accountId, second, key: `${accountId}/${second}` }
-    return lastKey.key
-  }
-
   // Stryker disable all: state-table bookkeeping, read back only when a store restores or shares the state (test/stores/*.test.ts, test/calls/persistent-calls.test.ts); one running mock never reads it back
   state.register(WINDOWS_TABLE, {
     apply(key, value) {
@@ -87,9 +79,8 @@ export function createRateLimiter(state: EngineState, clock: Clock) {
       const nowSec = Math.floor(nowMs / 1000)
       const buckets = bucketsOf(accountId)
       buckets.evict(nowSec)
-      const full = (limit: WindowLimit) => buckets.used(limit.seconds, nowSec) >= limit.quota
-      if (limits.some(full)) {
-        const exhausted = limits.filter(full)
+      const exhausted = limits.filter((limit) => buckets.used(limit.seconds, nowSec) >= limit.quota)
+      if (exhausted.length > 0) {
         const windowStates = states(limits, buckets, nowMs)
         // Stryker disable next-line OptionalChaining,LogicalOperator,StringLiteral: always overwritten below (an exhausted window has a reset of 0 or more)
         let policy = exhausted[0]?.policy ?? 'burst'
@@ -106,7 +97,7 @@ export function createRateLimiter(state: EngineState, clock: Clock) {
       }
       const count = buckets.add(nowSec)
       // Stryker disable next-line StringLiteral,ConditionalExpression,LogicalOperator,ArithmeticOperator,BooleanLiteral: state-table bookkeeping, read back only when a store restores or shares the state (test/stores/*.test.ts, test/calls/persistent-calls.test.ts); one running mock never reads it back
-      state.record(WINDOWS_TABLE, bucketKey(accountId, nowSec), count, count - 1 || null, true)
+      state.record(WINDOWS_TABLE, `${accountId}/${nowSec}`, count, count - 1 || null, true)
       return { admitted: true, windows: states(limits, buckets, nowMs) }
     },
 
@@ -132,32 +123,12 @@ export function createRateLimiter(state: EngineState, clock: Clock) {
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>
 
-/** The last `RateLimit-Policy` value and the windows it describes: accounts mostly share their limits. */
-let lastPolicy: { windows: readonly WindowState[]; value: string } = { windows: [], value: '' }
-
-/** `"hourly";q=1000;w=3600, "burst";q=50;w=60`: the quota policies of the windows. */
-function policyHeader(windows: readonly WindowState[]): string {
-  const last = lastPolicy.windows
-  let same = last.length === windows.length
-  for (let i = 0; same && i < windows.length; i++) {
-    const a = windows[i] as WindowState
-    const b = last[i] as WindowState
-    same = a.policy === b.policy && a.quota === b.quota && a.seconds === b.seconds
-  }
-  if (!same)
-    lastPolicy = {
-      windows,
-      value: windows.map((w) => `"${w.policy}";q=${w.quota};w=${w.seconds}`).join(', '),
-    }
-  return lastPolicy.value
-}
-
 /** `RateLimit-Policy`, `RateLimit` and `X-RateLimit-*` headers (draft-ietf-httpapi-ratelimit-headers-10). */
 export function rateLimitHeaders(windows: readonly WindowState[], nowMs: number): Record<string, string> {
-  let current = ''
+  const policy = windows.map((w) => `"${w.policy}";q=${w.quota};w=${w.seconds}`).join(', ')
+  const current = windows.map((w) => `"${w.policy}";r=${w.remaining};t=${w.reset}`).join(', ')
   let tightest = windows[0]
   for (const window of windows) {
-    current += `${current === '' ? '' : ', '}"${window.policy}";r=${window.remaining};t=${window.reset}`
     if (
       tightest &&
       // Stryker disable next-line EqualityOperator: which window of a tie in `remaining` the X-RateLimit-* fields describe is left open by docs/decisions/006-rate-limits.md (the suite accepts either)
@@ -167,7 +138,7 @@ export function rateLimitHeaders(windows: readonly WindowState[], nowMs: number)
     )
       tightest = window
   }
-  const headers: Record<string, string> = { 'ratelimit-policy': policyHeader(windows), ratelimit: current }
+  const headers: Record<string, string> = { 'ratelimit-policy': policy, ratelimit: current }
   // Stryker disable next-line ConditionalExpression: every plan has windows
   if (tightest) {
     headers['x-ratelimit-limit'] = String(tightest.quota)

@@ -23,52 +23,63 @@ export function createStoreSteps(options: StoreStepsOptions) {
   const { store, requests, bus } = options
   const watchers = new Set<() => void>()
 
-  /** Runs one step through the store, then tells listeners of its events and watchers that it happened. */
-  async function run<T>(work: () => T): Promise<T> {
-    try {
-      const result = await store.run(work)
-      bus.flush()
-      return result
-    } catch (error) {
-      bus.discard()
-      throw error
-    } finally {
-      for (const watcher of watchers) watcher()
-    }
+  function stepped(): void {
+    for (const watcher of watchers) watcher()
+  }
+
+  /**
+   * Runs one step through the store, then tells listeners of its events and watchers that it happened. A
+   * promise chain rather than an async function: no more turns of the event loop than the store's own.
+   */
+  function run<T>(work: () => T): Promise<T> {
+    return store.run(work).then(
+      (result) => {
+        bus.flush()
+        stepped()
+        return result
+      },
+      (error: unknown) => {
+        bus.discard()
+        stepped()
+        throw error
+      },
+    )
+  }
+
+  /** 503 for a request whose changes the store could not keep, journaled as the client sees it if it can be. */
+  function refuse(request: EngineRequest, error: StoreUnavailable): Promise<EngineResponse> {
+    const unavailable = new ApiError(
+      503,
+      'api_error',
+      'service_unavailable',
+      `The mock could not save this change (${error.message}); nothing was changed. Retry later.`,
+      {},
+      { 'retry-after': String(error.retryAfterSeconds) },
+    )
+    return store
+      .run(() => requests.refuse(request, unavailable))
+      .catch(() => {
+        const requestId = newId('req', 20)
+        const response = unavailable.toResponse(requestId)
+        response.headers['request-id'] = requestId
+        return response
+      })
   }
 
   /**
    * Answers a request as a step, with what fell due before it (so that it sees the present) and after it (a
    * clock advance); a step whose changes could not be kept answers 503, having changed nothing.
    */
-  async function handle(request: EngineRequest): Promise<EngineResponse> {
-    try {
-      return await run(() => {
-        options.runDue()
-        const response = requests.handle(request)
-        options.runDue()
-        return response
-      })
-    } catch (error) {
+  function handle(request: EngineRequest): Promise<EngineResponse> {
+    return run(() => {
+      options.runDue()
+      const response = requests.handle(request)
+      options.runDue()
+      return response
+    }).catch((error: unknown) => {
       if (!(error instanceof StoreUnavailable)) throw error
-      const unavailable = new ApiError(
-        503,
-        'api_error',
-        'service_unavailable',
-        `The mock could not save this change (${error.message}); nothing was changed. Retry later.`,
-        {},
-        { 'retry-after': String(error.retryAfterSeconds) },
-      )
-      // Journaled as the client sees it, if the store can keep even that.
-      return store
-        .run(() => requests.refuse(request, unavailable))
-        .catch(() => {
-          const requestId = newId('req', 20)
-          const response = unavailable.toResponse(requestId)
-          response.headers['request-id'] = requestId
-          return response
-        })
-    }
+      return refuse(request, error)
+    })
   }
 
   /** Calls `watcher` after every step; returns how to stop. */

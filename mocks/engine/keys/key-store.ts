@@ -4,6 +4,7 @@ import type { Scope } from '../permissions.ts'
 import { newId, randomBase62 } from '../random.ts'
 import { constantTimeEqual, redactKey, sha256Hex } from '../secrets.ts'
 import type { EngineState } from '../state/state.ts'
+import { type KeyDigests, keyDigests } from './key-digests.ts'
 import { checkKeyInput } from './key-input.ts'
 import { KeyTable } from './key-table.ts'
 import type { ApiKey, KeyInput, KeyType, StoredKey } from './key-types.ts'
@@ -51,30 +52,6 @@ export function createKey(
   return { ok: true, key: record, value }
 }
 
-/** Most digests of used keys kept by `keyDigests`; past it the memo starts again empty. */
-const MAX_KEPT_DIGESTS = 1024
-
-/**
- * The SHA-256 of key values, remembered for the values that were found to be keys: a client sends the same key
- * on every request, and hashing it is a good part of a small request's cost. A value's digest never changes,
- * so the memo is never stale: the key itself is looked up in the table on every request, and a revoked,
- * deleted or replaced key is seen at once. The values stay in this process's memory, never in the state.
- */
-export function keyDigests() {
-  let digests = new Map<string, string>()
-  return {
-    /** The digest of a value found to be a key before, or undefined. */
-    known: (token: string): string | undefined => digests.get(token),
-    /** Remembers the digest of a value that is a key. */
-    keep(token: string, digest: string): void {
-      if (digests.size >= MAX_KEPT_DIGESTS) digests = new Map()
-      digests.set(token, digest)
-    },
-  }
-}
-
-export type KeyDigests = ReturnType<typeof keyDigests>
-
 /**
  * The key whose value hashes to the token's hash, the hashes compared in constant time. Hashes synchronously
  * (no worker-thread round trip on every request), and once per value that is a key (`digests`).
@@ -84,12 +61,10 @@ export function findKey(
   token: string,
   digests: KeyDigests = keyDigests(),
 ): StoredKey | undefined {
-  const known = digests.known(token)
-  const hash = known ?? sha256Hex(token)
-  const stored = table.byDigest(hash)
-  if (!stored || !constantTimeEqual(stored.hash, hash)) return undefined
-  if (known === undefined) digests.keep(token, hash)
-  return stored
+  return digests.find(token, (hash) => {
+    const stored = table.byDigest(hash)
+    return stored && constantTimeEqual(stored.hash, hash) ? stored : undefined
+  })
 }
 
 /** Revokes a key; revoking a revoked key changes nothing. */
