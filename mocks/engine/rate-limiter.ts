@@ -125,10 +125,13 @@ export type RateLimiter = ReturnType<typeof createRateLimiter>
 
 /** `RateLimit-Policy`, `RateLimit` and `X-RateLimit-*` headers (draft-ietf-httpapi-ratelimit-headers-10). */
 export function rateLimitHeaders(windows: readonly WindowState[], nowMs: number): Record<string, string> {
-  const policy = windows.map((w) => `"${w.policy}";q=${w.quota};w=${w.seconds}`).join(', ')
-  const current = windows.map((w) => `"${w.policy}";r=${w.remaining};t=${w.reset}`).join(', ')
+  let policy = ''
+  let current = ''
   let tightest = windows[0]
   for (const window of windows) {
+    const separator = current === '' ? '' : ', '
+    policy += `${separator}"${window.policy}";q=${window.quota};w=${window.seconds}`
+    current += `${separator}"${window.policy}";r=${window.remaining};t=${window.reset}`
     if (
       tightest &&
       // Stryker disable next-line EqualityOperator: which window of a tie in `remaining` the X-RateLimit-* fields describe is left open by docs/decisions/006-rate-limits.md (the suite accepts either)
