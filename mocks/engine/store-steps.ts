@@ -23,7 +23,16 @@ export function createStoreSteps(options: StoreStepsOptions) {
   const { store, requests, bus } = options
   const watchers = new Set<() => void>()
 
-  function stepped(): void {
+  /** After a step was kept: its events to the listeners, then the watchers. */
+  function kept<T>(result: T): T {
+    bus.flush()
+    for (const watcher of watchers) watcher()
+    return result
+  }
+
+  /** After a step whose changes were undone: its events forgotten, then the watchers. */
+  function undone(): void {
+    bus.discard()
     for (const watcher of watchers) watcher()
   }
 
@@ -32,18 +41,10 @@ export function createStoreSteps(options: StoreStepsOptions) {
    * promise chain rather than an async function: no more turns of the event loop than the store's own.
    */
   function run<T>(work: () => T): Promise<T> {
-    return store.run(work).then(
-      (result) => {
-        bus.flush()
-        stepped()
-        return result
-      },
-      (error: unknown) => {
-        bus.discard()
-        stepped()
-        throw error
-      },
-    )
+    return store.run(work).then(kept, (error: unknown) => {
+      undone()
+      throw error
+    })
   }
 
   /** 503 for a request whose changes the store could not keep, journaled as the client sees it if it can be. */
@@ -71,12 +72,14 @@ export function createStoreSteps(options: StoreStepsOptions) {
    * clock advance); a step whose changes could not be kept answers 503, having changed nothing.
    */
   function handle(request: EngineRequest): Promise<EngineResponse> {
-    return run(() => {
+    const work = () => {
       options.runDue()
       const response = requests.handle(request)
       options.runDue()
       return response
-    }).catch((error: unknown) => {
+    }
+    return store.run(work).then(kept, (error: unknown) => {
+      undone()
       if (!(error instanceof StoreUnavailable)) throw error
       return refuse(request, error)
     })

@@ -5,7 +5,7 @@ import type { EngineRequest, EngineResponse } from '../engine/types.ts'
 import { carryOutEffect } from './carry-out-effect.ts'
 import { capConnections, defaultMaxConnections } from './connection-cap.ts'
 import { edgeErrorResponse, onClientError } from './edge-errors.ts'
-import { createJsonEncoder, encodeJson } from './json-encoder.ts'
+import { createJsonEncoder, jsonText } from './json-encoder.ts'
 import { answerProtocolEdges, missingHost, sendEdgeError } from './protocol-edges.ts'
 import { hasBody, NO_BODY, readBody } from './read-body.ts'
 import { writeAnswer } from './write-answer.ts'
@@ -65,7 +65,7 @@ function send(
   res: ServerResponse,
   response: EngineResponse,
   method: string,
-  payload: Buffer = encodeJson(response.body),
+  payload: Uint8Array | string = jsonText(response.body),
 ): void {
   writeAnswer(res, response.status, response.headers, payload, method !== 'HEAD' && response.status !== 204)
 }

@@ -46,7 +46,7 @@ function headerLines(headers: Record<string, string>): string | undefined {
 
 /**
  * Writes an answer on a node:http response: its status, `headers`, `Content-Length` (but for a 204) and
- * `body` (unless `withBody` is false: HEAD, 204). Node still decides what it decides for every answer (the
+ * `body`, bytes or a text sent as UTF-8 (unless `withBody` is false: HEAD, 204). Node still decides what it decides for every answer (the
  * `Date`, whether the connection stays open), but the answer's own header lines are joined to its head here,
  * and an answer of up to `ONE_BUFFER_MAX_BYTES` is handed to the socket as one buffer: one write, one packet,
  * where `writeHead` and `end` would queue the head, the body and an empty chunk for one `writev`.
@@ -60,26 +60,27 @@ export function writeAnswer(
   res: ServerResponse,
   status: number,
   headers: Record<string, string>,
-  body: Uint8Array,
+  body: Uint8Array | string,
   withBody: boolean,
 ): void {
+  const bodyLength = typeof body === 'string' ? Buffer.byteLength(body) : body.length
   const node = res as unknown as ResponseHead
   const lines = headerLines(headers)
   if (lines === undefined || node._header !== null || node._headerSent !== false) {
     const all: Record<string, string | number> = { ...headers }
-    if (status !== 204) all['content-length'] = body.length
+    if (status !== 204) all['content-length'] = bodyLength
     res.writeHead(status, all)
     res.end(withBody ? body : undefined)
     return
   }
-  res.writeHead(status, status === 204 ? NO_HEADERS : ['content-length', String(body.length)])
+  res.writeHead(status, status === 204 ? NO_HEADERS : ['content-length', String(bodyLength)])
   const built = node._header as unknown
   if (typeof built !== 'string')
     throw new Error('node:http kept no head for this answer: it cannot be written as one buffer.')
   const statusLineEnd = built.indexOf('\r\n') + 2
   const head = built.slice(0, statusLineEnd) + lines + built.slice(statusLineEnd)
   node._header = head
-  const length = head.length + (withBody ? body.length : 0)
+  const length = head.length + (withBody ? bodyLength : 0)
   const socket = res.socket
   if (socket === null || res.writableLength !== 0 || length > ONE_BUFFER_MAX_BYTES) {
     res.end(withBody ? body : undefined)
@@ -87,7 +88,10 @@ export function writeAnswer(
   }
   const bytes = Buffer.allocUnsafe(length)
   bytes.write(head, 0, 'latin1')
-  if (withBody) bytes.set(body, head.length)
+  if (withBody) {
+    if (typeof body === 'string') bytes.write(body, head.length, 'utf8')
+    else bytes.set(body, head.length)
+  }
   node._headerSent = true
   socket.write(bytes)
   res.end()
