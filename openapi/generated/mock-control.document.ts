@@ -64,6 +64,10 @@ export const mockControlDocument: OpenApiDocument = {
     {
       "name": "Scenarios",
       "description": "Error states, latency and network faults on demand, for seeing how an app copes with a failing or slow API."
+    },
+    {
+      "name": "Capsules",
+      "description": "The whole state of the mock as one JSON document, to open in another mock (standalone, Node, browser) and reproduce what happened there."
     }
   ],
   "paths": {
@@ -1396,6 +1400,243 @@ export const mockControlDocument: OpenApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
+    "/capsule": {
+      "get": {
+        "operationId": "getCapsule",
+        "summary": "Take a capsule of the mock's state",
+        "description": "The whole state of the mock as one versioned JSON document (a capsule): accounts, keys (SHA-256\ndigests only: never a key value), agents, call logs, team members, integrations, idempotency records,\nrate-limit windows, the journal, the clock and its offset, scenarios, scheduled work, simulated calls\nunder way, webhook deliveries and the seed. Open it in another mock with `POST /capsule`,\n`voice-api-kit mock --from-capsule <file>`, `createMockApi({ capsule })` or\n`startMockWorker({ capsule })`: the keys made before keep working there, and the clock stands where it\nstood. The accounts' webhook signing secrets are left out unless `webhook_secrets=include` is asked\nfor, on a loopback request only (403 `loopback_only` otherwise, also with the admin token). A capsule\nover 64 MiB is not taken (409 `limit_reached`). Taking one changes nothing.\n",
+        "tags": [
+          "Capsules"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "webhook_secrets",
+            "in": "query",
+            "required": false,
+            "description": "`include` to put the accounts' webhook signing secrets in the capsule (loopback requests only); `omit` (the default) leaves them out.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "include",
+                "omit"
+              ],
+              "default": "omit"
+            },
+            "examples": {
+              "include": {
+                "value": "include"
+              }
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The capsule of this moment.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Capsule"
+                },
+                "examples": {
+                  "capsule": {
+                    "summary": "A capsule (tables shortened)",
+                    "value": {
+                      "capsule": 1,
+                      "created_at": "2026-03-12T12:10:45Z",
+                      "mock": {
+                        "version": "0.2.0",
+                        "seed": 1
+                      },
+                      "clock": {
+                        "now": "2026-03-12T13:10:45.120Z",
+                        "offset_seconds": 3600
+                      },
+                      "webhook_secrets": "omitted",
+                      "state": {
+                        "version": 2,
+                        "tables": {
+                          "clock": [
+                            [
+                              "offset",
+                              3600
+                            ]
+                          ],
+                          "meta": [
+                            [
+                              "demo",
+                              {
+                                "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                                "secret_key_id": "key_7Yb2Xc5Vn8Mq1Lp4",
+                                "publishable_key_id": "key_2Wd6Rf9Tg3Hy5Ju8",
+                                "seed": 1
+                              }
+                            ]
+                          ],
+                          "journal": []
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "409": {
+            "$ref": "#/components/responses/LimitReached"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      },
+      "post": {
+        "operationId": "openCapsule",
+        "summary": "Open a capsule",
+        "description": "Replaces the whole state of this mock by a capsule's (from `GET /capsule` of this or another mock):\nevery account, key, resource, scenario, scheduled job, call under way, webhook delivery and journal\nentry of the capsule, as one change (saved or shared by the mock's store like any other). The clock is\nset to where the capsule's stood when it was taken (its offset from real time recomputed, negative\nwhen the capsule is older than its clock was ahead). Keys made where the capsule was taken keep\nworking here, their digests having travelled; the values of the demo keys printed at this mock's\nstart no longer work unless the capsule came from this mock. A capsule without the webhook signing\nsecrets leaves every account without one (deliveries then say so). `POST /reset` afterwards returns to\nthis mock's seeded data, with the capsule's demo keys when it was taken from a mock with the same seed.\n\nThe capsule is checked whole before anything changes: a body over 64 MiB is 413 (this operation's\nlimit, in place of 1 MiB), a damaged body 400 `invalid_json`, and a capsule of another format version,\na missing field, or a table, record or field the state cannot hold 422 naming it in `message` and\n`param`. A refused capsule changes nothing.\n",
+        "tags": [
+          "Capsules"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/Capsule"
+              },
+              "examples": {
+                "capsule": {
+                  "summary": "A capsule (tables shortened)",
+                  "value": {
+                    "capsule": 1,
+                    "created_at": "2026-03-12T12:10:45Z",
+                    "mock": {
+                      "version": "0.2.0",
+                      "seed": 1
+                    },
+                    "clock": {
+                      "now": "2026-03-12T13:10:45.120Z",
+                      "offset_seconds": 3600
+                    },
+                    "webhook_secrets": "omitted",
+                    "state": {
+                      "version": 2,
+                      "tables": {
+                        "clock": [
+                          [
+                            "offset",
+                            3600
+                          ]
+                        ],
+                        "journal": []
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The capsule was opened; what it held.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CapsuleOpened"
+                },
+                "examples": {
+                  "opened": {
+                    "summary": "Opened ten minutes after it was taken",
+                    "value": {
+                      "object": "capsule_opened",
+                      "created_at": "2026-03-12T12:10:45Z",
+                      "mock": {
+                        "version": "0.2.0",
+                        "seed": 1
+                      },
+                      "clock": {
+                        "now": "2026-03-12T13:10:46Z",
+                        "offset_seconds": 3000.12
+                      },
+                      "webhook_secrets": "omitted",
+                      "records": {
+                        "accounts": 1,
+                        "keys": 2,
+                        "agents": 9,
+                        "call_logs": 400,
+                        "journal": 12,
+                        "clock": 1
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableEntity"
           }
         }
       }
@@ -4080,6 +4321,180 @@ export const mockControlDocument: OpenApiDocument = {
           }
         }
       },
+      "Capsule": {
+        "type": "object",
+        "description": "A mock's whole state (`GET /capsule`). `state.tables` holds each table of the engine's state as\n`[key, record]` pairs; the records are checked when the capsule is opened (the contract's objects\nagainst `openapi/v1.yaml`), so that a capsule a mock cannot hold is refused whole.\n",
+        "additionalProperties": false,
+        "required": [
+          "capsule",
+          "created_at",
+          "mock",
+          "clock",
+          "webhook_secrets",
+          "state"
+        ],
+        "properties": {
+          "capsule": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The capsule format's version; this mock opens version 1 (another is 422)."
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the capsule was taken, in real time."
+          },
+          "mock": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "version",
+              "seed"
+            ],
+            "properties": {
+              "version": {
+                "type": "string",
+                "description": "The voice-api-kit version of the mock it was taken from."
+              },
+              "seed": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The seed of that mock's data."
+              }
+            }
+          },
+          "clock": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "now",
+              "offset_seconds"
+            ],
+            "properties": {
+              "now": {
+                "type": "string",
+                "format": "date-time",
+                "description": "The mock clock when the capsule was taken, with milliseconds."
+              },
+              "offset_seconds": {
+                "type": "number",
+                "description": "How far that clock ran ahead of real time."
+              }
+            }
+          },
+          "webhook_secrets": {
+            "type": "string",
+            "enum": [
+              "included",
+              "omitted"
+            ],
+            "description": "Whether `state` holds the accounts' webhook signing secrets."
+          },
+          "state": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "version",
+              "tables"
+            ],
+            "properties": {
+              "version": {
+                "type": "integer",
+                "description": "The state's format (2)."
+              },
+              "tables": {
+                "type": "object",
+                "description": "Each table's records as `[key, record]` pairs.",
+                "additionalProperties": {
+                  "type": "array",
+                  "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 2,
+                    "items": {},
+                    "description": "[key, record]"
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "CapsuleOpened": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "created_at",
+          "mock",
+          "clock",
+          "webhook_secrets",
+          "records"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "capsule_opened"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the capsule was taken."
+          },
+          "mock": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "version",
+              "seed"
+            ],
+            "properties": {
+              "version": {
+                "type": "string"
+              },
+              "seed": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
+          },
+          "clock": {
+            "$ref": "#/components/schemas/ClockReading"
+          },
+          "webhook_secrets": {
+            "type": "string",
+            "enum": [
+              "included",
+              "omitted"
+            ]
+          },
+          "records": {
+            "type": "object",
+            "description": "Records per table, as opened.",
+            "additionalProperties": {
+              "type": "integer",
+              "minimum": 0
+            }
+          }
+        }
+      },
+      "ClockReading": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "now",
+          "offset_seconds"
+        ],
+        "properties": {
+          "now": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "offset_seconds": {
+            "type": "number",
+            "description": "Seconds the clock runs ahead of real time (negative behind)."
+          }
+        }
+      },
       "Clock": {
         "type": "object",
         "additionalProperties": false,
@@ -4098,8 +4513,7 @@ export const mockControlDocument: OpenApiDocument = {
           },
           "offset_seconds": {
             "type": "number",
-            "minimum": 0,
-            "description": "Total seconds the clock has been advanced since start or the last reset."
+            "description": "Seconds the clock runs ahead of real time: advanced since start or the last reset, or set by an\nopened capsule (negative when the capsule's clock stood behind real time by then).\n"
           }
         }
       },
