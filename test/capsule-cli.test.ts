@@ -44,7 +44,10 @@ describe('voice-api-kit mock --from-capsule (the build)', () => {
 
   it('opens on another port with the agent, the clock within seconds, and the old demo secret key', async () => {
     const text = readFileSync(capsuleFile, 'utf8')
-    const { secret_key, publishable_key } = first.keys as { secret_key: string; publishable_key: string }
+    const { secret_key, publishable_key } = first.keys as unknown as {
+      secret_key: string
+      publishable_key: string
+    }
     for (const value of [secret_key, publishable_key]) {
       expect(value).toMatch(/^[sp]k-svc-/)
       expect(text).not.toContain(value.slice('sk-svc-'.length))
@@ -58,17 +61,67 @@ describe('voice-api-kit mock --from-capsule (the build)', () => {
       const agent = await http('GET', `${second.baseUrl}/agents/${agentId}`, undefined, first.keys.secret_key)
       expect(agent.status).toBe(200)
       expect(agent.body.name).toBe('Agent in a capsule')
-      const [here, there] = await Promise.all([
-        http('GET', `${control(first)}/clock`),
-        http('GET', `${control(second)}/clock`),
-      ])
+      // Where the first mock's clock stood when the capsule was taken (an hour ahead), give or take the start.
+      const takenAt = Date.parse(JSON.parse(text).clock.now)
+      const there = await http('GET', `${control(second)}/clock`)
       expect(there.body.offset_seconds).toBeGreaterThan(3500)
-      expect(Math.abs(Date.parse(there.body.now) - Date.parse(here.body.now))).toBeLessThanOrEqual(5_000)
+      expect(Math.abs(Date.parse(there.body.now) - takenAt)).toBeLessThanOrEqual(5_000)
       expect((await http('GET', `${second.baseUrl}/user`, undefined, first.keys.secret_key)).status).toBe(200)
       // The keys file of the second mock holds no demo key value: the capsule carried none.
       expect(second.keys.secret_key).toBeNull()
     } finally {
       await second.stop()
+    }
+  }, 60_000)
+
+  it('opens the same capsule in createMockApi of the build, whose own capsule opens in the standalone mock', async () => {
+    // The package as users import it (its exports: dist/), not the sources.
+    const { createMockApi } = (await import('voice-api-kit/mocks/node')) as typeof import('../mocks/node.ts')
+    const { setupServer } = await import('msw/node')
+    const api = await createMockApi({
+      baseUrl: 'http://capsule.test/v1',
+      capsule: readFileSync(capsuleFile, 'utf8'),
+    })
+    const server = setupServer(...api.handlers)
+    server.listen({ onUnhandledRequest: 'bypass' })
+    try {
+      const agent = await http(
+        'GET',
+        `http://capsule.test/v1/agents/${agentId}`,
+        undefined,
+        first.keys.secret_key,
+      )
+      expect(agent.status).toBe(200)
+      expect(agent.body.name).toBe('Agent in a capsule')
+      const takenAt = Date.parse(JSON.parse(readFileSync(capsuleFile, 'utf8')).clock.now)
+      const there = await http('GET', 'http://capsule.test/_mock/clock')
+      expect(Math.abs(Date.parse(there.body.now) - takenAt)).toBeLessThanOrEqual(5_000)
+      // No key value travelled: the demo keys are those of the mock the capsule came from.
+      expect(api.secretKey).toBe('')
+
+      const renamed = await http(
+        'PATCH',
+        `http://capsule.test/v1/agents/${agentId}`,
+        { name: 'Renamed in Node' },
+        first.keys.secret_key,
+      )
+      expect(renamed.status).toBe(200)
+      const second = await startMockProcess([], { built: true })
+      try {
+        const opened = await http('POST', `${control(second)}/capsule`, await api.capsule())
+        expect(opened.status).toBe(200)
+        const agentThere = await http(
+          'GET',
+          `${second.baseUrl}/agents/${agentId}`,
+          undefined,
+          first.keys.secret_key,
+        )
+        expect(agentThere.body.name).toBe('Renamed in Node')
+      } finally {
+        await second.stop()
+      }
+    } finally {
+      server.close()
     }
   }, 60_000)
 
