@@ -241,7 +241,7 @@ export async function createEngine(options: EngineOptions) {
      * latest state). Rejects (409 `limit_reached` as an ApiError) when it would be over 64 MiB.
      */
     capsule: (take: TakeOptions = {}): Promise<Capsule> =>
-      steps.run(() => JSON.parse(capsules.text(take)) as Capsule),
+      steps.run(() => JSON.parse(new TextDecoder().decode(capsules.bytes(take))) as Capsule),
     /**
      * Replaces the whole state by a capsule's (its text or its value), as `POST /_mock/capsule` does: checked
      * whole first (a `CapsuleError` naming the problem, the state left as it was), then opened as one step

@@ -3,7 +3,7 @@ import { type Clock, toTimestamp } from '../clock.ts'
 import type { OpenApiDocument } from '../contract/document.ts'
 import type { ControlHandlers } from '../control/control-handler.ts'
 import { json } from '../json-answer.ts'
-import { exceedsBodyLimit, MAX_CAPSULE_BYTES } from '../request-body.ts'
+import { MAX_CAPSULE_BYTES } from '../request-body.ts'
 import type { StateSnapshot } from '../state/change-set.ts'
 import { CLOCK_TABLE } from '../state/clock-table.ts'
 import type { DemoIds, Meta } from '../state/meta.ts'
@@ -59,10 +59,10 @@ export function createCapsules(options: CapsulesOptions) {
     }
   }
 
-  /** The capsule of this moment as JSON text; 409 `limit_reached` when it is over the bound a capsule may hold. */
-  function text(asked: TakeOptions = {}): string {
+  /** The capsule of this moment as JSON (UTF-8 bytes); 409 `limit_reached` when over the bound a capsule may hold. */
+  function bytes(asked: TakeOptions = {}): Uint8Array {
     const out = encoder.encode(take(asked))
-    if (exceedsBodyLimit(out, MAX_CAPSULE_BYTES))
+    if (out.length > MAX_CAPSULE_BYTES)
       throw errors.conflict(
         'limit_reached',
         `The capsule would be over the ${MAX_CAPSULE_BYTES / MiB} MiB a capsule may hold (${(out.length / MiB).toFixed(1)} MiB): delete call logs or accounts, or POST /_mock/reset, before taking one.`,
@@ -102,7 +102,7 @@ export function createCapsules(options: CapsulesOptions) {
           'loopback_only',
           'The webhook signing secrets leave the mock only on a loopback request: take the capsule from the machine the mock runs on, or without them.',
         )
-      return json(200, text({ webhookSecrets }))
+      return json(200, bytes({ webhookSecrets }))
     },
     openCapsule({ body }) {
       let checked: CheckedCapsule
@@ -125,7 +125,7 @@ export function createCapsules(options: CapsulesOptions) {
     },
   }
 
-  return { take, text, check, open, handlers }
+  return { take, bytes, check, open, handlers }
 }
 
 export type Capsules = ReturnType<typeof createCapsules>
