@@ -129,6 +129,23 @@ describe('state capsules', () => {
     }
   })
 
+  it('sets the clock of a capsule older than its lead back where it stood, behind real time', async () => {
+    const capsule = JSON.parse(text)
+    const twoDaysAgo = Date.now() - 2 * 86_400_000
+    capsule.clock.now = new Date(twoDaysAgo).toISOString()
+    const other = await startTransport('http')
+    try {
+      const opened = await call(other, 'POST', '/_mock/capsule', { body: capsule })
+      expect(opened.status).toBe(200)
+      const clock = await call(other, 'GET', '/_mock/clock')
+      expect(clock.status).toBe(200)
+      expect(clock.body.offset_seconds).toBeLessThan(-2 * 86_400 + 10)
+      expect(Math.abs(Date.parse(clock.body.now) - twoDaysAgo)).toBeLessThan(5_000)
+    } finally {
+      await other.close()
+    }
+  })
+
   it('opens a capsule larger than the 1 MiB other requests may send', async () => {
     const big = await createMockPlatform({ seedSize: { callLogs: 2_000 } })
     const capsule = JSON.stringify(await big.capsule())
