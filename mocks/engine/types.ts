@@ -1,7 +1,7 @@
 import type { Account } from './accounts.ts'
 import type { ApiError } from './api-error.ts'
 import type { Clock } from './clock.ts'
-import type { ApiKey } from './key-store.ts'
+import type { ApiKey } from './keys/key-store.ts'
 import type { OperationResult } from './operation-result.ts'
 import type { AccountData } from './resources/account-data.ts'
 

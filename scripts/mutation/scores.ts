@@ -37,7 +37,7 @@ export const THRESHOLDS: Thresholds = {
       'mocks/engine/auth.ts',
       'mocks/engine/secrets.ts',
       'mocks/engine/permissions.ts',
-      'mocks/engine/key-store.ts',
+      'mocks/engine/keys/key-store.ts',
       'mocks/engine/rate-limiter.ts',
       'mocks/engine/collection.ts',
       'mocks/engine/resources/pagination.ts',

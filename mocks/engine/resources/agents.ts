@@ -1,6 +1,6 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
-import type { ApiKey } from '../key-store.ts'
+import type { ApiKey } from '../keys/key-store.ts'
 import { assertRoom, LIMITS } from '../limits.ts'
 import { SENSITIVE_AGENT_FIELDS } from '../permissions.ts'
 import { newId } from '../random.ts'
