@@ -222,7 +222,12 @@ describe('the signing secret', () => {
     // None is an answer, not an error: a page that shows the secret's state asks without a 404 in its console.
     const none = await send(platform, 'GET', `/_mock/accounts/${accountId}/webhook-secret`)
     expect(none.status).toBe(200)
-    expect(none.body).toEqual({ object: 'webhook_secret', account_id: accountId, exists: false, created_at: null })
+    expect(none.body).toEqual({
+      object: 'webhook_secret',
+      account_id: accountId,
+      exists: false,
+      created_at: null,
+    })
     await send(platform, 'POST', `/_mock/accounts/${accountId}/calls`, { body: { agent_id: agent.id } })
     await step(platform, deliverer, 5)
     expect(receiver.received).toHaveLength(0)

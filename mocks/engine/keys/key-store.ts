@@ -7,7 +7,6 @@ import type { EngineState } from '../state/state.ts'
 import { checkKeyInput } from './key-input.ts'
 import { KeyTable } from './key-table.ts'
 
-
 export type KeyType = 'secret' | 'publishable'
 
 export interface KeyRestrictions {
