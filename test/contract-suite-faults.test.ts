@@ -425,6 +425,17 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
     }),
   },
   {
+    check: 'resources/relations/head',
+    shows: 'status 200',
+    fault: 'HEAD not routed: 405 where GET answers',
+    apply: () => ({
+      response(response, request) {
+        if (request.method !== 'HEAD') return response
+        return { ...response, status: 405, headers: { ...response.headers, allow: 'GET' } }
+      },
+    }),
+  },
+  {
     check: 'resources/relations/analytics-and-logs',
     shows: 'call_count',
     fault: 'analytics counting the calls of a day before the range',
