@@ -233,7 +233,7 @@ describe('a read-only run with one pro-plan secret key (QA against staging)', ()
     expect(relations.map((o) => `${o.check.id} ${o.status}`)).toEqual(
       relations.map((o) => `${o.check.id} passed`),
     )
-    expect(relations.length).toBe(5)
+    expect(relations.length).toBe(6)
   }, 60_000)
 
   it('writes nothing: each request other than GET and HEAD carries no key, or names an ID that does not exist and no JSON', async () => {

@@ -323,12 +323,10 @@ function otherForm(query: string): string {
 }
 
 /**
- * Equivalent requests get the same answer: the Bearer scheme in another case (the contract: matched
- * case-insensitively; authentication/scheme-case's request), a list without `limit` and the first 20 of the
- * list (the contract's default), and a filtered listing with its parameters reordered, percent-encoded and its
- * timestamp written at another offset.
+ * The Bearer scheme is matched case-insensitively (the contract): `GET /user` with `bEARER <key>`
+ * (authentication/scheme-case's request) gets the very answer of `Bearer <key>` (the run's first request).
  */
-async function equivalentRequests(ctx: CheckContext): Promise<void> {
+async function bearerCase(ctx: CheckContext): Promise<void> {
   const bearer = await ctx.call({ method: 'GET', path: '/user', operationId: 'getUser' })
   const mixed = await ctx.call({
     method: 'GET',
@@ -338,7 +336,14 @@ async function equivalentRequests(ctx: CheckContext): Promise<void> {
     operationId: 'getUser',
   })
   expectSameAnswer(mixed, bearer, 'GET /user with "bEARER <key>"')
+}
 
+/**
+ * Equivalent requests get the same answer: a list without `limit` and the first 20 of the list (the
+ * contract's default), and a filtered listing with its parameters reordered, percent-encoded and its
+ * timestamp written at another offset.
+ */
+async function equivalentRequests(ctx: CheckContext): Promise<void> {
   for (const pair of PAIRS.filter((p) => p.list !== 'listIntegrations')) {
     const key = pair.key(ctx)
     if (!key) continue
@@ -420,7 +425,14 @@ export const relationChecks: ContractCheck[] = [
     area: 'resources',
     group,
     title:
-      'answers equivalent requests alike: the Bearer scheme in another case, a list without limit (20), parameters reordered and percent-encoded, a timestamp at another offset',
+      'answers equivalent requests alike: a list without limit as its first 20, a listing with its parameters reordered and percent-encoded and a timestamp at another offset',
     run: equivalentRequests,
+  },
+  {
+    id: 'resources/relations/bearer-case',
+    area: 'resources',
+    group,
+    title: 'answers a request with the Bearer scheme in another case exactly as with Bearer',
+    run: bearerCase,
   },
 ]
