@@ -25,12 +25,14 @@ const DAY_MS = 86_400_000
 
 /** What differs between two lists of IDs, for a failure message: the first few missing and extra ones. */
 function difference(got: readonly string[], want: readonly string[]): string {
+  if (got.join() === want.join())
+    return `the same ${got.length} objects in the same order, some fields different`
   const missing = want.filter((id) => !got.includes(id))
   const extra = got.filter((id) => !want.includes(id))
-  if (missing.length === 0 && extra.length === 0) return `the same ${got.length} IDs in another order`
+  if (missing.length === 0 && extra.length === 0) return `the same ${got.length} objects in another order`
   const few = (list: string[]) => list.slice(0, 3).join(', ') + (list.length > 3 ? ', ...' : '')
   return [
-    `${got.length} call logs`,
+    `${got.length} objects`,
     missing.length > 0 ? `${missing.length} missing (${few(missing)})` : '',
     extra.length > 0 ? `${extra.length} not expected (${few(extra)})` : '',
   ]
