@@ -2,7 +2,7 @@ import { type Account, type AccountStore, type Limits, limitsOf, type Plan } fro
 import { errors } from '../api-error.ts'
 import type { Clock } from '../clock.ts'
 import { json } from '../json-answer.ts'
-import type { KeyInput, KeyStore } from '../key-store.ts'
+import type { KeyInput, KeyStore } from '../keys/key-store.ts'
 import { assertRoom, LIMITS } from '../limits.ts'
 import type { RateLimiter } from '../rate-limiter.ts'
 import type { ControlHandlers } from './control-handler.ts'
