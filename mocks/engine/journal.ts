@@ -1,9 +1,12 @@
+import type { components } from '../../openapi/generated/mock-control.types.ts'
 import type { Clock } from './clock.ts'
 import type { RequestContext } from './pipeline/request-context.ts'
-import type { JournalScenario } from './scenarios/scenario-interceptor.ts'
 import { redactSecrets } from './secrets.ts'
 import type { EngineState } from './state/state.ts'
 import type { EngineResponse } from './types.ts'
+
+/** How the journal marks a request a scenario (or a `Prefer` header) answered or delayed. */
+export type JournalScenario = components['schemas']['JournalScenario']
 
 /** One request as the control plane's journal shows it: never a key value, never a query string. */
 export interface JournalEntry {

@@ -2,7 +2,7 @@ import { parseCidr } from '../cidr.ts'
 import type { Clock } from '../clock.ts'
 import { expandPermissions, PUBLISHABLE_SCOPES, SCOPES, type Scope } from '../permissions.ts'
 import { parseTimestamp } from '../timestamp.ts'
-import type { KeyInput } from './key-store.ts'
+import type { KeyInput } from './key-types.ts'
 
 /** A key's input as the dashboard (the control plane) takes it: the scopes it grants and when it expires. */
 export type CheckedKeyInput =

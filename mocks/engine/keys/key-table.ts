@@ -1,6 +1,6 @@
 import type { Cidr } from '../cidr.ts'
 import type { EngineState } from '../state/state.ts'
-import type { StoredKey } from './key-store.ts'
+import type { StoredKey } from './key-types.ts'
 
 /** The state table of the keys (records with their hashes), by key id. */
 export const KEYS_TABLE = 'keys'

@@ -1,8 +1,8 @@
-import type { Handlers } from '../types.ts'
 import { agentHandlers } from './agents.ts'
 import { analyticsHandlers } from './analytics.ts'
 import { callLogHandlers } from './call-logs.ts'
 import { integrationHandlers } from './integrations.ts'
+import type { Handlers } from './operation-handler.ts'
 import { teamMemberHandlers } from './team-members.ts'
 import { userHandlers } from './user.ts'
 

@@ -1,6 +1,6 @@
-import type { components } from '../../../openapi/generated/mock-control.types.ts'
 import { ApiError } from '../api-error.ts'
 import type { Operation } from '../contract/router.ts'
+import type { JournalScenario } from '../journal.ts'
 import type { ApiKey } from '../keys/key-store.ts'
 import type { WindowState } from '../rate-limiter.ts'
 import type { EngineRequest, EngineResponse, ResponseEffect } from '../types.ts'
@@ -10,8 +10,7 @@ import { preferredCode } from './prefer-code.ts'
 import { drawsFor, sampleDelay } from './scenario-draws.ts'
 import type { ScenarioTable, StoredScenario } from './scenario-table.ts'
 
-/** How the journal marks a request a scenario (or a `Prefer` header) answered or delayed. */
-export type JournalScenario = components['schemas']['JournalScenario']
+export type { JournalScenario }
 
 /** A routed, authenticated and admitted v1 request, before its operation runs. */
 export interface InterceptInput {

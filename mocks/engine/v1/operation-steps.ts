@@ -3,7 +3,8 @@ import type { Clock } from '../clock.ts'
 import { json } from '../json-answer.ts'
 import type { Step } from '../pipeline/compose.ts'
 import { routed } from '../pipeline/request-context.ts'
-import type { EngineResponse, Handlers, OperationContext } from '../types.ts'
+import type { Handlers, OperationContext } from '../resources/operation-handler.ts'
+import type { EngineResponse } from '../types.ts'
 import { caller, type V1Context } from './v1-context.ts'
 
 /** Base URL assumed for `Location` when the transport does not say (the mock's default address). */

@@ -3,8 +3,9 @@ import type { StoredKey } from '../keys/key-store.ts'
 import type { RequestContext } from '../pipeline/request-context.ts'
 import type { WindowState } from '../rate-limiter.ts'
 import type { AccountData } from '../resources/account-data.ts'
+import type { OperationContext } from '../resources/operation-handler.ts'
 import type { JournalScenario } from '../scenarios/scenario-interceptor.ts'
-import type { OperationContext, OperationResult } from '../types.ts'
+import type { OperationResult } from '../types.ts'
 
 /** What the v1 pipeline's steps learn about a request, in the order they learn it. */
 export interface V1Context extends RequestContext {

@@ -1,13 +1,13 @@
-import type { Account, AccountStore, Plan } from '../accounts.ts'
-import type { Clock } from '../clock.ts'
-import type { OpenApiDocument } from '../contract/document.ts'
-import type { KeyStore } from '../keys/key-store.ts'
-import type { AccountData } from '../resources/account-data.ts'
-import { type DemoAccount, type SeedOptions, seedDemoAccount } from '../seed/seed.ts'
-import type { StateSnapshot } from './change-set.ts'
-import type { DemoIds, Meta } from './meta.ts'
+import type { Account, AccountStore, Plan } from './accounts.ts'
+import type { Clock } from './clock.ts'
+import type { OpenApiDocument } from './contract/document.ts'
+import type { KeyStore } from './keys/key-store.ts'
+import type { AccountData } from './resources/account-data.ts'
 import { checkSavedState } from './saved-state.ts'
-import type { EngineState } from './state.ts'
+import { type DemoAccount, type SeedOptions, seedDemoAccount } from './seed/seed.ts'
+import type { StateSnapshot } from './state/change-set.ts'
+import type { DemoIds, Meta } from './state/meta.ts'
+import type { EngineState } from './state/state.ts'
 
 export interface StartingStateOptions {
   state: EngineState
