@@ -97,6 +97,31 @@ describe('every one-line usage error of the command', () => {
     ['contract', '--plan', 'gold', '--provision', 'mock'],
     ['contract', '--config', '/no/such/file.yaml'],
     ['contract', '--base-url', NOWHERE],
+    ['webhooks', 'bogus'],
+    ['webhooks', 'test-receiver'],
+    ['webhooks', 'test-receiver', '--url', 'http://127.0.0.1:9/hooks'],
+    ['webhooks', 'test-receiver', '--bogus-flag'],
+    ['webhooks', 'test-receiver', 'extra'],
+    [
+      'webhooks',
+      'test-receiver',
+      '--url',
+      'http://127.0.0.1:9/hooks',
+      '--secret',
+      'whsec_c2VjcmV0',
+      '--timeout',
+      'x',
+    ],
+    [
+      'webhooks',
+      'test-receiver',
+      '--url',
+      'http://127.0.0.1:9/hooks',
+      '--secret',
+      'whsec_c2VjcmV0',
+      '--reporter',
+      'pdf',
+    ],
     ['prism', '--bogus-flag'],
     ['prism', 'extra'],
     ['prism', '--port', 'x'],
@@ -118,7 +143,7 @@ describe('every one-line usage error of the command', () => {
       const lines = run.stderr.trim().split('\n')
       expect(lines, run.stderr).toHaveLength(1)
       expect(run.code).toBe(2)
-      expect(lines[0]).toMatch(/^voice-api-kit( contract)?: .+ See --help\.$/)
+      expect(lines[0]).toMatch(/^voice-api-kit( contract| webhooks( test-receiver)?)?: .+ See --help\.$/)
       expect(punctuationFaults(lines[0] ?? '')).toEqual([])
     },
   )
