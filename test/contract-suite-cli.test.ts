@@ -41,7 +41,7 @@ describe('voice-api-kit contract: target configuration', () => {
     ])
     expect(flags.target.destructive).toBe(true)
     expect(flags.target.areas).toEqual(['authentication', 'rate-limits'])
-    expect(flags.reporters).toEqual(['junit'])
+    expect(flags.reporters).toEqual(['summary', 'junit'])
     expect(flags.outputs).toEqual({ junit: 'out.xml' })
   })
 

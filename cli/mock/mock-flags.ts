@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
 import { parseAllowedHost } from '../../mocks/engine/control/host-check.ts'
-import { choiceFlag, integerFlag, UsageError } from '../usage-error.ts'
+import { argumentProblem, choiceFlag, integerFlag, UsageError } from '../usage-error.ts'
 import { type StoreSpec, storeFlag } from './store-spec.ts'
 
 export const MOCK_HELP = `Usage: voice-api-kit mock [options]
@@ -74,7 +74,7 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
       },
     })
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'Bad arguments.')
+    throw new UsageError(argumentProblem(error))
   }
   const values = parsed.values as Record<string, string | boolean | undefined>
   if (values.help) return 'help'

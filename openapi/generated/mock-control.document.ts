@@ -2210,7 +2210,7 @@ export const mockControlDocument: OpenApiDocument = {
       "get": {
         "operationId": "getWebhookSecret",
         "summary": "Whether the account has a signing secret",
-        "description": "The account's webhook signing secret without its value (shown only when created or rotated): when it\nwas created. 404 (`param: account_id`) when the account has none.\n",
+        "description": "Whether the account has a webhook signing secret (`exists`), and when it was created; never its value\n(shown only when created or rotated). An account without one is answered 200 with `exists: false`, not\n404: a page that shows the secret's state (the dashboard) asks this of every account, and \"none\" is an\nanswer, not an error. 404 only for an unknown account.\n",
         "tags": [
           "Webhooks"
         ],
@@ -2239,7 +2239,17 @@ export const mockControlDocument: OpenApiDocument = {
                     "value": {
                       "object": "webhook_secret",
                       "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                      "exists": true,
                       "created_at": "2026-03-12T14:00:00Z"
+                    }
+                  },
+                  "none": {
+                    "summary": "No secret yet (webhooks are not sent)",
+                    "value": {
+                      "object": "webhook_secret",
+                      "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                      "exists": false,
+                      "created_at": null
                     }
                   }
                 }
@@ -4355,11 +4365,12 @@ export const mockControlDocument: OpenApiDocument = {
       },
       "WebhookSecret": {
         "type": "object",
-        "description": "An account's webhook signing secret, without its value.",
+        "description": "Whether an account has a webhook signing secret, and since when; never its value.",
         "additionalProperties": false,
         "required": [
           "object",
           "account_id",
+          "exists",
           "created_at"
         ],
         "properties": {
@@ -4371,8 +4382,13 @@ export const mockControlDocument: OpenApiDocument = {
             "type": "string",
             "pattern": "^usr_[A-Za-z0-9]+$"
           },
+          "exists": {
+            "type": "boolean",
+            "description": "Whether the account has a secret (without one, no webhook is sent)."
+          },
           "created_at": {
-            "$ref": "#/components/schemas/Timestamp"
+            "$ref": "#/components/schemas/NullableTimestamp",
+            "description": "When the secret was created; `null` without one."
           }
         }
       },

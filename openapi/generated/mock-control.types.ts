@@ -447,8 +447,10 @@ export interface paths {
         };
         /**
          * Whether the account has a signing secret
-         * @description The account's webhook signing secret without its value (shown only when created or rotated): when it
-         *     was created. 404 (`param: account_id`) when the account has none.
+         * @description Whether the account has a webhook signing secret (`exists`), and when it was created; never its value
+         *     (shown only when created or rotated). An account without one is answered 200 with `exists: false`, not
+         *     404: a page that shows the secret's state (the dashboard) asks this of every account, and "none" is an
+         *     answer, not an error. 404 only for an unknown account.
          */
         get: operations["getWebhookSecret"];
         put?: never;
@@ -825,12 +827,15 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             transcript: Record<string, never>[];
         };
-        /** @description An account's webhook signing secret, without its value. */
+        /** @description Whether an account has a webhook signing secret, and since when; never its value. */
         WebhookSecret: {
             /** @constant */
             object: "webhook_secret";
             account_id: string;
-            created_at: components["schemas"]["Timestamp"];
+            /** @description Whether the account has a secret (without one, no webhook is sent). */
+            exists: boolean;
+            /** @description When the secret was created; `null` without one. */
+            created_at: components["schemas"]["NullableTimestamp"];
         };
         /** @description A signing secret just created or rotated, with its value (shown this once). */
         CreatedWebhookSecret: {
@@ -1261,7 +1266,8 @@ export interface components {
     };
     pathItems: never;
 }
-export type Error = components['schemas']['Error'];
+/** The contract's `Error` schema (named so that it does not hide the global `Error`). */
+export type ErrorEnvelope = components['schemas']['Error'];
 export type FieldError = components['schemas']['FieldError'];
 export type Timestamp = components['schemas']['Timestamp'];
 export type NullableTimestamp = components['schemas']['NullableTimestamp'];

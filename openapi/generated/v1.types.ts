@@ -1480,7 +1480,8 @@ export interface components {
     };
     pathItems: never;
 }
-export type Error = components['schemas']['Error'];
+/** The contract's `Error` schema (named so that it does not hide the global `Error`). */
+export type ErrorEnvelope = components['schemas']['Error'];
 export type FieldError = components['schemas']['FieldError'];
 export type Scope = components['schemas']['Scope'];
 export type Metadata = components['schemas']['Metadata'];
