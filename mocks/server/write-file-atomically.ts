@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, constants, openSync, readdirSync, unlinkSync } from 'node:fs'
 import { open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { writeWhole } from './write-whole.ts'
 
 /**
  * Create the temporary, write only, and fail if anything (a file, a link, dangling or not) is already
@@ -76,7 +77,7 @@ export async function writeFileAtomically(
       await file.chmod(mode)
       if (typeof data === 'string' || data instanceof Uint8Array) await file.writeFile(data)
       // Written piece by piece (a large state): the event loop keeps serving between the pieces.
-      else for await (const chunk of data) await file.write(chunk)
+      else for await (const chunk of data) await writeWhole(file, Buffer.from(chunk))
       await file.sync()
     } finally {
       await file.close()

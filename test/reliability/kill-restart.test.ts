@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readStateFiles } from '../../mocks/stores/file/state-files.ts'
+import { fillDisk, mountSmallDisk, NO_MOUNT } from '../support/small-disk.ts'
 import { httpJson, provisionAccount } from './support/http-json.ts'
 import { type SpawnedMock, spawnMock } from './support/spawn-mock.ts'
 import { agentBody } from './support/targets.ts'
@@ -107,6 +108,62 @@ describe('--state-file under SIGKILL', () => {
     expect(survived).toBe(CYCLES)
     expect(acked.writes).toBeGreaterThan(CYCLES * 20)
   }, 120_000)
+
+  it('keeps every acknowledged write through a full disk (a 2 MiB tmpfs) and a SIGKILL', async (ctx) => {
+    const where = join(folder, 'small-disk')
+    const disk = mountSmallDisk(where)
+    if (!disk) {
+      console.log(NO_MOUNT)
+      return ctx.skip(NO_MOUNT)
+    }
+    try {
+      const args = ['--quiet', '--state-file', join(where, 'state.json')]
+      mock = await spawnMock(args)
+      const { key } = await provisionAccount(mock.origin, {
+        plan: 'enterprise',
+        limits: { hourly: 100_000_000, burst: 100_000_000 },
+      })
+      const create = (name: string, padding = 0) =>
+        httpJson((mock as SpawnedMock).origin, 'POST', '/v1/agents', {
+          key,
+          body: { ...agentBody(name), system_prompt: `prompt ${'p'.repeat(padding)}` },
+        })
+      const acknowledged = new Map<string, string>()
+      const refused: string[] = []
+      const first = await create('first')
+      expect(first.status).toBe(201)
+      acknowledged.set(first.body.id, 'first')
+      // The log's last block has some room: the next records are written in part, then the disk is full.
+      const full = fillDisk(where)
+      for (let i = 0; i < 40 && refused.length < 3; i++) {
+        const answer = await create(`before ${i}`, 600 + 53 * i)
+        expect([201, 503]).toContain(answer.status)
+        if (answer.status === 201) acknowledged.set(answer.body.id, `before ${i}`)
+        else refused.push(`before ${i}`)
+      }
+      expect(refused.length).toBe(3)
+      full.free()
+      for (const name of ['after 1', 'after 2']) {
+        const answer = await create(name)
+        expect(answer.status).toBe(201)
+        acknowledged.set(answer.body.id, name)
+      }
+      await mock.kill('SIGKILL')
+
+      mock = await spawnMock(args)
+      const lost: string[] = []
+      for (const [id, name] of acknowledged) {
+        const read = await httpJson(mock.origin, 'GET', `/v1/agents/${id}`, { key })
+        if (read.status !== 200 || read.body.name !== name) lost.push(`${name}: ${read.status}`)
+      }
+      expect(lost).toEqual([])
+      expect(mock.output()).not.toContain('dropped')
+      await mock.kill('SIGKILL')
+      mock = undefined
+    } finally {
+      disk.unmount()
+    }
+  }, 60_000)
 
   it('keeps nothing across restarts without --state-file', async () => {
     const cwd = mkdtempSync(join(folder, 'memory-'))

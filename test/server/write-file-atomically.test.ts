@@ -8,6 +8,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  truncateSync,
   watch,
   writeFileSync,
 } from 'node:fs'
@@ -17,6 +18,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createState } from '../../mocks/engine/state/state.ts'
 import { removeStaleTemporaries, writeFileAtomically } from '../../mocks/server/write-file-atomically.ts'
 import { createFileStore } from '../../mocks/stores/file/file-store.ts'
+import { fillDisk, mountSmallDisk, NO_MOUNT } from '../support/small-disk.ts'
 
 let folder: string
 beforeEach(() => {
@@ -100,6 +102,34 @@ describe('writeFileAtomically', () => {
     await expect(writeFileAtomically(path, 'new')).rejects.toThrow()
     expect(readdirSync(folder)).toEqual(['state.json'])
     expect(readdirSync(path)).toEqual(['inside'])
+  })
+
+  it('refuses a file written in pieces when the disk fills in its last piece, and keeps the old file (a 2 MiB tmpfs)', async (ctx) => {
+    const where = join(folder, 'disk')
+    const disk = mountSmallDisk(where)
+    if (!disk) {
+      console.log(NO_MOUNT)
+      return ctx.skip(NO_MOUNT)
+    }
+    try {
+      const path = join(where, 'state.json')
+      writeFileSync(path, 'old')
+      const full = fillDisk(where)
+      // Two blocks free: the last piece is written in part, then the disk is full.
+      const filler = join(where, 'filler')
+      truncateSync(filler, statSync(filler).size - (statSync(filler).size % 4096) - 8192)
+      async function* pieces() {
+        yield 'a'.repeat(1000)
+        yield 'b'.repeat(9000)
+      }
+      await expect(writeFileAtomically(path, pieces())).rejects.toThrow(/ENOSPC/)
+      expect(readFileSync(path, 'utf8')).toBe('old')
+      full.free()
+      await writeFileAtomically(path, pieces())
+      expect(statSync(path).size).toBe(10_000)
+    } finally {
+      disk.unmount()
+    }
   })
 })
 

@@ -1,16 +1,13 @@
 import { execFileSync } from 'node:child_process'
 import {
   appendFileSync,
-  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
-  openSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,6 +19,7 @@ import { encodeLine } from '../../mocks/stores/file/line-codec.ts'
 import { StoreLocked } from '../../mocks/stores/file/owner-lock.ts'
 import { readStateFiles, StateFileError } from '../../mocks/stores/file/state-files.ts'
 import { spawnMock } from '../reliability/support/spawn-mock.ts'
+import { fillDisk, mountSmallDisk, NO_MOUNT } from '../support/small-disk.ts'
 
 let folder: string
 let path: string
@@ -298,41 +296,37 @@ function hostName(): string {
 }
 
 describe('the file store on a full disk (a 2 MiB tmpfs)', () => {
-  let mountPoint: string | undefined
+  let disk: { unmount(): void } | undefined
 
   afterEach(() => {
-    if (mountPoint) execFileSync('umount', [mountPoint])
-    mountPoint = undefined
+    disk?.unmount()
+    disk = undefined
   })
 
-  it('answers a write 503, applies nothing, keeps answering reads, and takes writes again once there is room', async (ctx) => {
+  /** A 2 MiB tmpfs for the store (the test skips where mounting is refused). */
+  function smallDisk(ctx: { skip(note?: string): void }): string {
     const where = join(folder, 'disk')
-    mkdirSync(where)
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', where], { stdio: 'ignore' })
-      mountPoint = where
-    } catch {
-      ctx.skip('mounting a tmpfs is not allowed here (it needs root)')
+    disk = mountSmallDisk(where)
+    if (!disk) {
+      console.log(NO_MOUNT)
+      ctx.skip(NO_MOUNT)
     }
     path = join(where, 'state.json')
+    return where
+  }
+
+  const names = async (platform: MockPlatform, key: string | undefined) =>
+    (
+      (await call(platform, 'GET', '/v1/agents?limit=100', undefined, key)).body as {
+        data: { name: string }[]
+      }
+    ).data.map((agent) => agent.name)
+
+  it('answers a write 503, applies nothing, keeps answering reads, and takes writes again once there is room', async (ctx) => {
+    const where = smallDisk(ctx)
     const platform = await start()
     const key = platform.demo.secretKey
-    // Fill what is left of the disk.
-    const filler = join(where, 'filler')
-    const fd = openSync(filler, 'w')
-    try {
-      const block = Buffer.alloc(64 * 1024, 1)
-      for (;;) writeSync(fd, block)
-    } catch {
-      // ENOSPC: full.
-    } finally {
-      closeSync(fd)
-    }
-    try {
-      for (;;) appendFileSync(filler, 'x')
-    } catch {
-      // Not one byte more.
-    }
+    const full = fillDisk(where)
 
     const refused = await call(platform, 'POST', '/v1/agents', agentBody('never stored'), key)
     expect(refused.status).toBe(503)
@@ -349,17 +343,47 @@ describe('the file store on a full disk (a 2 MiB tmpfs)', () => {
     expect(listed.body.data.map((agent) => agent.name)).not.toContain('never stored')
     expect((await call(platform, 'GET', '/v1/user', undefined, key)).status).toBe(200)
 
-    rmSync(filler)
+    full.free()
     const created = await call(platform, 'POST', '/v1/agents', agentBody('stored later'), key)
     expect(created.status).toBe(201)
     await stop(platform)
     const again = await start()
-    const names = (
-      (await call(again, 'GET', '/v1/agents?limit=100', undefined, key)).body as { data: { name: string }[] }
-    ).data.map((agent) => agent.name)
-    expect(names).toContain('stored later')
-    expect(names).not.toContain('never stored')
+    expect(await names(again, key)).toContain('stored later')
+    expect(await names(again, key)).not.toContain('never stored')
     await stop(again)
+  })
+
+  it('keeps every acknowledged write when the disk fills in the middle of a record, and after room returns', async (ctx) => {
+    const where = smallDisk(ctx)
+    const platform = await start()
+    const key = platform.demo.secretKey
+    const acknowledged: string[] = ['first']
+    expect((await call(platform, 'POST', '/v1/agents', agentBody('first'), key)).status).toBe(201)
+    // The log's last block has some room left: the next records are written in part, then the disk is full.
+    const full = fillDisk(where)
+    const refused: string[] = []
+    for (let i = 0; i < 40 && refused.length < 3; i++) {
+      const name = `before ${i}`
+      const body = { ...agentBody(name), system_prompt: 'p'.repeat(700 + 37 * i) }
+      const answer = await call(platform, 'POST', '/v1/agents', body, key)
+      expect([201, 503]).toContain(answer.status)
+      ;(answer.status === 201 ? acknowledged : refused).push(name)
+    }
+    expect(refused.length).toBe(3)
+    full.free()
+    for (const name of ['after 1', 'after 2']) {
+      expect((await call(platform, 'POST', '/v1/agents', agentBody(name), key)).status).toBe(201)
+      acknowledged.push(name)
+    }
+    await stop(platform)
+
+    const store = createFileStore(path)
+    const again = await createMockPlatform({ seed: 5, store })
+    open.push(again)
+    expect(store.loaded()?.tornTail).toBeUndefined()
+    const kept = await names(again, key)
+    expect(acknowledged.filter((name) => !kept.includes(name))).toEqual([])
+    expect(refused.filter((name) => kept.includes(name))).toEqual([])
   })
 })
 
