@@ -18,6 +18,7 @@ import { createFileStore } from '../../mocks/stores/file/file-store.ts'
 import { encodeLine } from '../../mocks/stores/file/line-codec.ts'
 import { StoreLocked } from '../../mocks/stores/file/owner-lock.ts'
 import { readStateFiles, StateFileError } from '../../mocks/stores/file/state-files.ts'
+import { httpJson, provisionAccount } from '../reliability/support/http-json.ts'
 import { spawnMock } from '../reliability/support/spawn-mock.ts'
 import { fillDisk, mountSmallDisk, NO_MOUNT } from '../support/small-disk.ts'
 
@@ -181,6 +182,50 @@ describe('the file store', () => {
     expect(String((error as Error).message)).toMatch(
       new RegExp(`^${path}\\.log, line 1: .+; the file is damaged`),
     )
+  })
+
+  /** The log's lines after four agents were created (one record each, at least). */
+  async function logOfFourAgents(): Promise<{ lines: string[]; key: string | undefined }> {
+    const first = await start()
+    for (const name of ['a', 'b', 'c', 'd'])
+      await call(first, 'POST', '/v1/agents', agentBody(name), first.demo.secretKey)
+    await stop(first)
+    const lines = readFileSync(`${path}.log`, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+    expect(lines.length).toBeGreaterThanOrEqual(4)
+    return { lines, key: first.demo.secretKey }
+  }
+  const seqOf = (line: string) => (JSON.parse(line.slice(9)) as { seq: number }).seq
+
+  it.each([
+    ['a record deleted from the middle', (lines: string[]) => lines.filter((_, i) => i !== 1), 2, 2],
+    ['two records swapped', (lines: string[]) => [lines[0], lines[2], lines[1], ...lines.slice(3)], 2, 2],
+    ['the first record deleted', (lines: string[]) => lines.slice(1), 1, 1],
+  ])(
+    'refuses to start from a log with %s, naming the file and line',
+    async (_case, damage, line, expectedAt) => {
+      const { lines } = await logOfFourAgents()
+      const damaged = damage(lines) as string[]
+      writeFileSync(`${path}.log`, `${damaged.join('\n')}\n`)
+      const expected = seqOf(lines[0] ?? '') + expectedAt - 1
+      const error = await createMockPlatform({ store: createFileStore(path) }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(StateFileError)
+      expect((error as Error).message).toBe(
+        `${path}.log, line ${line}: it holds change set ${seqOf(damaged[line - 1] ?? '')} where ${expected} was due: a record is missing or out of order; the file is damaged (move it away to start from the seeded state, or put back a copy you trust)`,
+      )
+    },
+  )
+
+  it('starts from a log whose records follow each other and the snapshot', async () => {
+    const { lines, key } = await logOfFourAgents()
+    const seqs = lines.map(seqOf)
+    expect(seqs).toEqual(seqs.map((_, i) => (seqs[0] ?? 0) + i))
+    const again = await start()
+    const listed = (await call(again, 'GET', '/v1/agents?limit=100', undefined, key)).body as {
+      data: { name: string }[]
+    }
+    expect(listed.data.map((agent) => agent.name)).toEqual(expect.arrayContaining(['a', 'b', 'c', 'd']))
   })
 
   it('names the table, record and field of a record that makes no sense (a key without its hash)', async () => {
@@ -403,6 +448,28 @@ describe('voice-api-kit mock --state-file', () => {
     } finally {
       await first.kill('SIGTERM')
     }
+  })
+
+  it('refuses to start from a log with a record missing, in one line naming the file and line, with exit code 1', async () => {
+    const first = await spawnMock(['--quiet', '--state-file', path])
+    const { key } = await provisionAccount(first.origin, { plan: 'pro' })
+    for (const name of ['a', 'b', 'c'])
+      expect(
+        (await httpJson(first.origin, 'POST', '/v1/agents', { key, body: agentBody(name) })).status,
+      ).toBe(201)
+    await first.kill('SIGKILL')
+    const lines = readFileSync(`${path}.log`, 'utf8').split('\n')
+    writeFileSync(`${path}.log`, lines.filter((_, i) => i !== 1).join('\n'))
+    const error = await spawnMock(['--quiet', '--state-file', path]).then(
+      () => '',
+      (e: Error) => e.message,
+    )
+    expect(error).toMatch(/exited \(1\)/)
+    expect(error).toMatch(
+      new RegExp(
+        `\nvoice-api-kit: ${path}\\.log, line 2: it holds change set \\d+ where \\d+ was due: a record is missing or out of order; the file is damaged[^\n]*\n?$`,
+      ),
+    )
   })
 
   it('names the file, table, record and field of a damaged state, in one line, with exit code 1', async () => {

@@ -157,8 +157,14 @@ export function createFileStore(path: string, options: FileStoreOptions = {}): F
         changes: set.changes.map((change) => [change.table, change.key, change.value]),
         ...(set.reset ? { reset: true } : {}),
       }
+      // A record that cannot be made durable is undone, newest first, with every later one: the next record
+      // takes its number, so that the log's numbers follow each other without a gap.
+      const lost = () => {
+        engineState.undo(set)
+        seq = Math.min(seq, record.seq - 1)
+      }
       try {
-        await log.append(encodeLine(record), set.durable, () => engineState.undo(set))
+        await log.append(encodeLine(record), set.durable, lost)
       } catch (error) {
         throw new StoreUnavailable(describeFailure(error))
       }
