@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import {
   existsSync,
   lstatSync,
@@ -134,6 +135,28 @@ describe('writeFileAtomically', () => {
 })
 
 describe('removeStaleTemporaries', () => {
+  it('removes the temporary of a process that died and was never reaped (a zombie)', async () => {
+    // `sleep 0` ends at once; its parent became `sleep 5`, which never reaps it.
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    try {
+      const pid = Number(
+        await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d)))),
+      )
+      for (let i = 0; i < 100 && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); i++)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(readFileSync(`/proc/${pid}/stat`, 'utf8')).toMatch(/\) Z /)
+      const path = join(folder, 'state.json')
+      const temporary = `${path}.${pid}.${'0'.repeat(32)}.tmp`
+      writeFileSync(temporary, 'half')
+      removeStaleTemporaries(path)
+      expect(existsSync(temporary)).toBe(false)
+    } finally {
+      parent.kill('SIGKILL')
+    }
+  })
+
   it('removes the temporaries of dead processes, keeps live ones, and removes a planted link without following it', () => {
     const path = join(folder, 'state.json')
     const victim = join(folder, 'victim.txt')

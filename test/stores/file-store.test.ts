@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import {
   appendFileSync,
   existsSync,
@@ -144,6 +144,58 @@ describe('the file store', () => {
     )
     const platform = await start()
     expect(platform.store.description).toBe(`state file ${path}`)
+  })
+
+  /** A live process that is no mock (`sleep`), and its start time as /proc gives it (ticks since boot). */
+  async function liveStranger(): Promise<{ pid: number; startTicks: number; stop(): void }> {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' })
+    await new Promise((resolve) => child.once('spawn', resolve))
+    const pid = child.pid ?? 0
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
+    return { pid, startTicks, stop: () => child.kill('SIGKILL') }
+  }
+  const bootId = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+  const lockNaming = (owner: Record<string, unknown>) =>
+    writeFileSync(`${path}.lock`, `${JSON.stringify({ host: hostName(), since: 'then', ...owner })}\n`)
+
+  it.each([
+    [
+      'another start time (its process id was reused)',
+      (s: { startTicks: number }) => ({ startTicks: s.startTicks + 1, bootId: bootId() }),
+    ],
+    [
+      'another boot of the machine',
+      (s: { startTicks: number }) => ({ startTicks: s.startTicks, bootId: 'a-boot-before' }),
+    ],
+  ])('takes over a lock naming a live process with %s', async (_case, identity) => {
+    const stranger = await liveStranger()
+    try {
+      lockNaming({ pid: stranger.pid, ...identity(stranger) })
+      const platform = await start()
+      expect(platform.store.description).toBe(`state file ${path}`)
+      expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8')).pid).toBe(process.pid)
+    } finally {
+      stranger.stop()
+    }
+  })
+
+  it.each([
+    [
+      'its process id, start time and boot',
+      (s: { startTicks: number }) => ({ startTicks: s.startTicks, bootId: bootId() }),
+    ],
+    ['only its process id (a lock of an earlier version)', () => ({})],
+  ])('refuses a lock naming a live process by %s', async (_case, identity) => {
+    const stranger = await liveStranger()
+    try {
+      lockNaming({ pid: stranger.pid, ...identity(stranger) })
+      await expect(createFileStore(path).load()).rejects.toThrow(
+        `state file ${path} is in use by another mock (process ${stranger.pid}, since then)`,
+      )
+    } finally {
+      stranger.stop()
+    }
   })
 
   it('drops a record cut short at the end of the log, and reports it', async () => {
@@ -452,16 +504,19 @@ describe('voice-api-kit mock --state-file', () => {
 
   it('refuses to start from a log with a record missing, in one line naming the file and line, with exit code 1', async () => {
     const first = await spawnMock(['--quiet', '--state-file', path])
-    const { key } = await provisionAccount(first.origin, { plan: 'pro' })
-    for (const name of ['a', 'b', 'c'])
-      expect(
-        (await httpJson(first.origin, 'POST', '/v1/agents', { key, body: agentBody(name) })).status,
-      ).toBe(201)
-    await first.kill('SIGKILL')
+    try {
+      const { key } = await provisionAccount(first.origin, { plan: 'pro' })
+      for (const name of ['a', 'b', 'c'])
+        expect(
+          (await httpJson(first.origin, 'POST', '/v1/agents', { key, body: agentBody(name) })).status,
+        ).toBe(201)
+    } finally {
+      await first.kill('SIGKILL')
+    }
     const lines = readFileSync(`${path}.log`, 'utf8').split('\n')
     writeFileSync(`${path}.log`, lines.filter((_, i) => i !== 1).join('\n'))
     const error = await spawnMock(['--quiet', '--state-file', path]).then(
-      () => '',
+      async (started) => `started (${await started.kill('SIGKILL')})`,
       (e: Error) => e.message,
     )
     expect(error).toMatch(/exited \(1\)/)
