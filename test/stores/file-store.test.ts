@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { EngineRequest } from '../../mocks/engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
@@ -485,6 +485,36 @@ describe('the file store on a full disk (a 2 MiB tmpfs)', () => {
 })
 
 describe('voice-api-kit mock --state-file', () => {
+  it.each([
+    ['--state-file', '.mock/state.json'],
+    ['--store', 'file:.mock/deeper/state.json'],
+  ])('creates the folder of a new store (%s %s) in a fresh project', async (flag, value) => {
+    const project = join(folder, 'project')
+    mkdirSync(project)
+    const mock = await spawnMock(['--quiet', flag, value], { cwd: project })
+    try {
+      const file = join(project, value.replace(/^file:/, ''))
+      expect(existsSync(file)).toBe(true)
+      expect(existsSync(`${file}.lock`)).toBe(true)
+      expect(statSync(dirname(file)).mode & 0o777).toBe(0o700)
+    } finally {
+      await mock.kill('SIGTERM')
+    }
+  })
+
+  it('says in one line why the folder of a store cannot be made, with exit code 1', async () => {
+    writeFileSync(join(folder, 'a-file'), 'x')
+    const error = await spawnMock(['--quiet', '--state-file', join(folder, 'a-file', 'state.json')]).then(
+      async (started) => `started (${await started.kill('SIGKILL')})`,
+      (e: Error) => e.message,
+    )
+    expect(error).toMatch(/exited \(1\)/)
+    expect(error).toContain(
+      `voice-api-kit: state file ${join(folder, 'a-file', 'state.json')}: cannot create its folder ${join(folder, 'a-file')}: a file is in the way.`,
+    )
+    expect(error).not.toMatch(/\n\s+at /)
+  })
+
   it('refuses to start on a store another mock owns, in one line, with exit code 1', async () => {
     const first = await spawnMock(['--quiet', '--state-file', path])
     try {
