@@ -179,6 +179,7 @@ export async function createEngine(options: EngineOptions) {
     provisionAccount: provision,
     deleteAccountData: (accountId) => {
       simulation.removeAccount(accountId)
+      scenarios.removeAccount(accountId)
       data.remove(accountId)
     },
     demoAccountId: () => meta.demo()?.account_id ?? demo.account.id,
