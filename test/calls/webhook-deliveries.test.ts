@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { MockPlatform } from '../../mocks/platform.ts'
 import { listen } from '../../mocks/server/http-server.ts'
+import { createDestinationPolicy } from '../../mocks/server/webhooks/destination-policy.ts'
 import {
   createWebhookDeliverer,
   type WebhookDeliverer,
@@ -273,6 +274,35 @@ describe('webhook destinations', () => {
         /hooks\.example\.com is not a loopback address.*--webhook-hosts/,
       )
     }
+  })
+
+  it.each([
+    ['http://127.0.0.1:4000/hooks', true],
+    ['http://127.9.9.9/hooks', true],
+    ['http://localhost:4000/hooks', true],
+    ['http://[::1]:4000/hooks', true],
+    ['http://[::ffff:127.0.0.1]:4000/hooks', true],
+    ['http://[0:0:0:0:0:ffff:127.0.0.2]/hooks', true],
+    ['http://[::ffff:7f00:1]/hooks', true],
+    ['http://[::ffff:10.0.0.1]/hooks', false],
+    ['http://[::2]/hooks', false],
+    ['http://10.0.0.1/hooks', false],
+    ['http://hooks.example.com/hooks', false],
+  ])('treats %s as a loopback destination: %s', (url, allowed) => {
+    const refusal = createDestinationPolicy()(url)
+    if (allowed) expect(refusal).toBeUndefined()
+    else expect(refusal).toMatch(/is not a loopback address/)
+  })
+
+  it('delivers to a receiver reached by its IPv4-mapped IPv6 address ([::ffff:127.0.0.1])', async () => {
+    const receiver = await startReceiver()
+    cleanup.push(receiver.close)
+    const { platform, accountId, agent, deliverer } = await setup([200], {
+      url: receiver.url.replace('127.0.0.1', '[::ffff:127.0.0.1]'),
+    })
+    await send(platform, 'POST', `/_mock/accounts/${accountId}/calls`, { body: { agent_id: agent.id } })
+    await step(platform, deliverer, 5)
+    expect(receiver.events().map((event) => event.type)).toEqual(['call.started'])
   })
 
   it('contacts a host listed in --webhook-hosts', async () => {
