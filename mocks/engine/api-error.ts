@@ -1,3 +1,6 @@
+import { json } from './json-answer.ts'
+import type { EngineResponse } from './types.ts'
+
 /** The error types of the v1 envelope (docs/decisions/007-errors.md). */
 export type ErrorType =
   | 'invalid_request_error'
@@ -24,8 +27,8 @@ export interface ErrorFields {
 }
 
 /**
- * An API error as a value: it knows its status, its envelope and its extra headers.
- * The engine turns it into a response in one place (`toErrorResponse`).
+ * An API error as a value: it knows its status, its envelope, its extra headers, and its HTTP form
+ * (`toResponse`, the one place an error becomes an answer, as hono's `HTTPException.getResponse()`).
  */
 export class ApiError extends Error {
   constructor(
@@ -51,6 +54,16 @@ export class ApiError extends Error {
         ...(requestId !== undefined ? { request_id: requestId } : {}),
       },
     }
+  }
+
+  /**
+   * The error's answer: its envelope, the headers the request earned (`headers`, e.g. the rate limit's) and
+   * its own. A v1 401 is exactly the spec's body (type, code, message): its request id travels in the
+   * `Request-Id` header only.
+   */
+  toResponse(requestId: string, headers: Record<string, string> = {}): EngineResponse {
+    const body = this.body(this.status === 401 ? undefined : requestId)
+    return json(this.status, body, { ...headers, ...this.headers })
   }
 }
 

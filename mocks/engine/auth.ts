@@ -1,6 +1,6 @@
 import { ApiError, errors } from './api-error.ts'
 import type { Clock } from './clock.ts'
-import type { KeyStore, StoredKey } from './key-store.ts'
+import type { KeyStore, StoredKey } from './keys/key-store.ts'
 import { redactKey } from './secrets.ts'
 import { parseTimestamp } from './timestamp.ts'
 

@@ -1,10 +1,10 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
-import type { ApiKey } from '../key-store.ts'
+import type { ApiKey } from '../keys/key-store.ts'
 import { assertRoom, LIMITS } from '../limits.ts'
 import { SENSITIVE_AGENT_FIELDS } from '../permissions.ts'
 import { newId } from '../random.ts'
-import type { Handlers, OperationContext } from '../types.ts'
+import type { Handlers, OperationContext } from './operation-handler.ts'
 import { listPage } from './pagination.ts'
 import type { Agent } from './types.ts'
 

@@ -1,7 +1,7 @@
 import { errors } from '../api-error.ts'
 import { toTimestamp } from '../clock.ts'
 import { parseTimestamp } from '../timestamp.ts'
-import type { Handlers, OperationContext } from '../types.ts'
+import type { Handlers, OperationContext } from './operation-handler.ts'
 import { bucketBoundaries, type Granularity, zoneFormatter } from './time-buckets.ts'
 import type { CallLog } from './types.ts'
 

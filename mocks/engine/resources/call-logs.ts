@@ -1,7 +1,7 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
 import { parseTimestamp } from '../timestamp.ts'
-import type { Handlers, OperationContext } from '../types.ts'
+import type { Handlers, OperationContext } from './operation-handler.ts'
 import { listPage } from './pagination.ts'
 import type { CallLog } from './types.ts'
 

@@ -1,6 +1,6 @@
 import { errors } from '../api-error.ts'
 import { type OpenApiDocument, resolveRef } from '../contract/document.ts'
-import type { Handlers, OperationContext } from '../types.ts'
+import type { Handlers, OperationContext } from './operation-handler.ts'
 import type { IntegrationRecord } from './types.ts'
 
 export const integrationsOf = (ctx: OperationContext) => ctx.data.integrations

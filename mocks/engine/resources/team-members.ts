@@ -2,7 +2,7 @@ import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
 import { assertRoom, LIMITS } from '../limits.ts'
 import { newId } from '../random.ts'
-import type { Handlers, OperationContext } from '../types.ts'
+import type { Handlers, OperationContext } from './operation-handler.ts'
 import { listPage } from './pagination.ts'
 import type { TeamMember } from './types.ts'
 

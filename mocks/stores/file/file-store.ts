@@ -132,7 +132,9 @@ export function createFileStore(path: string, options: FileStoreOptions = {}): F
         lock = acquireOwnerLock(files.lock, description)
       } catch (error) {
         if (error instanceof StoreLocked || !(error as NodeJS.ErrnoException).code) throw error
-        throw new Error(`${description}: cannot create its lock file ${files.lock}: ${describeFailure(error)}.`)
+        throw new Error(
+          `${description}: cannot create its lock file ${files.lock}: ${describeFailure(error)}.`,
+        )
       }
       try {
         loaded = readStateFiles(path)
