@@ -27,7 +27,8 @@ Options:
                         (comma-separated names or addresses; '.example.dev' allows every name under it);
                         a webhook_url elsewhere is never contacted, and its delivery says why
   --max-connections <n> connections held at once (default 1024, or 3/4 of the descriptors left after
-                        64 when fewer); past it the longest-idle one is closed, or 503 when all are busy
+                        64 when fewer); past it the longest-idle one is closed (a request body that
+                        has not moved for 1 s counts as idle), or 503 when all are busy
   --quiet               print only the first line (the base URL)
   -h, --help            show this help
 
