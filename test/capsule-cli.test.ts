@@ -75,8 +75,10 @@ describe('voice-api-kit mock --from-capsule (the build)', () => {
   }, 60_000)
 
   it('opens the same capsule in createMockApi of the build, whose own capsule opens in the standalone mock', async () => {
-    // The package as users import it (its exports: dist/), not the sources.
-    const { createMockApi } = (await import('voice-api-kit/mocks/node')) as typeof import('../mocks/node.ts')
+    // The package as users import it (its exports: dist/), not the sources; typed as the sources (the
+    // specifier is a variable so that the type check does not depend on a build being there).
+    const entry = 'voice-api-kit/mocks/node'
+    const { createMockApi } = (await import(entry)) as typeof import('../mocks/node.ts')
     const { setupServer } = await import('msw/node')
     const api = await createMockApi({
       baseUrl: 'http://capsule.test/v1',

@@ -14,9 +14,9 @@ import { createKeyStore, type KeyInput } from './keys/key-store.ts'
 import { createRequestHandler } from './pipeline/handle-request.ts'
 import { createRateLimiter } from './rate-limiter.ts'
 import { createAccountDataStore } from './resources/account-data.ts'
-import { integrationCatalog } from './resources/integrations.ts'
 import { v1Handlers } from './resources/v1-handlers.ts'
 import { createScenarios } from './scenarios/create-scenarios.ts'
+import { integrationCatalog } from './seed/integration-catalog.ts'
 import type { DemoAccount, SeedOptions } from './seed/seed.ts'
 import { createSimulation, simulationApi } from './simulation.ts'
 import { startingState, withDemoKeysOf } from './starting-state.ts'
@@ -189,6 +189,7 @@ export async function createEngine(options: EngineOptions) {
         provisionAccount: provision,
         deleteAccountData(accountId) {
           simulation.removeAccount(accountId)
+          scenarios.removeAccount(accountId)
           data.remove(accountId)
         },
         demoAccountId,

@@ -199,6 +199,61 @@ describe('GET /_mock/scenarios', () => {
   })
 })
 
+describe('GET /_mock/scenarios, page by page', () => {
+  it('pages newest first with limit and starting_after, has_more while more remain', async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) ids.unshift((await h.addScenario({ operation: 'getUser', status: 500 })).id)
+    const pages: string[][] = []
+    const more: boolean[] = []
+    let after = ''
+    for (let page = 0; page < 4; page++) {
+      const list = await h.control('GET', `/scenarios?limit=2${after ? `&starting_after=${after}` : ''}`)
+      expect(list.status).toBe(200)
+      pages.push(list.body.data.map((s: { id: string }) => s.id))
+      more.push(list.body.has_more)
+      if (!list.body.has_more) break
+      after = list.body.data.at(-1).id
+    }
+    expect(pages).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)])
+    expect(more).toEqual([true, true, false])
+    expect(h.drift).toEqual([])
+  })
+
+  it('answers 100 at most by default', async () => {
+    for (let i = 0; i < 101; i++)
+      await h.addScenario({ operation: 'getUser', delay: { type: 'fixed', ms: 1 } })
+    const list = await h.control('GET', '/scenarios')
+    expect(list.body.data).toHaveLength(100)
+    expect(list.body.has_more).toBe(true)
+  })
+
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['starting_after=scn_NoSuchScenario1', 'starting_after'],
+    ['starting_after=agt_1', 'starting_after'],
+  ])('answers 400 naming the parameter for %s', async (query, param) => {
+    const list = await h.control('GET', `/scenarios?${query}`)
+    expect(list.status).toBe(400)
+    expect(list.body.error).toMatchObject({ code: 'invalid_parameter', param })
+    expect(h.drift).toEqual([])
+  })
+})
+
+describe('DELETE /_mock/accounts/{account_id}', () => {
+  it("removes the account's scenarios with it: those of the account and those of its keys", async () => {
+    const other = await h.anotherKey(true)
+    await h.addScenario({ operation: 'getUser', status: 500, account_id: other.accountId })
+    await h.addScenario({ operation: 'listAgents', status: 503, key_id: other.keyId })
+    const kept = [
+      (await h.addScenario({ operation: 'getUser', status: 502, account_id: h.accountId })).id,
+      (await h.addScenario({ operation: '*', delay: { type: 'fixed', ms: 1 } })).id,
+    ]
+    expect((await h.control('DELETE', `/accounts/${other.accountId}`)).status).toBe(200)
+    expect((await h.scenarios()).map((s) => s.id).sort()).toEqual(kept.sort())
+  })
+})
+
 describe('GET /_mock/scenarios/{scenario_id}', () => {
   it('answers one scenario, and 404 naming scenario_id for one that is gone', async () => {
     const scenario = await h.addScenario({ operation: 'getUser', status: 500, times: 1 })
