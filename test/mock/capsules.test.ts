@@ -332,8 +332,8 @@ describe('the webhook signing secrets in a capsule', () => {
     })
     const without = await createMockPlatform({ capsule: await platform.capsule() })
     const secretOf = (p: MockPlatform) => p.handle(request('GET', `/_mock/accounts/${id}/webhook-secret`))
-    expect((await secretOf(withSecrets)).status).toBe(200)
-    expect((await secretOf(without)).status).toBe(404)
+    expect((await secretOf(withSecrets)).body).toMatchObject({ exists: true })
+    expect((await secretOf(without)).body).toMatchObject({ exists: false })
   })
 })
 
