@@ -28,6 +28,7 @@ export function createCapsulePanel(ctx) {
     id: 'vak-capsule-file',
     type: 'file',
     accept: '.json,application/json',
+    'aria-label': 'Capsule file to open',
     class: 'vak-visually-hidden',
     tabindex: '-1',
     onchange: () => {
