@@ -126,23 +126,21 @@ export async function createEngine(options: EngineOptions) {
     saved,
   })
   await store.attach(state, { fresh: saved === undefined })
-  /** What a reset returns to: the seeded state, with the demo keys of the state last opened from a capsule. */
-  let seeded = start.seeded
+  /**
+   * What a reset returns to: the seeded state, with the demo keys the state names now when its demo account is
+   * the seeded one (a saved state's or a capsule's keys stay valid), read from the state itself so that a change
+   * a store could not keep changes no reset, and every process on a shared store resets alike.
+   */
+  function resetTarget(): StateSnapshot {
+    const ids = meta.demo()
+    if (!ids || ids.account_id !== start.demo.account.id) return start.seeded
+    if (!keys.get(ids.secret_key_id) || !keys.get(ids.publishable_key_id)) return start.seeded
+    return withDemoKeysOf(start.seeded, state.snapshot(), ids)
+  }
   /** Back to the seeded state: the demo keys stay valid, the journal is emptied, the clock follows real time. */
-  const reset = () => state.resetTo(seeded)
+  const reset = () => state.resetTo(resetTarget())
   const demoAccountId = () => meta.demo()?.account_id ?? start.demo.account.id
-  const capsules = createCapsules({
-    state,
-    clock,
-    meta,
-    document: v1,
-    seed,
-    onOpened(opened, demo) {
-      // The seeded data has the capsule's demo account when its seed made it: the reset then keeps its keys.
-      seeded =
-        demo.account_id === start.demo.account.id ? withDemoKeysOf(start.seeded, opened, demo) : start.seeded
-    },
-  })
+  const capsules = createCapsules({ state, clock, meta, document: v1, seed })
 
   /** The demo account as the state names it now, with the values of its keys where this process knows them. */
   function currentDemo(): DemoAccount {

@@ -337,6 +337,29 @@ describe('the webhook signing secrets in a capsule', () => {
   })
 })
 
+/** A store that cannot keep any step that changes durable data (a full disk). */
+function failingStore(): StateStore & { failing: boolean } {
+  let state: EngineState | undefined
+  return {
+    description: 'failing',
+    failing: false,
+    load: async () => undefined,
+    async attach(s: EngineState) {
+      state = s
+    },
+    async run(step) {
+      const result = step()
+      const set = state?.take()
+      if (this.failing && set?.durable && state) {
+        state.undo(set)
+        throw new StoreUnavailable('the disk is full')
+      }
+      return result
+    },
+    async close() {},
+  }
+}
+
 describe('a capsule opened through the store', () => {
   it('is kept by a file store: a restart without the capsule continues from it', async () => {
     const source = await createMockPlatform({ seed: 7 })
@@ -366,28 +389,6 @@ describe('a capsule opened through the store', () => {
   })
 
   it('is undone when the store cannot keep it: 503, the state as it was', async () => {
-    /** A store that cannot keep any step that changes durable data (a full disk). */
-    function failingStore(): StateStore & { failing: boolean } {
-      let state: EngineState | undefined
-      return {
-        description: 'failing',
-        failing: false,
-        load: async () => undefined,
-        async attach(s: EngineState) {
-          state = s
-        },
-        async run(step) {
-          const result = step()
-          const set = state?.take()
-          if (this.failing && set?.durable && state) {
-            state.undo(set)
-            throw new StoreUnavailable('the disk is full')
-          }
-          return result
-        },
-        async close() {},
-      }
-    }
     const source = await createMockPlatform({ seed: 3 })
     const capsule = JSON.stringify(await source.capsule())
     const store = failingStore()
@@ -399,5 +400,22 @@ describe('a capsule opened through the store', () => {
     expect(JSON.stringify(platform.snapshot())).toBe(JSON.stringify(before))
     await expect(platform.openCapsule(capsule)).rejects.toThrow(StoreUnavailable)
     expect(JSON.stringify(platform.snapshot())).toBe(JSON.stringify(before))
+  })
+
+  it('leaves the reset as it was when the store could not keep the capsule: the demo keys stay this mock’s', async () => {
+    // Same seed, same demo account: a capsule kept would make a reset keep the capsule's demo keys.
+    const source = await createMockPlatform()
+    const capsule = await source.capsule()
+    const store = failingStore()
+    const platform = await createMockPlatform({ store })
+    const own = platform.demo.secretKey ?? ''
+    store.failing = true
+    await expect(platform.openCapsule(capsule)).rejects.toThrow(StoreUnavailable)
+    store.failing = false
+    await platform.reset()
+    const user = (key: string) =>
+      platform.handle(request('GET', '/v1/user', { headers: { authorization: `Bearer ${key}` } }))
+    expect((await user(own)).status).toBe(200)
+    expect((await user(source.demo.secretKey ?? '')).status).toBe(401)
   })
 })

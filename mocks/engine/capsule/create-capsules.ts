@@ -6,7 +6,7 @@ import { json } from '../json-answer.ts'
 import { MAX_CAPSULE_BYTES } from '../request-body.ts'
 import type { StateSnapshot } from '../state/change-set.ts'
 import { CLOCK_TABLE } from '../state/clock-table.ts'
-import type { DemoIds, Meta } from '../state/meta.ts'
+import type { Meta } from '../state/meta.ts'
 import type { EngineState } from '../state/state.ts'
 import { MOCK_VERSION } from '../version.ts'
 import { SIGNING_SECRETS_TABLE } from '../webhooks/signing-secrets.ts'
@@ -22,8 +22,6 @@ export interface CapsulesOptions {
   document: OpenApiDocument
   /** The seed the mock was started with (a state always names its own in `meta`). */
   seed: number
-  /** Told when a capsule was opened, with its state and demo ids (the reset keeps its demo keys valid). */
-  onOpened?: (state: StateSnapshot, demo: DemoIds) => void
 }
 
 /** What a capsule is taken with: the webhook signing secrets only when asked for (and only on loopback). */
@@ -74,12 +72,11 @@ export function createCapsules(options: CapsulesOptions) {
    * Replaces the whole state by a checked capsule's, as one recorded change (call it inside a step), the clock
    * set back to where the capsule's stood.
    */
-  function open({ capsule, demo }: CheckedCapsule): OpenedCapsule {
+  function open({ capsule }: CheckedCapsule): OpenedCapsule {
     const offset = (Date.parse(capsule.clock.now) - realNow()) / 1000
     const tables = { ...capsule.state.tables, [CLOCK_TABLE]: [['offset', offset]] as [string, unknown][] }
     const opened: StateSnapshot = { version: capsule.state.version, tables }
     state.resetTo(opened)
-    options.onOpened?.(opened, demo)
     return {
       object: 'capsule_opened',
       created_at: capsule.created_at,
