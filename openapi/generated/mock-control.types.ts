@@ -1292,8 +1292,9 @@ export interface components {
             };
         };
         /**
-         * @description 413 - the request body is larger than 1 MiB, on any request (also one that takes no body, such as
-         *     `POST /reset` or `DELETE /accounts/{account_id}`): the request is refused whole and nothing is done.
+         * @description 413 - the request body is larger than 1 MiB (64 MiB for `POST /capsule`), on any request (also one that
+         *     takes no body, such as `POST /reset` or `DELETE /accounts/{account_id}`): the request is refused whole and
+         *     nothing is done.
          */
         PayloadTooLarge: {
             headers: {
