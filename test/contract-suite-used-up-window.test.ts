@@ -3,6 +3,7 @@ import { cannotWrite } from '../contracts/checks/cannot-write.ts'
 import type { ContractCheck } from '../contracts/checks/types.ts'
 import { usedUpWindowCheck } from '../contracts/checks/used-up-window.ts'
 import { type RunOptions, runChecks } from '../contracts/runner/run-checks.ts'
+import { openSession } from '../contracts/runner/session.ts'
 import { createClock } from '../mocks/engine/clock.ts'
 import { createMockPlatform } from '../mocks/platform.ts'
 import { engineFetch } from './mutants/engine-fetch.ts'
@@ -213,6 +214,30 @@ describe('rate-limits/used-up-window: the 429 of every operation, for nothing, i
       'GET /agents/agt_0ContractSuiteNone0 404',
       'GET /user 200',
     ])
+  })
+})
+
+describe('rate-limits/used-up-window where the run may spend a rate limit on the mock', () => {
+  it('uses up the burst window of an account of its own and passes alone (as the mutation run runs it)', async () => {
+    const platform = await createMockPlatform()
+    const inner = engineFetch(() => platform, BASE_URL)
+    const sent: { key: string | null; status: number }[] = []
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const response = await inner(input, init)
+      if (new URL(String(input)).pathname.startsWith('/v1/'))
+        sent.push({ key: new Headers(init?.headers).get('authorization'), status: response.status })
+      return response
+    }
+    const session = await openSession({ baseUrl: BASE_URL, provision: 'mock', destructive: true, fetch })
+    const outcome = await session.run(usedUpWindowCheck)
+    const teardown = await session.close()
+    expect(outcome.status, outcome.failure?.actual ?? outcome.reason).toBe('passed')
+    const refused = sent.filter((s) => s.status === 429)
+    expect(refused).toHaveLength(16)
+    // All with the one key whose free-plan burst window (10) the check used up.
+    expect(new Set(refused.map((s) => s.key)).size).toBe(1)
+    expect(sent.filter((s) => s.key === refused[0]?.key && s.status === 200)).toHaveLength(10)
+    expect(teardown.problems).toEqual([])
   })
 })
 

@@ -3,16 +3,17 @@ import { fillPath } from '../contract/operations.ts'
 import type { Exchange } from '../http/exchange.ts'
 import { readRateLimitHeaders } from '../http/rate-limit-headers.ts'
 import { cannotWrite } from './cannot-write.ts'
-import { CheckSkipped, ensure, fail, jsonObject } from './failure.ts'
+import { CheckSkipped, ensure, expectStatus, fail, jsonObject } from './failure.ts'
 import { UNKNOWN_IDS } from './fixtures.ts'
+import { limitAccount } from './rate-limit-account.ts'
 import { expect429 } from './rate-limits.ts'
 import type { CheckCallInput, CheckContext, ContractCheck } from './types.ts'
 
 /** Reads served from the account with call logs (its key may only read). */
 const CALL_LOG_READS = new Set(['listCallLogs', 'getCallLog', 'getCallAnalytics'])
 
-/** One request per operation that documents a 429, and why an operation gets none. */
-function probes(ctx: CheckContext): { inputs: CheckCallInput[]; left: string[] } {
+/** One request per operation that documents a 429 (sent with `key`, when given), and why an operation gets none. */
+function probes(ctx: CheckContext, key?: string): { inputs: CheckCallInput[]; left: string[] } {
   const inputs: CheckCallInput[] = []
   const left: string[] = []
   const documented = ctx.contract.operations.filter((op) => op.responses.has('429'))
@@ -22,25 +23,49 @@ function probes(ctx: CheckContext): { inputs: CheckCallInput[]; left: string[] }
     ...documented.filter((op) => op.method !== 'get'),
   ]
   for (const operation of ordered) {
-    const input = probe(ctx, operation)
+    const input = probe(ctx, operation, key)
     if (typeof input === 'string') left.push(`${operation.operationId} (${input})`)
     else inputs.push(input)
   }
   return { inputs, left }
 }
 
-function probe(ctx: CheckContext, operation: ContractOperation): CheckCallInput | string {
+function probe(ctx: CheckContext, operation: ContractOperation, own?: string): CheckCallInput | string {
   const method = operation.method.toUpperCase()
   const path = fillPath(operation.path, UNKNOWN_IDS)
   const base = { method, path, operationId: operation.operationId, rateLimitProbe: true }
   if (method === 'GET') {
-    const key = CALL_LOG_READS.has(operation.operationId) ? ctx.keys.callLogs : ctx.keys.secret
+    const key = own ?? (CALL_LOG_READS.has(operation.operationId) ? ctx.keys.callLogs : ctx.keys.secret)
     return key ? { ...base, key } : 'no key that may read it'
   }
   // Only a write that cannot change anything on any implementation, whatever it answers (cannot-write.ts):
   // an ID that no implementation holds, no body. A write to a collection with a key is never sent.
-  const input = { ...base, key: ctx.keys.secret }
+  const input = { ...base, key: own ?? ctx.keys.secret }
   return cannotWrite(input, ctx.keys.secrets()) ? input : `${method} ${operation.path} with a key could write`
+}
+
+/**
+ * Where the run may spend a rate limit on the mock (`--provision mock --destructive`): a fresh free-plan
+ * account (its own, deleted in teardown) whose burst window is used up by as many `GET /user` as it holds.
+ */
+async function usedUpAccount(ctx: CheckContext): Promise<string> {
+  const account = await limitAccount(ctx, 'free')
+  for (let i = 0; i < account.quotas.burst; i++) {
+    const exchange = await ctx.call({
+      method: 'GET',
+      path: '/user',
+      key: account.key,
+      rateLimitProbe: true,
+      sensitive: [account.key],
+      operationId: 'getUser',
+    })
+    expectStatus(
+      exchange,
+      200,
+      `for request ${i + 1} of the ${account.quotas.burst} of a free plan's burst window`,
+    )
+  }
+  return account.key
 }
 
 /**
@@ -48,7 +73,9 @@ function probe(ctx: CheckContext, operation: ContractOperation): CheckCallInput 
  * (docs/decisions/005-order-of-checks.md) and no window counts it (docs/decisions/006-rate-limits.md): the
  * 429 of every operation can be seen for nothing. The run sends these requests the first time it has to wait
  * for a used-up window, before the wait (`pacer.onceUsedUp`, wired by the check runner), and reports the
- * outcome at the check's place; a run that never uses up a window sends them at the check's place.
+ * outcome at the check's place; a run that never uses up a window sends them at the check's place. Where the
+ * run may spend a rate limit on the mock (`--provision mock --destructive`), the check uses up the burst
+ * window of an account of its own first, and sends them with that account's key.
  *
  * The first request is `GET /user`. An answer that is not 429 (the target had room: a larger quota than it
  * advertised, a window that slid) is checked like any other and ends the probing: the check is then not
@@ -60,7 +87,8 @@ function probe(ctx: CheckContext, operation: ContractOperation): CheckCallInput 
  * grows from one answer to the next (nothing was counted in between).
  */
 async function usedUpWindow(ctx: CheckContext): Promise<void> {
-  const { inputs, left } = probes(ctx)
+  const own = ctx.mock && ctx.target.destructive ? await usedUpAccount(ctx) : undefined
+  const { inputs, left } = probes(ctx, own)
   if (left.length > 0) ctx.note(`no request for ${left.join(', ')}`)
   let previous: Exchange | undefined
   let refused = 0
