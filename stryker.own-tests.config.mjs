@@ -17,4 +17,6 @@ export default {
   htmlReporter: { fileName: 'reports/mutation-own-tests/index.html' },
   jsonReporter: { fileName: 'reports/mutation-own-tests/mutation.json' },
   incrementalFile: 'test/mutants/own-tests-incremental.json',
+  // The first run of every test (to learn which tests reach which mutant) starts servers and stores: minutes.
+  dryRunTimeoutMinutes: 30,
 }

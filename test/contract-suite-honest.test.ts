@@ -35,7 +35,7 @@ describe('runChecks: the first request decides whether the run can start', () =>
       'a base URL that routes nowhere',
       async () =>
         answer(404, { error: { type: 'not_found_error', code: 'route_not_found', message: 'No route.' } }),
-      /^GET http:\/\/honest\.test\/v1\/user answered 404: route_not_found, No route\.: the base URL must be where the v1 API starts/,
+      /^GET http:\/\/honest\.test\/v1\/user answered 404: route_not_found, No route: the base URL must be where the v1 API starts/,
     ],
     [
       'prism mock behind a base URL ending in /v1',

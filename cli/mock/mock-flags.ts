@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
 import { parseAllowedHost } from '../../mocks/engine/control/host-check.ts'
-import { choiceFlag, integerFlag, UsageError } from '../usage-error.ts'
+import { argumentProblem, choiceFlag, integerFlag, UsageError } from '../usage-error.ts'
 import { type StoreSpec, storeFlag } from './store-spec.ts'
 
 export const MOCK_HELP = `Usage: voice-api-kit mock [options]
@@ -27,7 +27,8 @@ Options:
                         (comma-separated names or addresses; '.example.dev' allows every name under it);
                         a webhook_url elsewhere is never contacted, and its delivery says why
   --max-connections <n> connections held at once (default 1024, or 3/4 of the descriptors left after
-                        64 when fewer); past it the longest-idle one is closed, or 503 when all are busy
+                        64 when fewer); past it the longest-idle one is closed (a request body that
+                        has not moved for 1 s counts as idle), or 503 when all are busy
   --quiet               print only the first line (the base URL)
   -h, --help            show this help
 
@@ -74,7 +75,7 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
       },
     })
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'Bad arguments.')
+    throw new UsageError(argumentProblem(error))
   }
   const values = parsed.values as Record<string, string | boolean | undefined>
   if (values.help) return 'help'

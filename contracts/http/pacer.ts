@@ -100,7 +100,8 @@ export function createPacer(options: PacerOptions) {
           : `the ${name} window`
       if (seconds > options.maxWaitSeconds)
         throw new RetryTooLong(
-          `${what} is used up for another ${Math.ceil(seconds)} s, longer than --max-wait ${options.maxWaitSeconds} s`,
+          `${what} is used up for another ${Math.ceil(seconds)} s`,
+          options.maxWaitSeconds,
         )
       await wait(longest.freeAt - at, `${what} to free up`, request)
       for (const [, state] of full) {

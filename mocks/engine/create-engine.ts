@@ -149,6 +149,7 @@ export async function createEngine(options: EngineOptions) {
         provisionAccount: provision,
         deleteAccountData(accountId) {
           simulation.removeAccount(accountId)
+          scenarios.removeAccount(accountId)
           data.remove(accountId)
         },
         demoAccountId,

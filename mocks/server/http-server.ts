@@ -4,10 +4,10 @@ import { MAX_BODY_BYTES } from '../engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
 import { carryOutEffect } from './carry-out-effect.ts'
 import { capConnections, defaultMaxConnections } from './connection-cap.ts'
-import { edgeErrorResponse, onClientError } from './edge-errors.ts'
+import { clientErrorResponse, edgeErrorResponse, onClientError } from './edge-errors.ts'
 import { createJsonEncoder, encodeJson } from './json-encoder.ts'
 import { answerProtocolEdges, missingHost, sendEdgeError } from './protocol-edges.ts'
-import { readBody } from './read-body.ts'
+import { type BodyPace, readBody } from './read-body.ts'
 
 export interface RequestHandler {
   handle(request: EngineRequest): Promise<EngineResponse>
@@ -29,6 +29,11 @@ export interface HttpServerOptions {
   /** Bodies over this many bytes get 413 without being read whole. Default 1 MiB. */
   maxBodyBytes?: number
   /**
+   * How slowly a request body may arrive: after `graceMs` (2 s) from its headers, at least `minBytesPerSecond`
+   * (1 KiB) a second on average; a body that falls behind gets 408 and its connection is closed.
+   */
+  bodyPace?: BodyPace
+  /**
    * The API's public base URL, ending in `/v1`, for the `Location` of created resources (read per
    * request, so it may be known only once the server listens). Undefined: the address and port the
    * connection reached. Never the `Host` header, which the client chooses.
@@ -41,6 +46,9 @@ export interface HttpServerOptions {
    */
   maxConnections?: number
 }
+
+/** A body must arrive at 1 KiB a second on average, after its first 2 s. */
+export const DEFAULT_BODY_PACE: BodyPace = { graceMs: 2_000, minBytesPerSecond: 1024 }
 
 /** After a 413 the rest of the body is drained for at most this long, then the socket is closed. */
 const LINGER_MS = 2_000
@@ -71,8 +79,11 @@ function send(
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 const API_URL = /^\/v1(?:[/?]|$)/
 
-/** Sends a response to an oversize body and closes the connection once it is out, draining (not keeping) what is left. */
-function refuseOversize(
+/**
+ * Sends a response to a body that was not read whole (oversize, or too slow) and closes the connection once it
+ * is out, draining (not keeping) what is left.
+ */
+function refuseUnread(
   req: IncomingMessage,
   res: ServerResponse,
   method: string,
@@ -98,7 +109,7 @@ function socketBaseUrl(req: IncomingMessage): string {
 /**
  * A node:http server in front of the engine; the only Node-specific layer of the mock. It refuses
  * oversize bodies early, answers unparseable requests with the API's error envelope, and closes
- * slow or idle connections (header, request, keep-alive and socket timeouts). Between changes it
+ * slow or idle connections (header, request, keep-alive and socket timeouts, a minimum pace for bodies). Between changes it
  * sends the items of `/v1` lists from bytes encoded once (see `createJsonEncoder`): changes must come
  * as requests with an unsafe method, to this server or counted by the handler's `changes()`.
  */
@@ -106,6 +117,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
   const headersTimeout = options.headersTimeoutMs ?? 10_000
   const requestTimeout = options.requestTimeoutMs ?? 30_000
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES
+  const pace = options.bodyPace ?? DEFAULT_BODY_PACE
   // Listed items are reused as encoded bytes between changes. Every change comes through a request
   // with an unsafe method: none is in flight when bytes are reused, and each one ends by forgetting them.
   const encoder = createJsonEncoder()
@@ -132,7 +144,11 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
       const write = !SAFE_METHODS.has(method)
       if (write) writesInFlight++
       try {
-        const body = await readBody(req, limit)
+        const body = await readBody(req, { limit, pace, onProgress: () => cap.bodyProgress(req.socket) })
+        if (!body.ok && body.reason === 'too-slow') {
+          refuseUnread(req, res, method, clientErrorResponse('ERR_HTTP_REQUEST_TIMEOUT'))
+          return
+        }
         if (!body.ok && body.reason !== 'too-large') return
         const request: EngineRequest = {
           method,
@@ -149,7 +165,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
         // The engine answered in its order of checks (401, 404, ... or 413); whatever it said is what
         // happened, and what its journal recorded: send it, then close the connection (the body is unread).
         if (!body.ok) {
-          refuseOversize(req, res, method, response)
+          refuseUnread(req, res, method, response)
           return
         }
         await options.beforeSend?.(request, response)

@@ -76,8 +76,9 @@ export interface paths {
         /**
          * Delete an account
          * @description Deletes an account with everything it owns: its keys (which from then on get 401 like any unknown
-         *     key), its agents, call logs, integrations, team members, idempotency records and rate-limit windows.
-         *     Journal entries stay. The contract suite uses it to remove the accounts it created. The seeded demo
+         *     key), its agents, call logs, integrations, team members, idempotency records and rate-limit windows,
+         *     its simulated calls, webhook secret and deliveries, and the scenarios narrowed to it or to one of its
+         *     keys. Journal entries stay. The contract suite uses it to remove the accounts it created. The seeded demo
          *     account cannot be deleted (409 `demo_account_protected`): the mock restarts from it, and `POST /reset`
          *     brings back its seeded state.
          */
@@ -268,9 +269,11 @@ export interface paths {
         };
         /**
          * List active scenarios
-         * @description Every active scenario, newest first: the order in which they are tried against a request (the first
+         * @description The active scenarios, newest first: the order in which they are tried against a request (the first
          *     that matches and whose `probability` draw succeeds answers it). A scenario whose `times` are used up is
-         *     gone. Not paginated: `has_more` is always `false`.
+         *     gone. A page holds `limit` scenarios (1-100, default 100); `has_more` says whether older ones follow,
+         *     and `starting_after=<the last id of a page>` asks for them. A `starting_after` that names no active
+         *     scenario (used up or removed since) is 400 naming it: list again from the start.
          */
         get: operations["listScenarios"];
         put?: never;
@@ -298,8 +301,10 @@ export interface paths {
          *     At least one of `status`, `delay` and `network_error` is required. Answers carry `Mock-Scenario: <id>`
          *     and the journal marks them (`scenario`). Anything invalid (an unknown operation, a status the
          *     operation cannot return, a negative delay, a probability outside 0-1, an unknown account or key) is
-         *     422 naming the field, and nothing is stored. Scenarios are state: kept with `--state-file`, shared
-         *     through `--store redis://...`, cleared by `resetMock`.
+         *     422 naming the field, and nothing is stored. The mock holds at most 1,000 scenarios: one more is 409
+         *     `limit_reached`. Scenarios are state: kept with `--state-file`, shared through `--store redis://...`,
+         *     cleared by `resetMock`; those narrowed to an account, or to a key of it, are removed with the account
+         *     (`deleteAccount`).
          */
         post: operations["createScenario"];
         /**
@@ -447,8 +452,10 @@ export interface paths {
         };
         /**
          * Whether the account has a signing secret
-         * @description The account's webhook signing secret without its value (shown only when created or rotated): when it
-         *     was created. 404 (`param: account_id`) when the account has none.
+         * @description Whether the account has a webhook signing secret (`exists`), and when it was created; never its value
+         *     (shown only when created or rotated). An account without one is answered 200 with `exists: false`, not
+         *     404: a page that shows the secret's state (the dashboard) asks this of every account, and "none" is an
+         *     answer, not an error. 404 only for an unknown account.
          */
         get: operations["getWebhookSecret"];
         put?: never;
@@ -825,12 +832,15 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             transcript: Record<string, never>[];
         };
-        /** @description An account's webhook signing secret, without its value. */
+        /** @description Whether an account has a webhook signing secret, and since when; never its value. */
         WebhookSecret: {
             /** @constant */
             object: "webhook_secret";
             account_id: string;
-            created_at: components["schemas"]["Timestamp"];
+            /** @description Whether the account has a secret (without one, no webhook is sent). */
+            exists: boolean;
+            /** @description When the secret was created; `null` without one. */
+            created_at: components["schemas"]["NullableTimestamp"];
         };
         /** @description A signing secret just created or rotated, with its value (shown this once). */
         CreatedWebhookSecret: {
@@ -1129,7 +1139,7 @@ export interface components {
                 };
             };
         };
-        /** @description 409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account); nothing is created. */
+        /** @description 409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account, 1,000 scenarios); nothing is created. */
         LimitReached: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -1261,7 +1271,8 @@ export interface components {
     };
     pathItems: never;
 }
-export type Error = components['schemas']['Error'];
+/** The contract's `Error` schema (named so that it does not hide the global `Error`). */
+export type ErrorEnvelope = components['schemas']['Error'];
 export type FieldError = components['schemas']['FieldError'];
 export type Timestamp = components['schemas']['Timestamp'];
 export type NullableTimestamp = components['schemas']['NullableTimestamp'];
@@ -1751,7 +1762,12 @@ export interface operations {
     };
     listScenarios: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many scenarios to return (1-100, default 100). */
+                limit?: number;
+                /** @description The id of the last scenario of the page before; the page holds the scenarios created before it. */
+                starting_after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1804,6 +1820,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["LimitReached"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];

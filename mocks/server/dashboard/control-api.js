@@ -92,7 +92,23 @@ export function createControlApi(baseUrl = '/_mock') {
       return call('GET', `/journal${search ? `?${search}` : ''}`)
     },
     reset: () => call('POST', '/reset'),
-    listScenarios: () => call('GET', '/scenarios'),
+    /**
+     * Every active scenario, newest first, a page of 100 at a time.
+     * @returns {Promise<ControlResult>}
+     */
+    async listScenarios() {
+      /** @type {any[]} */
+      const all = []
+      let after = ''
+      for (;;) {
+        const result = await call('GET', `/scenarios?limit=100${after ? `&starting_after=${id(after)}` : ''}`)
+        if (result.error) return result
+        all.push(...result.data.data)
+        if (!result.data.has_more || result.data.data.length === 0)
+          return { data: { ...result.data, data: all, has_more: false } }
+        after = result.data.data[result.data.data.length - 1].id
+      }
+    },
     /** @param {object} input */
     createScenario: (input) => call('POST', '/scenarios', input),
     /** @param {string} scenarioId */
