@@ -40,4 +40,13 @@ describe('the capsule encoder', () => {
     ]
     for (const tables of steps) expect(decoded(encoder.encode(capsuleOf(tables)))).toEqual(capsuleOf(tables))
   })
+
+  it('writes ASCII only, other characters escaped, so that the text decodes as fast as a copy', () => {
+    const name = 'Clínica – Recepción 受付 😀'
+    const bytes = createCapsuleEncoder().encode(
+      capsuleOf({ agents: [['usr_1/agt_1', { name }]], clock: [['offset', 0]] }),
+    )
+    expect(bytes.every((byte) => byte < 0x80)).toBe(true)
+    expect(decoded(bytes).state.tables.agents[0][1].name).toBe(name)
+  })
 })
