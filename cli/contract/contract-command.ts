@@ -108,6 +108,11 @@ export async function runContractCommand(
       onOpen: (session) => reporter.onOpen(session),
       onOutcome: (outcome) => reporter.onOutcome(outcome),
       onWait: (event) => reporter.onWait(event),
+      // Against the mock, each failed check leaves the mock's state before it, to reproduce it from.
+      onFailedCapsule:
+        target.provision === 'mock'
+          ? (check, capsule) => reporter.onFailedCapsule(check, capsule)
+          : undefined,
     })
   } catch (error) {
     const secrets = [target.secretKey, target.publishableKey, target.revokedKey, target.expiredKey].filter(

@@ -18,6 +18,10 @@ Options:
                         <path>.log, each change durable before its response (same as --store file:<path>)
   --store <store>       where the state lives: memory (default), file:<path>, or redis://host:port/db to
                         share one state between several mock processes
+  --from-capsule <file> start from a capsule (GET /_mock/capsule of any mock, or the dashboard's "Download
+                        capsule"): its accounts, keys (the ones made there keep working), data, clock,
+                        scenarios and calls; with --state-file or --store it replaces the stored state.
+                        Its seed is used (not with --seed)
   --admin-token <token> require this bearer token on the control plane (/_mock/), which then also
                         answers non-loopback clients
   --allowed-hosts <list> host names the control plane, dashboard and docs answer besides localhost,
@@ -41,6 +45,8 @@ export interface MockFlags {
   plan: 'free' | 'pro' | 'enterprise'
   keysFile?: string
   store: StoreSpec
+  /** A capsule file to start from (`--from-capsule`). */
+  fromCapsule?: string
   adminToken?: string
   /** Names the control plane answers besides loopback ones, IP addresses and `host` (`parseAllowedHost` forms). */
   allowedHosts: string[]
@@ -66,6 +72,7 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
         'keys-file': { type: 'string' },
         'state-file': { type: 'string' },
         store: { type: 'string' },
+        'from-capsule': { type: 'string' },
         'admin-token': { type: 'string' },
         'allowed-hosts': { type: 'string' },
         'max-connections': { type: 'string' },
@@ -80,6 +87,10 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
   const values = parsed.values as Record<string, string | boolean | undefined>
   if (values.help) return 'help'
   const text = (name: string) => values[name] as string | undefined
+  const fromCapsule = text('from-capsule')
+  if (fromCapsule === '') throw new UsageError('--from-capsule needs the path of a capsule file.')
+  if (fromCapsule !== undefined && text('seed') !== undefined)
+    throw new UsageError('Give --from-capsule or --seed, not both: the capsule brings its seed.')
   const adminToken = text('admin-token')
   if (adminToken !== undefined && adminToken.length < 16)
     throw new UsageError('--admin-token must be at least 16 characters long.')
@@ -90,6 +101,7 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
     plan: choiceFlag('plan', text('plan'), 'pro', ['free', 'pro', 'enterprise'] as const),
     keysFile: text('keys-file'),
     store: storeFlag(text('store'), text('state-file')),
+    fromCapsule,
     adminToken,
     allowedHosts: allowedHostsFlag(text('allowed-hosts')),
     webhookHosts: webhookHostsFlag(text('webhook-hosts')),

@@ -28,6 +28,11 @@ export interface SessionOptions {
   onWait?: (event: WaitEvent) => void
   /** How errors name the settings (default: the fields of `TargetConfig`; the command: its flags). */
   names?: OptionNames
+  /**
+   * With mock provisioning: the mock's capsule (`GET /_mock/capsule`) is taken before each check, and this is
+   * told of it when the check fails, with the check (the state to reproduce the failure from). Unset: none taken.
+   */
+  onFailedCapsule?: (check: ContractCheck, capsule: string) => void
 }
 
 /** What a run cost: requests sent to the API, answers shared from the run's cache, time spent waiting. */
@@ -198,7 +203,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     mock,
     budget,
     limits: pacer.windows(),
-    run: (check) => runner.run(check),
+    run: options.onFailedCapsule && mock ? capturing(mock, runner.run, options.onFailedCapsule) : runner.run,
     async stillReachable() {
       try {
         await limitClient.send({ ...probeInput, operationId: 'getUser', accept429: true })
@@ -215,6 +220,25 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     }),
     coverage: () => coverage.matrix(),
     close: () => teardown.run(),
+  }
+}
+
+/**
+ * Runs checks with the mock's capsule taken before each one and handed over when the check fails. Only the
+ * last capsule is held; a mock that cannot give one (an older version) is not asked again.
+ */
+function capturing(
+  mock: MockControl,
+  run: (check: ContractCheck) => Promise<CheckOutcome>,
+  onFailed: (check: ContractCheck, capsule: string) => void,
+): (check: ContractCheck) => Promise<CheckOutcome> {
+  let available = true
+  return async (check) => {
+    const before = available ? await mock.capsuleText().catch(() => undefined) : undefined
+    if (before === undefined) available = false
+    const outcome = await run(check)
+    if (outcome.status === 'failed' && before !== undefined) onFailed(check, before)
+    return outcome
   }
 }
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { errors } from '../engine/api-error.ts'
-import { MAX_BODY_BYTES } from '../engine/request-body.ts'
+import { bodyLimitOf, MAX_BODY_BYTES } from '../engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
 import { carryOutEffect } from './carry-out-effect.ts'
 import { capConnections, defaultMaxConnections } from './connection-cap.ts'
@@ -26,7 +26,10 @@ export interface HttpServerOptions {
   keepAliveTimeoutMs?: number
   /** A socket with no traffic at all for this many ms is closed (covers stalled readers). Default 60 s. */
   socketIdleTimeoutMs?: number
-  /** Bodies over this many bytes get 413 without being read whole. Default 1 MiB. */
+  /**
+   * Bodies over this many bytes get 413 without being read whole. Default 1 MiB; `POST /_mock/capsule` takes a
+   * capsule, up to 64 MiB, whatever this says.
+   */
   maxBodyBytes?: number
   /**
    * How slowly a request body may arrive: after `graceMs` (2 s) from its headers, at least `minBytesPerSecond`
@@ -117,6 +120,11 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
   const headersTimeout = options.headersTimeoutMs ?? 10_000
   const requestTimeout = options.requestTimeoutMs ?? 30_000
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES
+  /** The body limit of a request: the route's own (a capsule's) where it is larger than 1 MiB. */
+  const limitOf = (method: string, url: string | undefined) => {
+    const own = bodyLimitOf(method, url ?? '/')
+    return own > MAX_BODY_BYTES ? own : limit
+  }
   const pace = options.bodyPace ?? DEFAULT_BODY_PACE
   // Listed items are reused as encoded bytes between changes. Every change comes through a request
   // with an unsafe method: none is in flight when bytes are reused, and each one ends by forgetting them.
@@ -144,7 +152,11 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
       const write = !SAFE_METHODS.has(method)
       if (write) writesInFlight++
       try {
-        const body = await readBody(req, { limit, pace, onProgress: () => cap.bodyProgress(req.socket) })
+        const body = await readBody(req, {
+          limit: limitOf(method, req.url),
+          pace,
+          onProgress: () => cap.bodyProgress(req.socket),
+        })
         if (!body.ok && body.reason === 'too-slow') {
           refuseUnread(req, res, method, clientErrorResponse('ERR_HTTP_REQUEST_TIMEOUT'))
           return
@@ -197,7 +209,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
   server.timeout = options.socketIdleTimeoutMs ?? 60_000
   const cap = capConnections(server, { max: options.maxConnections ?? defaultMaxConnections() })
   server.on('clientError', onClientError)
-  answerProtocolEdges(server, limit)
+  answerProtocolEdges(server, (req) => limitOf((req.method ?? 'GET').toUpperCase(), req.url))
   // A client may shut its sending side once its request is complete (half-close). By default Node then
   // drops the response still being prepared (a durable state write takes milliseconds): answer, then close.
   Object.assign(server, { httpAllowHalfOpen: true })

@@ -260,6 +260,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/capsule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Take a capsule of the mock's state
+         * @description The whole state of the mock as one versioned JSON document (a capsule): accounts, keys (SHA-256
+         *     digests only: never a key value), agents, call logs, team members, integrations, idempotency records,
+         *     rate-limit windows, the journal, the clock and its offset, scenarios, scheduled work, simulated calls
+         *     under way, webhook deliveries and the seed. Open it in another mock with `POST /capsule`,
+         *     `voice-api-kit mock --from-capsule <file>`, `createMockApi({ capsule })` or
+         *     `startMockWorker({ capsule })`: the keys made before keep working there, and the clock stands where it
+         *     stood. The accounts' webhook signing secrets are left out unless `webhook_secrets=include` is asked
+         *     for, on a loopback request only (403 `loopback_only` otherwise, also with the admin token). A capsule
+         *     over 64 MiB is not taken (409 `limit_reached`). Taking one changes nothing.
+         */
+        get: operations["getCapsule"];
+        put?: never;
+        /**
+         * Open a capsule
+         * @description Replaces the whole state of this mock by a capsule's (from `GET /capsule` of this or another mock):
+         *     every account, key, resource, scenario, scheduled job, call under way, webhook delivery and journal
+         *     entry of the capsule, as one change (saved or shared by the mock's store like any other). The clock is
+         *     set to where the capsule's stood when it was taken (its offset from real time recomputed, negative
+         *     when the capsule is older than its clock was ahead). Keys made where the capsule was taken keep
+         *     working here, their digests having travelled; the values of the demo keys printed at this mock's
+         *     start no longer work unless the capsule came from this mock. A capsule without the webhook signing
+         *     secrets leaves every account without one (deliveries then say so). `POST /reset` afterwards returns to
+         *     this mock's seeded data, with the capsule's demo keys when it was taken from a mock with the same seed.
+         *
+         *     The capsule is checked whole before anything changes: a body over 64 MiB is 413 (this operation's
+         *     limit, in place of 1 MiB), a damaged body 400 `invalid_json`, and a capsule of another format version,
+         *     a missing field, or a table, record or field the state cannot hold 422 naming it in `message` and
+         *     `param`. A refused capsule changes nothing.
+         */
+        post: operations["openCapsule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/scenarios": {
         parameters: {
             query?: never;
@@ -739,11 +784,81 @@ export interface components {
             data: components["schemas"]["ApiKey"][];
             has_more: boolean;
         };
+        /**
+         * @description A mock's whole state (`GET /capsule`). `state.tables` holds each table of the engine's state as
+         *     `[key, record]` pairs; the records are checked when the capsule is opened (the contract's objects
+         *     against `openapi/v1.yaml`), so that a capsule a mock cannot hold is refused whole.
+         */
+        Capsule: {
+            /** @description The capsule format's version; this mock opens version 1 (another is 422). */
+            capsule: number;
+            /**
+             * Format: date-time
+             * @description When the capsule was taken, in real time.
+             */
+            created_at: string;
+            mock: {
+                /** @description The voice-api-kit version of the mock it was taken from. */
+                version: string;
+                /** @description The seed of that mock's data. */
+                seed: number;
+            };
+            clock: {
+                /**
+                 * Format: date-time
+                 * @description The mock clock when the capsule was taken, with milliseconds.
+                 */
+                now: string;
+                /** @description How far that clock ran ahead of real time. */
+                offset_seconds: number;
+            };
+            /**
+             * @description Whether `state` holds the accounts' webhook signing secrets.
+             * @enum {string}
+             */
+            webhook_secrets: "included" | "omitted";
+            state: {
+                /** @description The state's format (2). */
+                version: number;
+                /** @description Each table's records as `[key, record]` pairs. */
+                tables: {
+                    [key: string]: unknown[][];
+                };
+            };
+        };
+        CapsuleOpened: {
+            /** @constant */
+            object: "capsule_opened";
+            /**
+             * Format: date-time
+             * @description When the capsule was taken.
+             */
+            created_at: string;
+            mock: {
+                version: string;
+                seed: number;
+            };
+            clock: components["schemas"]["ClockReading"];
+            /** @enum {string} */
+            webhook_secrets: "included" | "omitted";
+            /** @description Records per table, as opened. */
+            records: {
+                [key: string]: number;
+            };
+        };
+        ClockReading: {
+            now: components["schemas"]["Timestamp"];
+            /** @description Seconds the clock runs ahead of real time (negative behind). */
+            offset_seconds: number;
+        };
         Clock: {
             /** @constant */
             object: "clock";
             now: components["schemas"]["Timestamp"];
-            /** @description Total seconds the clock has been advanced since start or the last reset. */
+            /**
+             * @description Seconds the clock runs ahead of real time: advanced since start or the last reset, or set by an
+             *     opened capsule (negative when the capsule's clock stood behind real time by then).
+             */
             offset_seconds: number;
         };
         ClockAdvanceRequest: {
@@ -1177,8 +1292,9 @@ export interface components {
             };
         };
         /**
-         * @description 413 - the request body is larger than 1 MiB, on any request (also one that takes no body, such as
-         *     `POST /reset` or `DELETE /accounts/{account_id}`): the request is refused whole and nothing is done.
+         * @description 413 - the request body is larger than 1 MiB (64 MiB for `POST /capsule`), on any request (also one that
+         *     takes no body, such as `POST /reset` or `DELETE /accounts/{account_id}`): the request is refused whole and
+         *     nothing is done.
          */
         PayloadTooLarge: {
             headers: {
@@ -1292,6 +1408,9 @@ export type KeyCreateRequest = components['schemas']['KeyCreateRequest'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type ApiKeyList = components['schemas']['ApiKeyList'];
+export type Capsule = components['schemas']['Capsule'];
+export type CapsuleOpened = components['schemas']['CapsuleOpened'];
+export type ClockReading = components['schemas']['ClockReading'];
 export type Clock = components['schemas']['Clock'];
 export type ClockAdvanceRequest = components['schemas']['ClockAdvanceRequest'];
 export type JournalEntry = components['schemas']['JournalEntry'];
@@ -1758,6 +1877,70 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getCapsule: {
+        parameters: {
+            query?: {
+                /** @description `include` to put the accounts' webhook signing secrets in the capsule (loopback requests only); `omit` (the default) leaves them out. */
+                webhook_secrets?: "include" | "omit";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capsule of this moment. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capsule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["LimitReached"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    openCapsule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Capsule"];
+            };
+        };
+        responses: {
+            /** @description The capsule was opened; what it held. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapsuleOpened"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
         };
     };
     listScenarios: {
