@@ -43,13 +43,15 @@ function bytesOf(text: string): Uint8Array<ArrayBuffer> {
 /**
  * The engine's response as a Fetch `Response` (without a body for a HEAD request). A JSON body goes as its UTF-8
  * bytes, the very text the drift check encoded (a string would be scanned and encoded again by `Response`); a
- * page, or a body without a content type (which `Response` then names), goes as a string.
+ * page, or a body without a content type (which `Response` then names), goes as a string; bytes as they are.
  */
 export function toFetchResponse(response: EngineResponse, method = 'GET'): Response {
   const { body, status, headers } = response
   if (method.toUpperCase() === 'HEAD' || body === undefined || status === 204 || status === 304)
     return new Response(null, { status, headers })
   if (typeof body === 'string') return new Response(body, { status, headers })
+  // JSON the engine wrote as bytes itself (a capsule): sent as they are.
+  if (body instanceof Uint8Array) return new Response(body as Uint8Array<ArrayBuffer>, { status, headers })
   const text = answerText(body)
   return new Response(headers['content-type'] === undefined ? text : bytesOf(text), { status, headers })
 }

@@ -2,12 +2,13 @@ const COMMA = Buffer.from(',')
 /** Most items kept encoded (and first ids remembered); past it everything is forgotten at once. */
 const MAX_ENTRIES = 2_000
 
-/** A body's bytes: a string as is (HTML), undefined as none, anything else as JSON. */
+/** A body's bytes: a string as is (HTML), bytes as they are, undefined as none, anything else as JSON. */
 export function encodeJson(body: unknown): Buffer {
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength)
   return Buffer.from(jsonText(body))
 }
 
-/** A body's text: a string as is (HTML), undefined as none, anything else as JSON. */
+/** A body's text: a string as is (HTML), undefined as none, anything else (but bytes) as JSON. */
 export function jsonText(body: unknown): string {
   if (body === undefined) return ''
   return typeof body === 'string' ? body : JSON.stringify(body)
@@ -127,10 +128,11 @@ export function createJsonEncoder() {
 
   return {
     /**
-     * The body as `jsonText` gives it (a string, written once where it goes), or, for a list whose items can be
-     * reused (`reuse`), as bytes built from the items' encoded bytes.
+     * The body as `jsonText` gives it (a string, written once where it goes), bytes as they are, or, for a list
+     * whose items can be reused (`reuse`), as bytes built from the items' encoded bytes.
      */
     encode(body: unknown, reuse: boolean): Buffer | string {
+      if (body instanceof Uint8Array) return encodeJson(body)
       if (!reuse || !isListEnvelope(body)) return jsonText(body)
       const first = (body.data[0] as Item).id
       // Kept from the second listing on: a page listed once (a deep cursor) is not worth keeping.
