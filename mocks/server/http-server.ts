@@ -188,7 +188,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
           refuseUnread(req, res, method, response)
           return
         }
-        await options.beforeSend?.(request, response)
+        if (options.beforeSend) await options.beforeSend(request, response)
         // A scenario's delay or network error: the engine has no timers and no sockets; this adapter does.
         if (response.effect && !(await carryOutEffect(req, res, response.effect))) return
         const reuse = !write && writesInFlight === 0 && API_URL.test(request.url)
