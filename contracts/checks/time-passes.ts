@@ -28,3 +28,50 @@ export async function targetNow(ctx: CheckContext, exchange?: Exchange): Promise
   const parsed = date === undefined ? Number.NaN : Date.parse(date)
   return Number.isNaN(parsed) ? undefined : parsed
 }
+
+/**
+ * When the target answered, by the target's own clock (ms since the epoch): at or after `from`, before
+ * `until`. Never the client's clock: across a network, how long a request took says nothing about when the
+ * target counted it.
+ */
+export interface TargetTime {
+  from: number
+  until: number
+}
+
+/** A reading of a clock that shows whole seconds (RFC 3339 or HTTP-date): the second it began, in ms. */
+const SECOND_MS = 1000
+
+/**
+ * Sends a request and tells when the target answered it, by its own clock: the mock's clock read just before
+ * and just after the request, or else the answer's `Date` header (RFC 9110: the moment the origin made the
+ * answer, in whole seconds). `at` is undefined when the target tells neither.
+ */
+export async function timed(
+  ctx: CheckContext,
+  send: () => Promise<Exchange>,
+): Promise<{ exchange: Exchange; at?: TargetTime }> {
+  const mock = ctx.mock
+  if (mock) {
+    const before = Date.parse((await mock.clock()).now)
+    const exchange = await send()
+    const after = Date.parse((await mock.clock()).now)
+    return { exchange, at: { from: before, until: after + SECOND_MS } }
+  }
+  const exchange = await send()
+  const date = Date.parse(exchange.response.headers.date ?? '')
+  return { exchange, at: Number.isNaN(date) ? undefined : { from: date, until: date + SECOND_MS } }
+}
+
+/** The seconds that passed on the target's clock between two answers: more than `least`, less than `most`. */
+export function secondsBetween(earlier: TargetTime, later: TargetTime): { least: number; most: number } {
+  return { least: (later.from - earlier.until) / 1000, most: (later.until - earlier.from) / 1000 }
+}
+
+/**
+ * What a countdown of `total` seconds shows once `passed` seconds have passed, in whole seconds rounded
+ * either way: the lowest and the highest value a correct target may show.
+ */
+export function countdown(total: number, passed: { least: number; most: number }): [number, number] {
+  return [Math.floor(total - passed.most), Math.ceil(total - passed.least)]
+}

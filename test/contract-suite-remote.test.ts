@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runChecks } from '../contracts/runner/run-checks.ts'
+import { startMockServer } from './support/contract-command.ts'
+import { type LatencyProxy, startLatencyProxy } from './support/latency-proxy.ts'
+
+// A target across a network: the standalone mock behind a loopback proxy that holds every request 50 ms (a
+// deployed staging's round trip). Whatever the round trip, the suite reads time from the target (its clock,
+// its `t` values), never from how long the client took, and finds no fault in a correct implementation.
+
+const ROUND_TRIP_MS = 50
+
+describe('the provisioned, destructive suite against the mock 50 ms away', () => {
+  let mock: Awaited<ReturnType<typeof startMockServer>>
+  let proxy: LatencyProxy
+  beforeAll(async () => {
+    mock = await startMockServer({ checkResponses: false })
+    proxy = await startLatencyProxy(mock.origin, ROUND_TRIP_MS)
+  })
+  afterAll(async () => {
+    await proxy?.close()
+    await mock?.close()
+    await mock?.platform.close()
+  })
+
+  const failures = (outcomes: Awaited<ReturnType<typeof runChecks>>['outcomes']) =>
+    outcomes
+      .filter((o) => o.status !== 'passed')
+      .map(
+        (o) => `${o.check.id} ${o.status}: ${o.failure?.expected ?? o.reason} / ${o.failure?.actual ?? ''}`,
+      )
+
+  it('takes Retry-After and t from the target clock, however long the 50 requests of a burst took', async () => {
+    const { outcomes } = await runChecks(
+      { baseUrl: `${proxy.origin}/v1`, provision: 'mock', destructive: true },
+      { filter: (check) => check.id.endsWith('/header-meaning') },
+    )
+    expect(outcomes.map((o) => o.check.id)).toEqual([
+      'rate-limits/free/header-meaning',
+      'rate-limits/pro/header-meaning',
+      'rate-limits/enterprise/header-meaning',
+    ])
+    expect(failures(outcomes)).toEqual([])
+  }, 30_000)
+})
