@@ -22,6 +22,20 @@ export interface LimitAccount {
   pass(seconds: number): Promise<void>
   /** Whether time is simulated (so hour-long windows can be tested). */
   simulated: boolean
+  /**
+   * Sends `count` requests made by `send(i)`: all at once on the mock (it admits exactly what its windows
+   * hold, whatever the concurrency, and a round trip costs no window time), one after another on a real target.
+   */
+  sendAll<T>(count: number, send: (i: number) => Promise<T>): Promise<T[]>
+}
+
+const atOnce = <T>(count: number, send: (i: number) => Promise<T>) =>
+  Promise.all(Array.from({ length: count }, (_, i) => send(i)))
+
+async function inTurn<T>(count: number, send: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = []
+  for (let i = 0; i < count; i++) out.push(await send(i))
+  return out
 }
 
 /**
@@ -37,15 +51,13 @@ export async function limitAccount(
   if (mock) {
     const name = `Contract suite ${ctx.runId} ${plan} limits`
     const account = await mock.createAccount({ plan, name, limits: custom ?? null })
-    const key = await mock.createKey(account.id, { type: 'secret', name })
-    const revoked = await mock.createKey(account.id, { type: 'secret', name: `${name} revoked` })
+    const [key, revoked, reader, publishable] = await Promise.all([
+      mock.createKey(account.id, { type: 'secret', name }),
+      mock.createKey(account.id, { type: 'secret', name: `${name} revoked` }),
+      mock.createKey(account.id, { type: 'secret', name: `${name} reader`, permissions: ['read'] }),
+      mock.createKey(account.id, { type: 'publishable', name: `${name} publishable` }),
+    ])
     await mock.revokeKey(revoked.id)
-    const reader = await mock.createKey(account.id, {
-      type: 'secret',
-      name: `${name} reader`,
-      permissions: ['read'],
-    })
-    const publishable = await mock.createKey(account.id, { type: 'publishable', name: `${name} publishable` })
     ctx.defer(async () => {
       await mock.revokeKey(key.id)
       await mock.deleteAccount(account.id)
@@ -58,6 +70,7 @@ export async function limitAccount(
       quotas,
       simulated: true,
       pass: async (s) => void (await mock.advanceClock(s)),
+      sendAll: atOnce,
     }
   }
   if (ctx.plan !== plan)
@@ -82,5 +95,13 @@ export async function limitAccount(
   if (headers.value.remaining('burst') !== (burst?.quota ?? 0) - 1) await pass(burst?.window ?? 60)
   // The publishable key is documented as one of the same account (scoped keys may come from elsewhere).
   const others = ctx.keys.publishable ? [ctx.keys.publishable] : []
-  return { key: ctx.keys.secret, revoked: ctx.keys.revoked, others, quotas, simulated: false, pass }
+  return {
+    key: ctx.keys.secret,
+    revoked: ctx.keys.revoked,
+    others,
+    quotas,
+    simulated: false,
+    pass,
+    sendAll: inTurn,
+  }
 }

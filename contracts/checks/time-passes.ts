@@ -19,17 +19,6 @@ export async function letTimePass(ctx: CheckContext, seconds: number): Promise<v
 }
 
 /**
- * The target's current time in ms, as it keeps it: the mock's clock, or the `Date` header of a response
- * (whole seconds). Undefined when neither is known (then checks compare timestamps with each other only).
- */
-export async function targetNow(ctx: CheckContext, exchange?: Exchange): Promise<number | undefined> {
-  if (ctx.mock) return Date.parse((await ctx.mock.clock()).now)
-  const date = exchange?.response.headers.date
-  const parsed = date === undefined ? Number.NaN : Date.parse(date)
-  return Number.isNaN(parsed) ? undefined : parsed
-}
-
-/**
  * When the target answered, by the target's own clock (ms since the epoch): at or after `from`, before
  * `until`. Never the client's clock: across a network, how long a request took says nothing about when the
  * target counted it.
@@ -39,7 +28,7 @@ export interface TargetTime {
   until: number
 }
 
-/** A reading of a clock that shows whole seconds (RFC 3339 or HTTP-date): the second it began, in ms. */
+/** The mock's clock and `Date` show whole seconds: a reading of `n` means a time from `n` to `n` + 1 s. */
 const SECOND_MS = 1000
 
 /**
