@@ -15,7 +15,7 @@ export const simulatedCallCheck: ContractCheck = {
   group: 'Call logs',
   title:
     "shows a call's transcript at offsets from started_at within the call, never before an utterance began, end_reason error for a failed call and null for one not answered, and keeps a call log deleted mid-call deleted",
-  needs: ['write', 'clock'],
+  needs: ['write', 'clock', 'simulated-calls'],
   async run(ctx) {
     const mock = ctx.mock
     if (!mock) return ctx.skip('needs calls placed through the mock control plane (--provision mock)')

@@ -22,7 +22,9 @@ export type Area = keyof typeof AREAS
 /**
  * What a check needs from the run; missing needs skip it with a reason:
  * `write` (non-GET requests) and `rate-limits` need `--destructive`; `own-account` needs an account the run
- * created (`--provision mock`); `clock` the mock's clock; `call-logs` an account with call logs.
+ * created (`--provision mock`); `clock` the mock's clock; `call-logs` an account with call logs;
+ * `simulated-calls` a control plane that places calls (an optional capability: a provisioned target that lacks
+ * it makes the check not applicable).
  */
 export type Need =
   | 'write'
@@ -35,6 +37,7 @@ export type Need =
   | 'own-account'
   | 'clock'
   | 'call-logs'
+  | 'simulated-calls'
 
 /** Options of one call made by a check. */
 export interface CheckCallInput extends Omit<CallInput, 'key'> {

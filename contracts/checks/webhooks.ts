@@ -48,7 +48,7 @@ export const webhookChecks: ContractCheck[] = [
     group,
     title:
       'delivers every subscribed event of a call once, in order, signed with the secret, its body valid against the contract; the secret never shown again; the final call log listed by its agent',
-    needs: ['write', 'clock'],
+    needs: ['write', 'clock', 'simulated-calls'],
     async run(ctx) {
       const run = await placeCall(ctx)
       await runCallToItsEnd(ctx)
@@ -134,7 +134,7 @@ export const webhookChecks: ContractCheck[] = [
     group,
     title:
       'retries an event the receiver failed 5 seconds later, with the same webhook-id and signature valid',
-    needs: ['write', 'clock'],
+    needs: ['write', 'clock', 'simulated-calls'],
     async run(ctx) {
       const run = await placeCall(ctx, [500, 200], ['call.started'])
       await ctx.mock?.advanceClock(1)
@@ -168,7 +168,7 @@ export const webhookChecks: ContractCheck[] = [
     group,
     title:
       'shows a simulated call through its stages on GET /call-logs/{id}: queued, ringing after 1 s, in_progress after the ring, the final status after the talk, the analysis 120 s later; a call not answered ends without cost, transcript or analysis',
-    needs: ['write', 'clock'],
+    needs: ['write', 'clock', 'simulated-calls'],
     async run(ctx) {
       const run = await placeCall(ctx, [200], [])
       const place = async (body: Record<string, unknown>) => {
@@ -253,7 +253,7 @@ export const webhookChecks: ContractCheck[] = [
     group,
     title:
       'retries a failing event after 5 s, 30 s and 2 min of mock time, no sooner, and sends only the events the agent subscribes to',
-    needs: ['write', 'clock'],
+    needs: ['write', 'clock', 'simulated-calls'],
     async run(ctx) {
       // Subscribed to call.ended only; the receiver fails three attempts, then answers 200.
       const run = await placeCall(ctx, [500, 500, 500, 200], ['call.ended'])
@@ -300,7 +300,7 @@ export const webhookChecks: ContractCheck[] = [
     group,
     title:
       'holds back the later events of a call while an earlier one is being retried, then delivers them in the order they happened',
-    needs: ['write', 'clock'],
+    needs: ['write', 'clock', 'simulated-calls'],
     async run(ctx) {
       // call.started fails three times, over 37 s of mock time: the call ends meanwhile (30 s of talk), and its
       // later events must wait for call.started (the contract, tag Webhooks: "an event waits until the one
@@ -338,7 +338,7 @@ export const webhookChecks: ContractCheck[] = [
     group,
     title:
       'sends only call.ended for a call not answered (never in progress, nothing said, no analysis), with its final call log',
-    needs: ['write', 'clock'],
+    needs: ['write', 'clock', 'simulated-calls'],
     async run(ctx) {
       const run = await placeCall(ctx, [200], CALL_EVENTS, { ring_seconds: 3, outcome: 'no_answer' })
       await runCallToItsEnd(ctx)

@@ -1,3 +1,4 @@
+import { type MissingCapabilities, probeCapabilities } from './control-capabilities.ts'
 import { collectSecrets, type Keyring } from './keyring.ts'
 import type { MockAccount, MockControl } from './mock-control.ts'
 
@@ -15,6 +16,8 @@ export interface Provisioned {
   undo: (() => Promise<void>)[]
   /** Accounts created (deleted in teardown). */
   accounts: string[]
+  /** The optional capabilities the control plane lacks, with the reason (checks that need them do not apply). */
+  missing: MissingCapabilities
 }
 
 /**
@@ -97,7 +100,8 @@ export async function provisionMock(
     names: new Map(),
     secrets: () => collectSecrets(keyring),
   }
-  return { keyring, accountId: account.id, undo, accounts: [account.id] }
+  const missing = await probeCapabilities(control, account.id)
+  return { keyring, accountId: account.id, undo, accounts: [account.id], missing }
 }
 
 /** The first seeded account (created before this run's), which holds the demo call logs. */

@@ -7,6 +7,7 @@ import { BudgetExhausted, RetryTooLong, TargetUnreachable } from '../http/errors
 import { describeExchange, type Exchange, toCurl } from '../http/exchange.ts'
 import type { Pacer } from '../http/pacer.ts'
 import { isSafeMethod, type ResponseCache } from '../http/response-cache.ts'
+import type { MissingCapabilities } from '../provision/control-capabilities.ts'
 import type { Keyring } from '../provision/keyring.ts'
 import type { MockControl } from '../provision/mock-control.ts'
 import type { Plan, TargetConfig } from '../target/target.ts'
@@ -25,6 +26,8 @@ export interface CheckRunnerDeps {
   plan?: Plan
   stateless: boolean
   provisioned: boolean
+  /** The optional capabilities the provisioned control plane lacks, with the reason. */
+  missing?: MissingCapabilities
   teardown: ReturnType<typeof createTeardown>
   cache: ResponseCache
   pacer: Pacer
@@ -75,8 +78,9 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
       keys,
       plan: deps.plan,
       provisioned: deps.provisioned,
+      missing: deps.missing,
     })
-    if (unmet) return outcome('skipped', { reason: unmet })
+    if (unmet) return outcome(unmet.notApplicable ? 'not-applicable' : 'skipped', { reason: unmet.reason })
 
     const ctx: CheckContext = {
       contract,

@@ -174,6 +174,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     plan,
     stateless,
     provisioned: provisioned !== undefined,
+    missing: provisioned?.missing,
     teardown,
     cache,
     pacer,

@@ -12,13 +12,31 @@ export interface LatencyProxy {
   close(): Promise<void>
 }
 
+/** An answer the proxy gives in the target's place. */
+export interface ProxyAnswer {
+  status: number
+  body: unknown
+}
+
+export interface LatencyProxyOptions {
+  /**
+   * Answers a request in the target's place (it never reaches the target) when this returns an answer: a
+   * target that lacks a route the real one has.
+   */
+  answer?: (method: string, path: string) => ProxyAnswer | undefined
+}
+
 /**
  * A loopback HTTP proxy in front of `target` (an origin, e.g. `http://127.0.0.1:4010`) that holds every
  * request `delayMs` before forwarding it: a target across a network, whose round trip costs `delayMs`
  * however many requests are under way. Requests are held independently (a client that sends ten at once
  * waits `delayMs` once, not ten times). Binds 127.0.0.1; `close()` ends every connection.
  */
-export async function startLatencyProxy(target: string, delayMs: number): Promise<LatencyProxy> {
+export async function startLatencyProxy(
+  target: string,
+  delayMs: number,
+  options: LatencyProxyOptions = {},
+): Promise<LatencyProxy> {
   const upstream = new URL(target)
   const agent = new http.Agent({ keepAlive: true })
   let forwarded = 0
@@ -31,6 +49,13 @@ export async function startLatencyProxy(target: string, delayMs: number): Promis
       inFlight++
       peak = Math.max(peak, inFlight)
       setTimeout(() => {
+        const own = options.answer?.(request.method ?? 'GET', new URL(request.url ?? '/', target).pathname)
+        if (own) {
+          inFlight--
+          response.writeHead(own.status, { 'content-type': 'application/json; charset=utf-8' })
+          response.end(JSON.stringify(own.body))
+          return
+        }
         forwarded++
         const headers = { ...request.headers, host: upstream.host }
         const out = http.request(
