@@ -1,25 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runChecks } from '../contracts/runner/run-checks.ts'
-import { startMockServer } from './support/contract-command.ts'
+import { type SpawnedMock, spawnMock } from './reliability/support/spawn-mock.ts'
 import { type LatencyProxy, startLatencyProxy } from './support/latency-proxy.ts'
 
-// A target across a network: the standalone mock behind a loopback proxy that holds every request 50 ms (a
-// deployed staging's round trip). Whatever the round trip, the suite reads time from the target (its clock,
-// its `t` values), never from how long the client took, and finds no fault in a correct implementation.
+// A target across a network: the standalone mock (`voice-api-kit mock`, a process of its own) behind a
+// loopback proxy that holds every request 50 ms (a deployed staging's round trip). Whatever the round trip,
+// the suite reads time from the target (its clock, its `t` values), never from how long the client took, and
+// finds no fault in a correct implementation; its independent checks run at the same time, each lane on an
+// account of its own, so that the round trips overlap.
 
 const ROUND_TRIP_MS = 50
 
 describe('the provisioned, destructive suite against the mock 50 ms away', () => {
-  let mock: Awaited<ReturnType<typeof startMockServer>>
+  let mock: SpawnedMock
   let proxy: LatencyProxy
   beforeAll(async () => {
-    mock = await startMockServer({ checkResponses: false })
+    mock = await spawnMock(['--quiet'])
     proxy = await startLatencyProxy(mock.origin, ROUND_TRIP_MS)
-  })
+  }, 30_000)
   afterAll(async () => {
     await proxy?.close()
-    await mock?.close()
-    await mock?.platform.close()
+    await mock?.kill('SIGTERM')
   })
 
   const failures = (outcomes: Awaited<ReturnType<typeof runChecks>>['outcomes']) =>
@@ -41,4 +42,15 @@ describe('the provisioned, destructive suite against the mock 50 ms away', () =>
     ])
     expect(failures(outcomes)).toEqual([])
   }, 30_000)
+
+  it('runs the whole provisioned, destructive suite with no failure, its round trips overlapping', async () => {
+    const before = proxy.forwarded()
+    const result = await runChecks({ baseUrl: `${proxy.origin}/v1`, provision: 'mock', destructive: true })
+    expect(failures(result.outcomes)).toEqual([])
+    expect(result.outcomes.length).toBeGreaterThan(150)
+    expect(result.teardown.problems).toEqual([])
+    // Every request of the run went through the proxy, many of them at the same time.
+    expect(proxy.forwarded() - before).toBeGreaterThanOrEqual(result.stats.requests)
+    expect(proxy.peakInFlight()).toBeGreaterThan(8)
+  }, 60_000)
 })

@@ -227,6 +227,7 @@ const expiresAt: ContractCheck = {
   group: 'Key restrictions',
   title: 'admits a key with expires_at ahead, and refuses it with 401 once the clock has passed expires_at',
   needs: ['clock'],
+  exclusive: true,
   async run(ctx) {
     const mock = ctx.mock
     if (!mock)

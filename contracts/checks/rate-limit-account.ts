@@ -38,35 +38,47 @@ async function inTurn<T>(count: number, send: (i: number) => Promise<T>): Promis
   return out
 }
 
+/** The keys a rate-limit check uses besides the account's secret key. */
+export interface LimitKeys {
+  /** A revoked key of the account (`revoked`). */
+  revoked?: boolean
+  /** Other active keys of the account (`others`). */
+  others?: boolean
+}
+
 /**
- * A fresh account of the plan on the mock (deleted in teardown), or the account under test when it is
- * on that plan (its windows are spent for real, so the check first waits for an empty burst window).
+ * A fresh account of the plan on the mock (deleted in teardown), with the keys the check uses, or the account
+ * under test when it is on that plan (its windows are spent for real, so the check first waits for an empty
+ * burst window).
  */
 export async function limitAccount(
   ctx: CheckContext,
   plan: Plan,
   custom?: { hourly: number; burst: number },
+  uses: LimitKeys = {},
 ): Promise<LimitAccount> {
   const mock = ctx.mock
   if (mock) {
     const name = `Contract suite ${ctx.runId} ${plan} limits`
     const account = await mock.createAccount({ plan, name, limits: custom ?? null })
-    const [key, revoked, reader, publishable] = await Promise.all([
+    ctx.defer(async () => void (await mock.deleteAccount(account.id)))
+    const [key, revoked, ...others] = await Promise.all([
       mock.createKey(account.id, { type: 'secret', name }),
-      mock.createKey(account.id, { type: 'secret', name: `${name} revoked` }),
-      mock.createKey(account.id, { type: 'secret', name: `${name} reader`, permissions: ['read'] }),
-      mock.createKey(account.id, { type: 'publishable', name: `${name} publishable` }),
+      ...(uses.revoked ? [mock.createKey(account.id, { type: 'secret', name: `${name} revoked` })] : []),
+      ...(uses.others
+        ? [
+            mock.createKey(account.id, { type: 'secret', name: `${name} reader`, permissions: ['read'] }),
+            mock.createKey(account.id, { type: 'publishable', name: `${name} publishable` }),
+          ]
+        : []),
     ])
-    await mock.revokeKey(revoked.id)
-    ctx.defer(async () => {
-      await mock.revokeKey(key.id)
-      await mock.deleteAccount(account.id)
-    })
+    if (!key) throw new Error('unreachable: the secret key is always made')
+    if (revoked) await mock.revokeKey(revoked.id)
     const quotas = custom ?? (plan === 'enterprise' ? account.limits : PLAN_LIMITS[plan])
     return {
       key: key.value,
-      revoked: revoked.value,
-      others: [reader.value, publishable.value],
+      revoked: revoked?.value,
+      others: others.map((other) => other.value),
       quotas,
       simulated: true,
       pass: async (s) => void (await mock.advanceClock(s)),

@@ -221,7 +221,8 @@ function checksFor(plan: Plan, custom?: { hourly: number; burst: number }): Cont
       title:
         'shares one budget among all keys of the account: the burst spent with several keys, 429 for each',
       needs: ['rate-limits'],
-      run: async (ctx) => sharedScenario(ctx, await limitAccount(ctx, plan, custom)),
+      exclusive: true,
+      run: async (ctx) => sharedScenario(ctx, await limitAccount(ctx, plan, custom, { others: true })),
     },
     {
       id: `rate-limits/${plan}/header-meaning`,
@@ -230,6 +231,7 @@ function checksFor(plan: Plan, custom?: { hourly: number; burst: number }): Cont
       title:
         'counts t down with the clock, gives X-RateLimit-Reset as now + t in epoch seconds and Retry-After as the t of the exhausted window',
       needs: ['rate-limits'],
+      exclusive: true,
       run: async (ctx) => meaningScenario(ctx, await limitAccount(ctx, plan, custom)),
     },
   ]

@@ -1,5 +1,6 @@
 import { ensure, expectStatus, jsonObject, listData } from './failure.ts'
 import { agentBody, scratchAccount } from './fixtures.ts'
+import { timed } from './time-passes.ts'
 import type { ContractCheck } from './types.ts'
 
 type Log = Record<string, unknown> & { transcript?: { start_seconds?: number }[] }
@@ -16,6 +17,7 @@ export const simulatedCallCheck: ContractCheck = {
   title:
     "shows a call's transcript at offsets from started_at within the call, never before an utterance began, end_reason error for a failed call and null for one not answered, and keeps a call log deleted mid-call deleted",
   needs: ['write', 'clock', 'simulated-calls'],
+  exclusive: true,
   async run(ctx) {
     const mock = ctx.mock
     if (!mock) return ctx.skip('needs calls placed through the mock control plane (--provision mock)')
@@ -50,12 +52,16 @@ export const simulatedCallCheck: ContractCheck = {
     await remove(goneRinging, 'while its call rings')
     await mock.advanceClock(2 + 5)
     await remove(goneTalking, 'while its call is in progress')
-    const talking = await read(answered)
-    const elapsed = (Date.parse((await mock.clock()).now) - Date.parse(String(talking.started_at))) / 1000
+    // What the answer shows began before the answer, which came before the mock's clock read after it had
+    // turned its next whole second.
+    const { exchange: during, at } = await timed(ctx, () => v1('GET', `/call-logs/${answered}`, 'getCallLog'))
+    expectStatus(during, 200, `for call log ${answered}`)
+    const talking = jsonObject(during) as Log
+    const elapsed = ((at?.until ?? Number.NaN) - Date.parse(String(talking.started_at))) / 1000
     const shown = talking.transcript ?? []
     ensure(
       shown.every((line) => Number(line.start_seconds) <= elapsed),
-      `5 s into the talk (${elapsed} s after started_at), only utterances that began by then`,
+      `5 s into the talk (less than ${elapsed} s after started_at by the mock's clock), only utterances that began by then`,
       JSON.stringify(shown.map((line) => line.start_seconds)),
     )
     await mock.advanceClock(36)

@@ -42,14 +42,39 @@ export async function timed(
 ): Promise<{ exchange: Exchange; at?: TargetTime }> {
   const mock = ctx.mock
   if (mock) {
-    const before = Date.parse((await mock.clock()).now)
+    const before = await clockReading(ctx)
     const exchange = await send()
-    const after = Date.parse((await mock.clock()).now)
-    return { exchange, at: { from: before, until: after + SECOND_MS } }
+    const after = await clockReading(ctx)
+    return { exchange, at: { from: before as number, until: (after as number) + SECOND_MS } }
   }
   const exchange = await send()
   const date = Date.parse(exchange.response.headers.date ?? '')
   return { exchange, at: Number.isNaN(date) ? undefined : { from: date, until: date + SECOND_MS } }
+}
+
+/**
+ * The mock's clock now, as the start of the second it shows (ms): the true time is at least that, and less than
+ * a second more. Undefined without the mock.
+ */
+export async function clockReading(ctx: CheckContext): Promise<number | undefined> {
+  return ctx.mock ? Date.parse((await ctx.mock.clock()).now) : undefined
+}
+
+/**
+ * A bound for an answer that just came, by the target's clock: it came before the mock's clock reading now,
+ * plus the second the reading shows. Undefined without the mock.
+ */
+export async function answeredBefore(ctx: CheckContext): Promise<number | undefined> {
+  const reading = await clockReading(ctx)
+  return reading === undefined ? undefined : reading + SECOND_MS
+}
+
+/**
+ * Whether something the target did at a time known only to lie before `until` (ms, the target's clock: a
+ * reading after it, plus the reading's second) surely happened before `boundary`: `until` is no later.
+ */
+export function surelyBefore(until: number | undefined, boundary: number): boolean {
+  return until !== undefined && until <= boundary
 }
 
 /** The seconds that passed on the target's clock between two answers: more than `least`, less than `most`. */

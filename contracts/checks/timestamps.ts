@@ -69,6 +69,7 @@ const agentTimestamps: ContractCheck = {
   title:
     'keeps created_at and sets updated_at to now on every PATCH, also one that changes no value, with time passing between',
   needs: ['write'],
+  exclusive: true,
   async run(ctx) {
     const { exchange: created, at } = await timed(ctx, async () => (await createAgent(ctx)).exchange)
     const agent = jsonObject(created)
@@ -109,6 +110,7 @@ const memberTimestamps: ContractCheck = {
   group: 'Team members',
   title: 'sets invited_at = created_at = now on invitation and keeps both when the role changes later',
   needs: ['write'],
+  exclusive: true,
   async run(ctx) {
     const { exchange: created, at } = await timed(ctx, async () => (await inviteMember(ctx)).exchange)
     const member = jsonObject(created)
@@ -140,6 +142,7 @@ const integrationTimestamps: ContractCheck = {
   title:
     'sets updated_at to now on every update and connected_at only when credentials are sent, with time passing between',
   needs: ['write', 'own-account'],
+  exclusive: true,
   async run(ctx) {
     const path = '/integrations/zapier'
     const patch = (json: Record<string, unknown>, sensitive: string[] = []) =>

@@ -95,5 +95,10 @@ export interface ContractCheck {
   needs?: Need[]
   /** Whether the check also applies to a stateless mock (e.g. `prism mock`); default false. */
   stateless?: boolean
+  /**
+   * The check moves the mock's clock (which every account shares): it runs alone, never beside another
+   * check. A provisioned run runs the other checks at the same time, each lane on an account of its own.
+   */
+  exclusive?: boolean
   run(ctx: CheckContext): Promise<void>
 }

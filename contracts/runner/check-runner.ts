@@ -16,11 +16,19 @@ import type { CheckOutcome, FailureReport } from './outcome.ts'
 import { prismProblems } from './prism.ts'
 import type { createTeardown } from './teardown.ts'
 
+/**
+ * Where a check runs: an account with its keys (the run's main account, or one of its own when checks run
+ * at the same time), and the cache of answers shared by the checks that run there, one after another.
+ */
+export interface Lane {
+  keys: Keyring
+  cache: ResponseCache
+}
+
 /** What running a check needs from its session. */
 export interface CheckRunnerDeps {
   contract: Contract
   config: Readonly<TargetConfig>
-  keys: Keyring
   runId: string
   mock?: MockControl
   plan?: Plan
@@ -29,7 +37,8 @@ export interface CheckRunnerDeps {
   /** The optional capabilities the provisioned control plane lacks, with the reason. */
   missing?: MissingCapabilities
   teardown: ReturnType<typeof createTeardown>
-  cache: ResponseCache
+  /** Every key of the run, every lane's: no report shows one, no answer may echo one. */
+  secrets(): string[]
   pacer: Pacer
   /** Within the request budget, paced within the account's rate limit. */
   budgeted: ApiClient
@@ -37,24 +46,38 @@ export interface CheckRunnerDeps {
   limitClient: ApiClient
 }
 
+/** The control plane as a check that runs beside others sees it: moving the clock is refused. */
+function besideOthers(mock: MockControl, check: ContractCheck): MockControl {
+  return {
+    ...mock,
+    advanceClock: async () => {
+      throw new Error(
+        `${check.id} moves the mock's clock while other checks run: a check that moves the clock must be marked exclusive (it then runs alone)`,
+      )
+    },
+  }
+}
+
 /**
- * Runs one check at a time: decides whether it can run (needs, statelessness), gives it a context whose
- * every answer is checked against the contract, and turns what it throws into an outcome. Safe requests
- * that an earlier check already sent are answered from the run's cache (unless the check asks for `fresh`).
+ * Runs checks: decides whether each can run (needs, statelessness), gives it a context whose every answer is
+ * checked against the contract, and turns what it throws into an outcome. Safe requests that an earlier
+ * check of the same lane already sent are answered from the lane's cache (unless the check asks for
+ * `fresh`). A check that runs `alongside` others cannot move the mock's clock (it fails saying so).
  */
 export function createCheckRunner(deps: CheckRunnerDeps) {
-  const { contract, config, keys, teardown, cache } = deps
+  const { contract, config, teardown } = deps
   const requestIds = new Set<string>()
   const sentSecrets = new Set<string>()
 
-  function report(expected: string, actual: string, exchange?: Exchange): FailureReport {
-    const secrets = [...keys.secrets(), ...sentSecrets]
-    if (!exchange) return { expected, actual }
-    const [request = '', response = ''] = describeExchange(exchange, secrets).split(/\n(?=< \d{3} )/)
-    return { expected, actual, request, response, curl: toCurl(exchange.request, keys.names, secrets) }
-  }
-
-  async function run(check: ContractCheck): Promise<CheckOutcome> {
+  async function run(check: ContractCheck, lane: Lane, alongside = false): Promise<CheckOutcome> {
+    const { keys, cache } = lane
+    const mock = alongside && deps.mock ? besideOthers(deps.mock, check) : deps.mock
+    const report = (expected: string, actual: string, exchange?: Exchange): FailureReport => {
+      const secrets = [...deps.secrets(), ...sentSecrets]
+      if (!exchange) return { expected, actual }
+      const [request = '', response = ''] = describeExchange(exchange, secrets).split(/\n(?=< \d{3} )/)
+      return { expected, actual, request, response, curl: toCurl(exchange.request, keys.names, secrets) }
+    }
     const started = performance.now()
     const notes: string[] = []
     let requests = 0
@@ -87,7 +110,7 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
       target: config,
       keys,
       runId: deps.runId,
-      mock: deps.mock,
+      mock,
       plan: deps.plan,
       skip(reason) {
         throw new CheckSkipped(reason)

@@ -5,13 +5,13 @@ import { type CallInput, createClient } from '../http/client.ts'
 import type { Exchange } from '../http/exchange.ts'
 import { createPacer, type WaitEvent } from '../http/pacer.ts'
 import { readRateLimitHeaders } from '../http/rate-limit-headers.ts'
-import { createResponseCache } from '../http/response-cache.ts'
+import { createResponseCache, type ResponseCache } from '../http/response-cache.ts'
 import { fetchTransport, nodeTransport, type Transport } from '../http/transport.ts'
 import { type Keyring, keyringFromTarget } from '../provision/keyring.ts'
 import { createMockControl, type MockControl } from '../provision/mock-control.ts'
-import { type Provisioned, provisionMock } from '../provision/provision-mock.ts'
+import { type Provisioned, provisionLanes, provisionMock } from '../provision/provision-mock.ts'
 import { PLAN_HOURLY_QUOTA, type Plan, type TargetConfig } from '../target/target.ts'
-import { createCheckRunner } from './check-runner.ts'
+import { createCheckRunner, type Lane } from './check-runner.ts'
 import { type Coverage, createCoverage } from './coverage.ts'
 import type { CheckOutcome, TeardownReport } from './outcome.ts'
 import { ConfigError, judgeProbe, probeFailure, provisionFailure } from './preflight.ts'
@@ -51,7 +51,17 @@ export interface Session {
   budget: number
   /** The account's windows as the first answer advertised them (`RateLimit-Policy`, `RateLimit`). */
   limits: { name: string; quota?: number; seconds?: number; remaining: number }[]
-  run(check: ContractCheck): Promise<CheckOutcome>
+  /**
+   * Runs a check on a lane (0, the default: the run's main account) and tells how it went. `alongside`: other
+   * checks may run meanwhile (then the check may not move the mock's clock).
+   */
+  run(check: ContractCheck, options?: { lane?: number; alongside?: boolean }): Promise<CheckOutcome>
+  /**
+   * Makes `count` lanes in all for checks that run at the same time, each on an account of its own with keys
+   * of every kind and a cache of its own (a provisioned run only: elsewhere there is one lane, the account
+   * under test). Returns how many lanes there are.
+   */
+  openLanes(count: number): Promise<number>
   /** After a check lost the connection: undefined when the target answers again, else why not. */
   stillReachable(): Promise<string | undefined>
   stats(): RunStats
@@ -76,6 +86,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
   const baseUrl = config.baseUrl.replace(/\/+$/, '')
   const transport = config.fetch ? fetchTransport(config.fetch) : nodeTransport()
   const cache = createResponseCache()
+  const caches: ResponseCache[] = [cache]
   const coverage = createCoverage(contract, baseUrl)
   const maxWaitSeconds = config.maxWaitSeconds ?? 60
   const pacer = createPacer({
@@ -89,9 +100,10 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
   let keys: Keyring
   if (config.provision === 'mock') {
     const root = config.mockControlUrl ?? `${baseUrl.replace(/\/v1$/, '')}/_mock`
-    // Anything the control plane changes (keys, accounts, the clock) can change what the API answers.
+    // Anything the control plane changes (keys, accounts, the clock) can change what the API answers, to
+    // any lane.
     const control: Transport = (request) => {
-      if (request.method !== 'GET') cache.invalidate()
+      if (request.method !== 'GET') for (const each of caches) each.invalidate()
       return transport(request)
     }
     mock = createMockControl({ root, adminToken: config.mockAdminToken, transport: control })
@@ -165,10 +177,10 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     pacer,
     onExchange: record,
   })
+  const lanes: Lane[] = [{ keys, cache }]
   const runner = createCheckRunner({
     contract,
     config,
-    keys,
     runId,
     mock,
     plan,
@@ -176,7 +188,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     provisioned: provisioned !== undefined,
     missing: provisioned?.missing,
     teardown,
-    cache,
+    secrets: () => lanes.flatMap((lane) => lane.keys.secrets()),
     pacer,
     budgeted,
     limitClient,
@@ -192,7 +204,19 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     mock,
     budget,
     limits: pacer.windows(),
-    run: (check) => runner.run(check),
+    run: (check, options = {}) =>
+      runner.run(check, lanes[options.lane ?? 0] ?? (lanes[0] as Lane), options.alongside),
+    async openLanes(count) {
+      if (!mock || count <= lanes.length) return lanes.length
+      const made = await provisionLanes(mock, contract.scopes, runId, count - lanes.length, keys.callLogs)
+      teardown.defer(made.remove)
+      for (const keyring of made.keyrings) {
+        const own = createResponseCache()
+        caches.push(own)
+        lanes.push({ keys: keyring, cache: own })
+      }
+      return lanes.length
+    },
     async stillReachable() {
       try {
         await limitClient.send({ ...probeInput, operationId: 'getUser', accept429: true })
@@ -204,7 +228,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     stats: () => ({
       requests: budgeted.used() + limitClient.used(),
       counted,
-      cacheHits: cache.hits(),
+      cacheHits: caches.reduce((sum, each) => sum + each.hits(), 0),
       ...pacer.stats(),
     }),
     coverage: () => coverage.matrix(),
