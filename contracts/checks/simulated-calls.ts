@@ -42,12 +42,16 @@ export const simulatedCallCheck: ContractCheck = {
         `deleting a call log ${when}`,
       )
 
-    const answered = await place({ duration_seconds: 40 })
-    const failed = await place({ outcome: 'failed' })
-    const unanswered = await place({ outcome: 'no_answer' })
-    const goneRinging = await place({ duration_seconds: 40 })
-    const goneTalking = await place({ duration_seconds: 40 })
-    const goneEnded = await place({ duration_seconds: 40 })
+    const [answered, failed, unanswered, goneRinging, goneTalking, goneEnded] = (await Promise.all(
+      [
+        { duration_seconds: 40 },
+        { outcome: 'failed' },
+        { outcome: 'no_answer' },
+        { duration_seconds: 40 },
+        { duration_seconds: 40 },
+        { duration_seconds: 40 },
+      ].map(place),
+    )) as [string, string, string, string, string, string]
     await mock.advanceClock(1)
     await remove(goneRinging, 'while its call rings')
     await mock.advanceClock(2 + 5)
@@ -87,10 +91,10 @@ export const simulatedCallCheck: ContractCheck = {
     ensure(failure.end_reason === 'error', `end_reason "error" for a failed call`, String(failure.end_reason))
     const missed = await read(unanswered)
     ensure(missed.end_reason === null, 'end_reason null for a call not answered', String(missed.end_reason))
-    for (const id of [goneRinging, goneTalking, goneEnded]) {
-      const exchange = await v1('GET', `/call-logs/${id}`, 'getCallLog')
-      expectStatus(exchange, 404, `for a call log deleted while its call went on (${id})`)
-    }
+    const gone = [goneRinging, goneTalking, goneEnded]
+    const reads = await Promise.all(gone.map((id) => v1('GET', `/call-logs/${id}`, 'getCallLog')))
+    for (const [i, exchange] of reads.entries())
+      expectStatus(exchange, 404, `for a call log deleted while its call went on (${gone[i]})`)
     const listed = listData(await v1('GET', '/call-logs?limit=100', 'listCallLogs')).map((log) =>
       String(log.id),
     )

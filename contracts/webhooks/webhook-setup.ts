@@ -74,12 +74,15 @@ export async function placeCall(
   const user = await ctx.call({ method: 'GET', path: '/user', operationId: 'getUser' })
   expectStatus(user, 200)
   const accountId = String(jsonObject(user).id)
-  const secret = await control('POST', `/accounts/${accountId}/webhook-secret`)
-  if (secret.status === 404) notApplicable('the mock has no webhook operations (an older voice-api-kit)')
-  ensure(secret.status === 201, 'the signing secret created (201)', `${secret.status}`)
   const receiver = await startWebhookReceiver(statuses)
   ctx.defer(receiver.close)
-  const { agent } = await createAgent(ctx, { webhook_url: receiver.url, webhook_events: events })
+  // The secret and the agent subscribed at the receiver do not depend on each other: made at the same time.
+  const [secret, { agent }] = await Promise.all([
+    control('POST', `/accounts/${accountId}/webhook-secret`),
+    createAgent(ctx, { webhook_url: receiver.url, webhook_events: events }),
+  ])
+  if (secret.status === 404) notApplicable('the mock has no webhook operations (an older voice-api-kit)')
+  ensure(secret.status === 201, 'the signing secret created (201)', `${secret.status}`)
   const call = await control('POST', `/accounts/${accountId}/calls`, { agent_id: agent.id, ...plan })
   if (call.status !== 201)
     fail('the call started (201)', `${call.status} ${JSON.stringify(call.body).slice(0, 200)}`)
