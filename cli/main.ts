@@ -8,6 +8,8 @@ const HELP = `Usage: voice-api-kit <command> [options]
 Commands:
   mock       start the stateful mock server with a seeded demo account (voice-api-kit mock --help)
   contract   run the contract suite against an implementation (voice-api-kit contract --help)
+  webhooks   test your webhook receiver: voice-api-kit webhooks test-receiver --url <url> --secret <whsec_...>
+             (voice-api-kit webhooks test-receiver --help)
   prism      Prism's stateless mock of the same contract (needs @stoplight/prism-cli)
   proxy      Prism's validation proxy in front of any implementation (needs @stoplight/prism-cli)
 
@@ -39,9 +41,13 @@ async function main(argv: string[]): Promise<number> {
     const { runContractCommand } = await import('./contract/contract-command.ts')
     return runContractCommand(rest)
   }
+  if (command === 'webhooks') {
+    const { runWebhooksCommand } = await import('./webhooks/webhooks-command.ts')
+    return runWebhooksCommand(rest)
+  }
   if (command === 'prism') return runPrismMock(rest)
   if (command === 'proxy') return runPrismProxy(rest)
-  throw new UsageError(`Unknown command '${command}'. Commands: mock, contract, prism, proxy.`)
+  throw new UsageError(`Unknown command '${command}'. Commands: mock, contract, webhooks, prism, proxy.`)
 }
 
 main(process.argv.slice(2)).then(

@@ -141,8 +141,15 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
   }
 }
 
-/** `--output <file>` for the one file reporter, or `--output junit=<file> --output html=<file>`. */
-function outputsOf(given: readonly string[], reporters: readonly ReporterName[]): ContractFlags['outputs'] {
+/**
+ * `--output <file>` for the one file reporter, or `--output junit=<file> --output html=<file>`; a file reporter
+ * without one writes to its file in `defaults`. Throws TargetError for an --output that names no file reporter.
+ */
+export function outputsOf(
+  given: readonly string[],
+  reporters: readonly string[],
+  defaults: { junit: string; html: string } = DEFAULT_OUTPUT,
+): ContractFlags['outputs'] {
   const files = reporters.filter((r): r is 'junit' | 'html' => r === 'junit' || r === 'html')
   const outputs: ContractFlags['outputs'] = {}
   const plain: string[] = []
@@ -167,6 +174,6 @@ function outputsOf(given: readonly string[], reporters: readonly ReporterName[])
       )
     outputs[open[0] as 'junit' | 'html'] = plain[0]
   }
-  for (const reporter of files) outputs[reporter] ??= DEFAULT_OUTPUT[reporter]
+  for (const reporter of files) outputs[reporter] ??= defaults[reporter]
   return outputs
 }

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
-import { parseAllowedHost } from '../../mocks/engine/host-check.ts'
-import { SavedStateError } from '../../mocks/engine/state/saved-state.ts'
+import { parseAllowedHost } from '../../mocks/engine/control/host-check.ts'
+import { SavedStateError } from '../../mocks/engine/saved-state.ts'
 import type { StateStore } from '../../mocks/engine/state/store.ts'
 import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
 import { dashboardPages } from '../../mocks/server/dashboard/dashboard-pages.ts'

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
-import { parseAllowedHost } from '../../mocks/engine/host-check.ts'
+import { parseAllowedHost } from '../../mocks/engine/control/host-check.ts'
 import { choiceFlag, integerFlag, UsageError } from '../usage-error.ts'
 import { type StoreSpec, storeFlag } from './store-spec.ts'
 

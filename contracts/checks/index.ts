@@ -14,6 +14,7 @@ import { normalisationChecks } from './normalisation.ts'
 import { paginationChecks } from './pagination.ts'
 import { rateLimitMeaningChecks } from './rate-limit-meaning.ts'
 import { rateLimitChecks } from './rate-limits.ts'
+import { relationChecks } from './relations.ts'
 import { responseChecks } from './responses.ts'
 import { routingChecks } from './routing.ts'
 import { simulatedCallCheck } from './simulated-calls.ts'
@@ -21,6 +22,7 @@ import { teamMemberChecks } from './team-members.ts'
 import { timestampChecks } from './timestamps.ts'
 import { AREAS, type Area, type ContractCheck } from './types.ts'
 import { webhookChecks } from './webhooks.ts'
+import { writesRefusedChecks } from './writes-refused.ts'
 
 /**
  * Every check of the suite, in run order: the checks that move the mock's clock (`exclusive`) after all the
@@ -47,6 +49,10 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...timestampChecks,
     ...idempotencyRetryChecks,
     ...badInputChecks(contract.operations),
+    // Relations compare answers the checks above fetched (the run's cache); the writes that cannot write come
+    // after every read, since any request other than GET empties that cache.
+    ...relationChecks,
+    ...writesRefusedChecks(contract.operations),
     ...webhookChecks,
     ...idempotencyExpiryChecks,
     ...rateLimitChecks,

@@ -1,3 +1,4 @@
+import { cannotWrite } from '../checks/cannot-write.ts'
 import { conformanceProblems } from '../checks/conformance.ts'
 import { CheckSkipped, ContractFailure } from '../checks/failure.ts'
 import type { CheckCallInput, CheckContext, ContractCheck } from '../checks/types.ts'
@@ -122,7 +123,12 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
       wait: (seconds, reason) => deps.pacer.wait(seconds * 1000, reason),
       async call(input: CheckCallInput) {
         const method = input.method.toUpperCase()
-        if (!isSafeMethod(method) && method !== 'OPTIONS' && !config.destructive)
+        if (
+          !isSafeMethod(method) &&
+          method !== 'OPTIONS' &&
+          !config.destructive &&
+          !cannotWrite(input, keys.secrets())
+        )
           throw new CheckSkipped('writes data: run with --destructive')
         const key = input.key === undefined ? keys.secret : input.key
         if (input.sensitive) for (const value of input.sensitive) sentSecrets.add(value)

@@ -17,8 +17,6 @@ export const LIMITS = {
 } as const
 
 /** Throws 409 `limit_reached` when a collection already holds `limit` items. */
-// Stryker disable all: the mock's own memory bounds (thousands of objects per account; the spec sets none), which a
-// run never reaches (test/mock/limits.test.ts)
 export function assertRoom(count: number, limit: number, what: string, param?: string): void {
   if (count < limit) return
   throw errors.conflict(
@@ -27,4 +25,3 @@ export function assertRoom(count: number, limit: number, what: string, param?: s
     param,
   )
 }
-// Stryker restore all
