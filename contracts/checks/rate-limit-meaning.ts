@@ -1,7 +1,7 @@
 import type { Exchange } from '../http/exchange.ts'
 import type { Plan } from '../target/target.ts'
 import { ensure, expectError, jsonObject } from './failure.ts'
-import { type LimitAccount, limitAccount } from './rate-limit-account.ts'
+import { type LimitAccount, limitAccount, makeLimitAccount } from './rate-limit-account.ts'
 import { expectCountedOnce, view } from './rate-limit-view.ts'
 import { countdown, secondsBetween, type TargetTime, timed } from './time-passes.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
@@ -131,8 +131,9 @@ async function sharedScenario(ctx: CheckContext, account: LimitAccount): Promise
   // Retry-After frees the oldest request; the one with the last key leaves as much later as it was counted
   // later, by the target's clock.
   await account.pass(retryAfter + Math.ceil(secondsBetween(firstAt, lastAt).most))
-  for (const key of keys.slice().reverse())
-    expectAdmitted(await get(ctx, key), 'after Retry-After, with each key')
+  const keysBack = keys.slice().reverse()
+  for (const exchange of await account.sendAll(keysBack.length, (i) => get(ctx, keysBack[i] as string)))
+    expectAdmitted(exchange, 'after Retry-After, with each key')
 }
 
 /**
@@ -152,8 +153,8 @@ async function meaningScenario(ctx: CheckContext, account: LimitAccount): Promis
   )
   expectResetEpoch(first, firstAt)
   const step = account.simulated ? 20 : 2
-  await account.pass(step)
-  const { exchange: later, at: laterAt } = await timed(ctx, () => get(ctx, account.key))
+  const passed = await account.pass(step)
+  const { exchange: later, at: laterAt } = await timed(ctx, () => get(ctx, account.key), passed)
   expectAdmitted(later, `${step} s later`)
   const moved = view(later)
   // How much time passed is the target's to say (its clock), not the client's: across a network every
@@ -222,6 +223,7 @@ function checksFor(plan: Plan, custom?: { hourly: number; burst: number }): Cont
         'shares one budget among all keys of the account: the burst spent with several keys, 429 for each',
       needs: ['rate-limits'],
       exclusive: true,
+      prepare: (ctx) => makeLimitAccount(ctx, plan, custom, { others: true }),
       run: async (ctx) => sharedScenario(ctx, await limitAccount(ctx, plan, custom, { others: true })),
     },
     {
@@ -232,6 +234,7 @@ function checksFor(plan: Plan, custom?: { hourly: number; burst: number }): Cont
         'counts t down with the clock, gives X-RateLimit-Reset as now + t in epoch seconds and Retry-After as the t of the exhausted window',
       needs: ['rate-limits'],
       exclusive: true,
+      prepare: (ctx) => makeLimitAccount(ctx, plan, custom),
       run: async (ctx) => meaningScenario(ctx, await limitAccount(ctx, plan, custom)),
     },
   ]

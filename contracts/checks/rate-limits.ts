@@ -1,7 +1,7 @@
 import type { Exchange } from '../http/exchange.ts'
 import type { Plan } from '../target/target.ts'
 import { ensure, expectError, expectStatus, fail, jsonObject } from './failure.ts'
-import { type LimitAccount, limitAccount } from './rate-limit-account.ts'
+import { type LimitAccount, limitAccount, makeLimitAccount } from './rate-limit-account.ts'
 import { expectCountedOnce, view } from './rate-limit-view.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
@@ -82,15 +82,18 @@ async function burstScenario(ctx: CheckContext, account: LimitAccount): Promise<
   expectPolicy(first, account.quotas)
   expectRemaining(first, 'burst', burst - 1, 'after the first request of the window')
   const hourlyStart = (view(first).remaining('hourly') ?? 0) + 1
-  const rest = await account.sendAll(burst - 1, (i) => send(ctx, account, i + 1))
+  // The rest of the burst, and three requests with the revoked key among them (a 401 counts in no window).
+  const revoked = account.revoked
+  const unauthorized = revoked ? 3 : 0
+  const answers = await account.sendAll(burst - 1 + unauthorized, (i) =>
+    i < burst - 1 ? send(ctx, account, i + 1) : send(ctx, account, 0, revoked),
+  )
+  const rest = answers.slice(0, burst - 1)
   for (const [i, exchange] of rest.entries())
     ensure(exchange.response.status !== 429, `request ${i + 2} of ${burst} admitted`, '429', exchange)
+  for (const exchange of answers.slice(burst - 1)) expectStatus(exchange, 401, 'for the revoked key')
   expectCountedOnce(rest, 'burst', burst - 2, `after the other ${burst - 1} requests of the burst`)
   expectCountedOnce(rest, 'hourly', hourlyStart - 2, `after the other ${burst - 1} requests of the burst`)
-  const revoked = account.revoked
-  if (revoked)
-    for (const exchange of await account.sendAll(3, () => send(ctx, account, 0, revoked)))
-      expectStatus(exchange, 401, 'for the revoked key')
   const [refused, refusedAgain] = await account.sendAll(2, (i) => send(ctx, account, i))
   const retryAfter = expect429(refused as Exchange, 'burst', 60)
   expectRemaining(refused as Exchange, 'hourly', hourlyStart - burst, 'on the 429 (401s are not counted)')
@@ -159,6 +162,7 @@ function planChecks(plan: Plan, custom?: { hourly: number; burst: number }): Con
         'admits exactly the burst limit, answers 429 with Retry-After, counts neither 401s nor 429s, recovers after Retry-After',
       needs: ['rate-limits'],
       exclusive: true,
+      prepare: (ctx) => makeLimitAccount(ctx, plan, custom, { revoked: true }),
       run: async (ctx) => burstScenario(ctx, await limitAccount(ctx, plan, custom, { revoked: true })),
     },
     {
@@ -169,6 +173,7 @@ function planChecks(plan: Plan, custom?: { hourly: number; burst: number }): Con
         'admits exactly the hourly limit, then answers 429 naming the hourly window, recovers after Retry-After',
       needs: ['rate-limits', 'clock'],
       exclusive: true,
+      prepare: (ctx) => makeLimitAccount(ctx, plan, custom),
       run: async (ctx) => hourlyScenario(ctx, await limitAccount(ctx, plan, custom)),
     },
   ]

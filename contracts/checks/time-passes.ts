@@ -8,14 +8,12 @@ export const instant = (value: unknown): number =>
 /**
  * Lets `seconds` pass for the target: the mock's clock moves on (no wait), a real target is waited for.
  * Steps that must differ in time (a create and a later update) are then at least that far apart, even in
- * timestamps with whole seconds.
+ * timestamps with whole seconds. Returns the mock's clock once moved (the start of the second it shows, ms).
  */
-export async function letTimePass(ctx: CheckContext, seconds: number): Promise<void> {
-  if (ctx.mock) {
-    await ctx.mock.advanceClock(seconds)
-    return
-  }
+export async function letTimePass(ctx: CheckContext, seconds: number): Promise<number | undefined> {
+  if (ctx.mock) return Date.parse((await ctx.mock.advanceClock(seconds)).now)
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 100))
+  return undefined
 }
 
 /**
@@ -33,16 +31,18 @@ const SECOND_MS = 1000
 
 /**
  * Sends a request and tells when the target answered it, by its own clock: the mock's clock read just before
- * and just after the request, or else the answer's `Date` header (RFC 9110: the moment the origin made the
+ * (or `since`, read before and no earlier) and just after the request, or else the answer's `Date` header (RFC 9110: the moment the origin made the
  * answer, in whole seconds). `at` is undefined when the target tells neither.
  */
 export async function timed(
   ctx: CheckContext,
   send: () => Promise<Exchange>,
+  /** A reading of the mock's clock already made since the last answer (`letTimePass` gives one). */
+  since?: number,
 ): Promise<{ exchange: Exchange; at?: TargetTime }> {
   const mock = ctx.mock
   if (mock) {
-    const before = await clockReading(ctx)
+    const before = since ?? (await clockReading(ctx))
     const exchange = await send()
     const after = await clockReading(ctx)
     return { exchange, at: { from: before as number, until: (after as number) + SECOND_MS } }

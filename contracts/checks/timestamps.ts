@@ -86,9 +86,11 @@ const agentTimestamps: ContractCheck = {
       ['a new name', { name: `${String(agent.name)} (renamed)` }],
       ['the same name again (no value changes)', { name: `${String(agent.name)} (renamed)` }],
     ] as const) {
-      await letTimePass(ctx, GAP_SECONDS)
-      const { exchange: updated, at } = await timed(ctx, () =>
-        ctx.call({ method: 'PATCH', path, json: change, operationId: 'updateAgent' }),
+      const moved = await letTimePass(ctx, GAP_SECONDS)
+      const { exchange: updated, at } = await timed(
+        ctx,
+        () => ctx.call({ method: 'PATCH', path, json: change, operationId: 'updateAgent' }),
+        moved,
       )
       expectStatus(updated, 200, `for a PATCH with ${what}`)
       const after = jsonObject(updated)
@@ -155,16 +157,22 @@ const integrationTimestamps: ContractCheck = {
     const first = jsonObject(connected)
     expectNow(first, 'connected_at', connected, connectedAt)
     expectNow(first, 'updated_at', connected, connectedAt)
-    await letTimePass(ctx, GAP_SECONDS)
-    const { exchange: toggled, at: toggledAt } = await timed(ctx, () => patch({ enabled: !first.enabled }))
+    const toggledFrom = await letTimePass(ctx, GAP_SECONDS)
+    const { exchange: toggled, at: toggledAt } = await timed(
+      ctx,
+      () => patch({ enabled: !first.enabled }),
+      toggledFrom,
+    )
     expectStatus(toggled, 200)
     const second = jsonObject(toggled)
     expectSameInstant(first, second, 'connected_at', toggled)
     expectMovedOn(first, second, 'updated_at', toggled)
     expectNow(second, 'updated_at', toggled, toggledAt)
-    await letTimePass(ctx, GAP_SECONDS)
-    const { exchange: again, at: againAt } = await timed(ctx, () =>
-      patch({ credentials: { api_key: `${secret}2` } }, [secret, `${secret}2`]),
+    const againFrom = await letTimePass(ctx, GAP_SECONDS)
+    const { exchange: again, at: againAt } = await timed(
+      ctx,
+      () => patch({ credentials: { api_key: `${secret}2` } }, [secret, `${secret}2`]),
+      againFrom,
     )
     expectStatus(again, 200)
     const third = jsonObject(again)

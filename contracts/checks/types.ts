@@ -81,6 +81,8 @@ export interface CheckContext {
   skip(reason: string): never
   /** Notes something worth showing in the report (not a failure). */
   note(message: string): void
+  /** What the check's `prepare` made, when it has one. */
+  prepared?: unknown
 }
 
 /** One contract check: a plain async function, shared by the Vitest suite and the mutation harness. */
@@ -100,5 +102,11 @@ export interface ContractCheck {
    * check. A provisioned run runs the other checks at the same time, each lane on an account of its own.
    */
   exclusive?: boolean
+  /**
+   * What an `exclusive` check can make before its turn, beside the other checks: accounts and keys through
+   * the mock's control plane, nothing through the API and no clock move. Its result is `ctx.prepared`. Run just
+   * before `run` when the run has one lane.
+   */
+  prepare?(ctx: CheckContext): Promise<unknown>
   run(ctx: CheckContext): Promise<void>
 }

@@ -12,6 +12,12 @@ export const RESTRICTED_ORIGIN = 'https://contract-suite.example'
 /** Control-plane requests provisioning sends at once. */
 const AT_ONCE = 16
 
+/**
+ * How far ahead of the mock's clock the expired key's `expires_at` is set (it must be in the future when the
+ * key is made, however long the round trips take), before the clock is moved past it.
+ */
+const EXPIRY_AHEAD_SECONDS = 60
+
 /** What provisioning created, and how to undo what can be undone. */
 export interface Provisioned {
   keyring: Keyring
@@ -34,13 +40,15 @@ interface RunAccount {
 
 /**
  * Creates an enterprise account with roomy limits and every kind of key: secret, publishable, revoked,
- * expired (2 s after the mock's now: the caller moves the clock on), one key lacking each scope, one with no
- * scope, one bound to an origin.
+ * expired (a minute after the mock's now: the caller moves the clock past it), one key lacking each scope,
+ * one with no scope, one bound to an origin.
  */
 async function provisionAccount(control: MockControl, scopes: string[], label: string): Promise<RunAccount> {
   const account = await control.createAccount({ plan: 'enterprise', name: label, limits: ROOMY_LIMITS })
   const clock = await control.clock()
-  const expiresAt = new Date(Date.parse(clock.now) + 2000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const expiresAt = new Date(Date.parse(clock.now) + EXPIRY_AHEAD_SECONDS * 1000)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
   const wanted: [string, Omit<MockKeyInput, 'name'>][] = [
     ['secret', { type: 'secret' }],
     ['publishable', { type: 'publishable' }],
@@ -108,7 +116,7 @@ export async function provisionMock(
   await control.clearScenarios()
   const undo: (() => Promise<void>)[] = []
   const main = await provisionAccount(control, scopes, `Contract suite ${runId}`)
-  await control.advanceClock(3)
+  await control.advanceClock(EXPIRY_AHEAD_SECONDS + 1)
 
   const callLogs = await callLogAccount(control, main.account.id)
   if (callLogs) {
@@ -133,7 +141,7 @@ export async function provisionMock(
 /**
  * `count` more accounts like the run's main one (`provisionAccount`), for checks that run at the same time:
  * each on an account of its own, so that none sees another's objects. They share the main keyring's read-only
- * key of the seeded account. The clock moves on 3 s once all are made, so that their expired keys are.
+ * key of the seeded account. The clock moves past their keys' expiry once all are made.
  */
 export async function provisionLanes(
   control: MockControl,
@@ -157,7 +165,7 @@ export async function provisionLanes(
         return account
       },
     )
-    await control.advanceClock(3)
+    await control.advanceClock(EXPIRY_AHEAD_SECONDS + 1)
   } catch (error) {
     await remove().catch(() => undefined)
     throw error

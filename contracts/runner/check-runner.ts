@@ -60,6 +60,26 @@ function besideOthers(mock: MockControl, check: ContractCheck): MockControl {
 }
 
 /**
+ * What an exclusive check's `prepare` made before its turn, beside the other checks (or what it threw), and
+ * what that cost: counted in the check's outcome.
+ */
+export interface Prepared {
+  value?: unknown
+  error?: unknown
+  requests: number
+  cacheHits: number
+  notes: string[]
+}
+
+/** How a check runs: beside others or alone, and what its `prepare` already made. */
+export interface RunMode {
+  /** Other checks may run meanwhile: the check may not move the mock's clock. */
+  alongside?: boolean
+  /** What `prepare` made ahead (the check then does not prepare again). */
+  prepared?: Promise<Prepared | undefined>
+}
+
+/**
  * Runs checks: decides whether each can run (needs, statelessness), gives it a context whose every answer is
  * checked against the contract, and turns what it throws into an outcome. Safe requests that an earlier
  * check of the same lane already sent are answered from the lane's cache (unless the check asks for
@@ -70,58 +90,59 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
   const requestIds = new Set<string>()
   const sentSecrets = new Set<string>()
 
-  async function run(check: ContractCheck, lane: Lane, alongside = false): Promise<CheckOutcome> {
-    const { keys, cache } = lane
-    const mock = alongside && deps.mock ? besideOthers(deps.mock, check) : deps.mock
-    const report = (expected: string, actual: string, exchange?: Exchange): FailureReport => {
-      const secrets = [...deps.secrets(), ...sentSecrets]
-      if (!exchange) return { expected, actual }
-      const [request = '', response = ''] = describeExchange(exchange, secrets).split(/\n(?=< \d{3} )/)
-      return { expected, actual, request, response, curl: toCurl(exchange.request, keys.names, secrets) }
-    }
-    const started = performance.now()
-    const notes: string[] = []
-    let requests = 0
-    let cacheHits = 0
-    let last: Exchange | undefined
-    const outcome = (status: CheckOutcome['status'], extra: Partial<CheckOutcome> = {}): CheckOutcome => ({
-      check,
-      status,
-      notes,
-      durationMs: performance.now() - started,
-      requests,
-      cacheHits,
-      ...extra,
-    })
+  /** Why the check cannot run here, as its outcome's status and reason; undefined when it can. */
+  function cannotRun(check: ContractCheck, lane: Lane) {
     if (deps.stateless && !check.stateless)
-      return outcome('not-applicable', {
+      return {
+        status: 'not-applicable' as const,
         reason: 'not applicable: the target is stateless (it answers from examples)',
-      })
+      }
     const unmet = unmetNeed(check.needs ?? [], {
       config,
-      keys,
+      keys: lane.keys,
       plan: deps.plan,
       provisioned: deps.provisioned,
       missing: deps.missing,
     })
-    if (unmet) return outcome(unmet.notApplicable ? 'not-applicable' : 'skipped', { reason: unmet.reason })
+    if (!unmet) return undefined
+    return {
+      status: unmet.notApplicable ? ('not-applicable' as const) : ('skipped' as const),
+      reason: unmet.reason,
+    }
+  }
 
-    const ctx: CheckContext = {
+  /**
+   * The context of one check, counting what it sends in `tally`. `ahead`: the context of `prepare` run before
+   * the check's turn, beside other checks: it sends nothing to the API (only the control plane makes things).
+   */
+  function contextFor(
+    check: ContractCheck,
+    lane: Lane,
+    alongside: boolean,
+    tally: Omit<Prepared, 'value' | 'error'> & { last?: Exchange },
+    ahead = false,
+  ): CheckContext {
+    const { keys, cache } = lane
+    return {
       contract,
       target: config,
       keys,
       runId: deps.runId,
-      mock,
+      mock: alongside && deps.mock ? besideOthers(deps.mock, check) : deps.mock,
       plan: deps.plan,
       skip(reason) {
         throw new CheckSkipped(reason)
       },
-      note: (message) => void notes.push(message),
+      note: (message) => void tally.notes.push(message),
       track: (path, key) => teardown.track(path, key ?? keys.secret),
       untrack: (path) => teardown.untrack(path),
       defer: (undo) => teardown.defer(undo),
       wait: (seconds, reason) => deps.pacer.wait(seconds * 1000, reason),
       async call(input: CheckCallInput) {
+        if (ahead)
+          throw new Error(
+            `${check.id} sends ${input.method} ${input.path} in prepare: prepare runs beside other checks and may only make things through the control plane`,
+          )
         const method = input.method.toUpperCase()
         if (
           !isSafeMethod(method) &&
@@ -137,14 +158,14 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         let exchange: Exchange
         if (shared) {
           exchange = { ...shared, operationId: input.operationId ?? shared.operationId }
-          cacheHits++
+          tally.cacheHits++
         } else {
           exchange = await (input.rateLimitProbe ? deps.limitClient : deps.budgeted).send(send)
-          requests++
+          tally.requests++
           if (!input.rateLimitProbe) cache.store(send, exchange)
           else if (!isSafeMethod(method)) cache.invalidate()
         }
-        last = exchange
+        tally.last = exchange
         const status = exchange.response.status
         const body = exchange.response.json as { id?: unknown } | undefined
         if (!shared && method === 'POST' && status >= 200 && status < 300 && typeof body?.id === 'string')
@@ -170,7 +191,60 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         return exchange
       },
     }
+  }
+
+  /**
+   * Runs a check's `prepare` before its turn, beside other checks: undefined when the check has none or cannot
+   * run here (its turn then says why). What it throws is kept for the check's turn.
+   */
+  async function prepare(check: ContractCheck, lane: Lane): Promise<Prepared | undefined> {
+    if (!check.prepare || cannotRun(check, lane)) return undefined
+    const tally = { requests: 0, cacheHits: 0, notes: [] as string[] }
     try {
+      const value = await check.prepare(contextFor(check, lane, true, tally, true))
+      return { ...tally, value }
+    } catch (error) {
+      return { ...tally, error }
+    }
+  }
+
+  async function run(check: ContractCheck, lane: Lane, mode: RunMode = {}): Promise<CheckOutcome> {
+    const started = performance.now()
+    const ahead = await mode.prepared
+    const tally = {
+      requests: ahead?.requests ?? 0,
+      cacheHits: ahead?.cacheHits ?? 0,
+      notes: [...(ahead?.notes ?? [])],
+      last: undefined as Exchange | undefined,
+    }
+    const outcome = (status: CheckOutcome['status'], extra: Partial<CheckOutcome> = {}): CheckOutcome => ({
+      check,
+      status,
+      notes: tally.notes,
+      durationMs: performance.now() - started,
+      requests: tally.requests,
+      cacheHits: tally.cacheHits,
+      ...extra,
+    })
+    const refused = cannotRun(check, lane)
+    if (refused) return outcome(refused.status, { reason: refused.reason })
+    const report = (expected: string, actual: string, exchange?: Exchange): FailureReport => {
+      const secrets = [...deps.secrets(), ...sentSecrets]
+      if (!exchange) return { expected, actual }
+      const [request = '', response = ''] = describeExchange(exchange, secrets).split(/\n(?=< \d{3} )/)
+      return {
+        expected,
+        actual,
+        request,
+        response,
+        curl: toCurl(exchange.request, lane.keys.names, secrets),
+      }
+    }
+
+    const ctx = contextFor(check, lane, mode.alongside ?? false, tally)
+    try {
+      if (ahead?.error !== undefined) throw ahead.error
+      if (check.prepare) ctx.prepared = ahead ? ahead.value : await check.prepare(ctx)
       await check.run(ctx)
       return outcome('passed')
     } catch (error) {
@@ -189,11 +263,11 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
           : report(
               'the check to run',
               `an error: ${error instanceof Error ? error.message : String(error)}`,
-              last,
+              tally.last,
             )
       return outcome('failed', { failure })
     }
   }
 
-  return { run }
+  return { run, prepare }
 }

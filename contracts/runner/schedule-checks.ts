@@ -1,6 +1,10 @@
 import type { ContractCheck } from '../checks/types.ts'
+import type { Prepared } from './check-runner.ts'
 import type { CheckOutcome } from './outcome.ts'
 import type { Session } from './session.ts'
+
+/** Exclusive checks preparing at the same time, beside the other checks. */
+const PREPARING_AT_ONCE = 4
 
 export interface ScheduleOptions {
   /** Lanes open on the session: checks that may run beside others run up to this many at a time. */
@@ -27,7 +31,7 @@ export interface Scheduled {
  * connection and the target does not answer again, no check starts after it.
  */
 export async function scheduleChecks(
-  session: Pick<Session, 'run' | 'stillReachable'>,
+  session: Pick<Session, 'run' | 'stillReachable'> & Partial<Pick<Session, 'prepare'>>,
   checks: readonly ContractCheck[],
   options: ScheduleOptions,
 ): Promise<Scheduled> {
@@ -43,8 +47,33 @@ export async function scheduleChecks(
     }
   }
 
+  // With several lanes, what the exclusive checks can make ahead (accounts, keys) is made at the start, beside
+  // the other checks, a few at a time, so that their turn alone is spent on what needs it.
+  const preparing = new Map<number, Promise<Prepared | undefined>>()
+  const prepare = lanes > 1 ? session.prepare : undefined
+  const preparedFor = (index: number) => {
+    const check = checks[index] as ContractCheck
+    if (!prepare || !check.exclusive || !check.prepare) return undefined
+    let made = preparing.get(index)
+    if (!made) {
+      made = prepare(check)
+      preparing.set(index, made)
+    }
+    return made
+  }
+  const ahead = checks.flatMap((check, index) => (check.exclusive && check.prepare ? [index] : []))
+  let nextAhead = 0
+  const preparer = async () => {
+    while (prepare && nextAhead < ahead.length && !stopped) await preparedFor(ahead[nextAhead++] as number)
+  }
+  const preparers = Array.from({ length: Math.min(PREPARING_AT_ONCE, ahead.length) }, preparer)
+
   const runOne = async (index: number, lane: number, alongside: boolean) => {
-    const outcome = await session.run(checks[index] as ContractCheck, { lane, alongside })
+    const outcome = await session.run(checks[index] as ContractCheck, {
+      lane,
+      alongside,
+      prepared: preparedFor(index),
+    })
     outcomes[index] = outcome
     if (options.bail && outcome.status === 'failed') stopped = true
     if (outcome.unreachable && !aborted) {
@@ -80,6 +109,9 @@ export async function scheduleChecks(
     running.add(task)
   }
   await Promise.all(running)
+  // Nothing made ahead may outlive the run: teardown follows.
+  await Promise.all(preparers)
+  await Promise.all(preparing.values())
   // After a stop, the outcomes that came in behind a check that never started.
   for (const outcome of outcomes.slice(released)) if (outcome) options.onOutcome?.(outcome)
 

@@ -11,7 +11,7 @@ import { type Keyring, keyringFromTarget } from '../provision/keyring.ts'
 import { createMockControl, type MockControl } from '../provision/mock-control.ts'
 import { type Provisioned, provisionLanes, provisionMock } from '../provision/provision-mock.ts'
 import { PLAN_HOURLY_QUOTA, type Plan, type TargetConfig } from '../target/target.ts'
-import { createCheckRunner, type Lane } from './check-runner.ts'
+import { createCheckRunner, type Lane, type Prepared } from './check-runner.ts'
 import { type Coverage, createCoverage } from './coverage.ts'
 import type { CheckOutcome, TeardownReport } from './outcome.ts'
 import { ConfigError, judgeProbe, probeFailure, provisionFailure } from './preflight.ts'
@@ -55,7 +55,15 @@ export interface Session {
    * Runs a check on a lane (0, the default: the run's main account) and tells how it went. `alongside`: other
    * checks may run meanwhile (then the check may not move the mock's clock).
    */
-  run(check: ContractCheck, options?: { lane?: number; alongside?: boolean }): Promise<CheckOutcome>
+  run(
+    check: ContractCheck,
+    options?: { lane?: number; alongside?: boolean; prepared?: Promise<Prepared | undefined> },
+  ): Promise<CheckOutcome>
+  /**
+   * Runs an exclusive check's `prepare` now, beside other checks, on the main lane (where the check will run);
+   * pass what it gives to `run` as `prepared`.
+   */
+  prepare(check: ContractCheck): Promise<Prepared | undefined>
   /**
    * Makes `count` lanes in all for checks that run at the same time, each on an account of its own with keys
    * of every kind and a cache of its own (a provisioned run only: elsewhere there is one lane, the account
@@ -205,7 +213,11 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     budget,
     limits: pacer.windows(),
     run: (check, options = {}) =>
-      runner.run(check, lanes[options.lane ?? 0] ?? (lanes[0] as Lane), options.alongside),
+      runner.run(check, lanes[options.lane ?? 0] ?? (lanes[0] as Lane), {
+        alongside: options.alongside,
+        prepared: options.prepared,
+      }),
+    prepare: (check) => runner.prepare(check, lanes[0] as Lane),
     async openLanes(count) {
       if (!mock || count <= lanes.length) return lanes.length
       const made = await provisionLanes(mock, contract.scopes, runId, count - lanes.length, keys.callLogs)
