@@ -5,6 +5,13 @@ import type { ContractCheck } from './types.ts'
 
 type Log = Record<string, unknown> & { transcript?: { start_seconds?: number }[] }
 
+/** The account, key and agent the check places its calls for. */
+interface CallSetup {
+  accountId: string
+  key: string
+  agentId: unknown
+}
+
 /**
  * A call placed on the mock (docs/decisions/013-calls-and-webhooks.md) as its call log shows it through `/v1`: utterances at
  * offsets from `started_at` that lie within the call and are never shown before they began, the `end_reason`
@@ -18,18 +25,33 @@ export const simulatedCallCheck: ContractCheck = {
     "shows a call's transcript at offsets from started_at within the call, never before an utterance began, end_reason error for a failed call and null for one not answered, and keeps a call log deleted mid-call deleted",
   needs: ['write', 'clock', 'simulated-calls'],
   exclusive: true,
-  async run(ctx) {
+  // An account of its own with a key and an agent, made beside the other checks before its turn.
+  async prepare(ctx): Promise<CallSetup | undefined> {
     const mock = ctx.mock
-    if (!mock) return ctx.skip('needs calls placed through the mock control plane (--provision mock)')
+    if (!mock) return undefined
     const { account, name } = await scratchAccount(ctx, mock, 'simulated calls')
     const { value: key } = await mock.createKey(account.id, { type: 'secret', name })
+    const created = await ctx.call({
+      method: 'POST',
+      path: '/agents',
+      json: agentBody(ctx),
+      key,
+      sensitive: [key],
+      operationId: 'createAgent',
+    })
+    expectStatus(created, 201, 'for a valid create-agent body')
+    return { accountId: account.id, key, agentId: jsonObject(created).id }
+  },
+  async run(ctx) {
+    const mock = ctx.mock
+    const setup = ctx.prepared as CallSetup | undefined
+    if (!mock || !setup)
+      return ctx.skip('needs calls placed through the mock control plane (--provision mock)')
+    const { accountId, key, agentId } = setup
     const v1 = (method: string, path: string, operationId: string, json?: unknown) =>
       ctx.call({ method, path, json, key, sensitive: [key], operationId })
-    const created = await v1('POST', '/agents', 'createAgent', agentBody(ctx))
-    expectStatus(created, 201, 'for a valid create-agent body')
-    const agentId = jsonObject(created).id
     const place = async (input: Record<string, unknown>) =>
-      String((await mock.placeCall(account.id, { agent_id: agentId, ring_seconds: 2, ...input })).id)
+      String((await mock.placeCall(accountId, { agent_id: agentId, ring_seconds: 2, ...input })).id)
     const read = async (id: string): Promise<Log> => {
       const exchange = await v1('GET', `/call-logs/${id}`, 'getCallLog')
       expectStatus(exchange, 200, `for call log ${id}`)

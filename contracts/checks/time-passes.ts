@@ -48,8 +48,8 @@ export async function timed(
     return { exchange, at: { from: before as number, until: (after as number) + SECOND_MS } }
   }
   const exchange = await send()
-  const date = Date.parse(exchange.response.headers.date ?? '')
-  return { exchange, at: Number.isNaN(date) ? undefined : { from: date, until: date + SECOND_MS } }
+  const until = dateOf(exchange)
+  return { exchange, at: until === undefined ? undefined : { from: until - SECOND_MS, until } }
 }
 
 /**
@@ -75,6 +75,15 @@ export async function answeredBefore(ctx: CheckContext): Promise<number | undefi
  */
 export function surelyBefore(until: number | undefined, boundary: number): boolean {
   return until !== undefined && until <= boundary
+}
+
+/**
+ * A bound for an answer by its own `Date` header (whole seconds): it was made before the next second (ms).
+ * Undefined without a `Date`.
+ */
+export function dateOf(exchange: Exchange | undefined): number | undefined {
+  const date = Date.parse(exchange?.response.headers.date ?? '')
+  return Number.isNaN(date) ? undefined : date + SECOND_MS
 }
 
 /** The seconds that passed on the target's clock between two answers: more than `least`, less than `most`. */

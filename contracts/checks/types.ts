@@ -104,8 +104,8 @@ export interface ContractCheck {
   exclusive?: boolean
   /**
    * What an `exclusive` check can make before its turn, beside the other checks: accounts and keys through
-   * the mock's control plane, nothing through the API and no clock move. Its result is `ctx.prepared`. Run just
-   * before `run` when the run has one lane.
+   * the mock's control plane, and objects in them with those keys (never with the run's keys), no clock move.
+   * Its result is `ctx.prepared`. Run just before `run` when the run has one lane.
    */
   prepare?(ctx: CheckContext): Promise<unknown>
   run(ctx: CheckContext): Promise<void>

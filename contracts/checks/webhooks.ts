@@ -1,6 +1,13 @@
 import { Webhook } from 'standardwebhooks'
 import type { ReceivedWebhook } from '../webhooks/webhook-receiver.ts'
-import { CALL_EVENTS, placeCall, requireDeliveries, type WebhookRun } from '../webhooks/webhook-setup.ts'
+import {
+  CALL_EVENTS,
+  type CallSetup,
+  placeCall,
+  prepareCall,
+  requireDeliveries,
+  type WebhookRun,
+} from '../webhooks/webhook-setup.ts'
 import { ensure, expectError, expectStatus, fail, jsonObject, listData } from './failure.ts'
 import { answeredBefore, clockReading, surelyBefore } from './time-passes.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
@@ -69,6 +76,7 @@ export const webhookChecks: ContractCheck[] = [
       'delivers every subscribed event of a call once, in order, signed with the secret, its body valid against the contract; the secret never shown again; the final call log listed by its agent',
     needs: ['write', 'clock', 'simulated-calls'],
     exclusive: true,
+    prepare: (ctx) => prepareCall(ctx),
     async run(ctx) {
       const run = await placeCall(ctx)
       await runCallToItsEnd(ctx)
@@ -129,7 +137,8 @@ export const webhookChecks: ContractCheck[] = [
         method: 'GET',
         path: `/agents/${encodeURIComponent(run.secret)}`,
         operationId: 'getAgent',
-        sensitive: [run.secret],
+        key: run.key,
+        sensitive: [run.secret, run.key],
       })
       expectError(pasted, 404, { code: 'resource_not_found' }, 'for the signing secret as the agent ID')
       // The call's log, now final, is the same read alone and listed by its agent (a fresh agent: one call;
@@ -138,6 +147,8 @@ export const webhookChecks: ContractCheck[] = [
         method: 'GET',
         path: `/call-logs/${run.callId}`,
         operationId: 'getCallLog',
+        key: run.key,
+        sensitive: [run.key],
       })
       expectStatus(read, 200)
       const current = jsonObject(read)
@@ -145,6 +156,8 @@ export const webhookChecks: ContractCheck[] = [
         method: 'GET',
         path: `/call-logs?agent_id=${run.agentId}&limit=100`,
         operationId: 'listCallLogs',
+        key: run.key,
+        sensitive: [run.key],
       })
       const listed = listData(byAgent)
       const differing = Object.entries(listed[0] ?? {}).filter(
@@ -168,8 +181,9 @@ export const webhookChecks: ContractCheck[] = [
       'retries an event the receiver failed 5 seconds later, with the same webhook-id and signature valid',
     needs: ['write', 'clock', 'simulated-calls'],
     exclusive: true,
+    prepare: (ctx) => prepareCall(ctx, [500, 200], ['call.started']),
     async run(ctx) {
-      const run = await placeCall(ctx, [500, 200], ['call.started'])
+      const run = await placeCall(ctx)
       await ctx.mock?.advanceClock(1)
       await requireDeliveries(run)
       ensure(await run.receiver.waitFor(1, ARRIVAL_MS), 'a first attempt', 'none')
@@ -203,8 +217,9 @@ export const webhookChecks: ContractCheck[] = [
       'shows a simulated call through its stages on GET /call-logs/{id}: queued, ringing after 1 s, in_progress after the ring, the final status after the talk, the analysis 120 s later; a call not answered ends without cost, transcript or analysis',
     needs: ['write', 'clock', 'simulated-calls'],
     exclusive: true,
+    prepare: (ctx) => prepareCall(ctx, [200], []),
     async run(ctx) {
-      const run = await placeCall(ctx, [200], [])
+      const run = ctx.prepared as CallSetup
       const place = async (body: Record<string, unknown>) => {
         const placed = await run.control('POST', `/accounts/${run.accountId}/calls`, {
           agent_id: run.agentId,
@@ -218,6 +233,8 @@ export const webhookChecks: ContractCheck[] = [
           method: 'GET',
           path: `/call-logs/${id}`,
           operationId: 'getCallLog',
+          key: run.key,
+          sensitive: [run.key],
         })
         expectStatus(exchange, 200)
         return jsonObject(exchange)
@@ -227,8 +244,10 @@ export const webhookChecks: ContractCheck[] = [
       // may show the next when the round trips took that long, as the clock read after the answer tells.
       const placedFrom = await clockReading(ctx)
       const due = (seconds: number) => (placedFrom ?? Number.NaN) + seconds * 1000
-      const answered = await place({ ring_seconds: 2, duration_seconds: 30 })
-      const unanswered = await place({ ring_seconds: 2, outcome: 'no_answer' })
+      const [answered, unanswered] = await Promise.all([
+        place({ ring_seconds: 2, duration_seconds: 30 }),
+        place({ ring_seconds: 2, outcome: 'no_answer' }),
+      ])
       const expectStage = async (
         id: string,
         status: string,
@@ -313,9 +332,10 @@ export const webhookChecks: ContractCheck[] = [
       'retries a failing event after 5 s, 30 s and 2 min of mock time, no sooner, and sends only the events the agent subscribes to',
     needs: ['write', 'clock', 'simulated-calls'],
     exclusive: true,
+    prepare: (ctx) => prepareCall(ctx, [500, 500, 500, 200], ['call.ended']),
     async run(ctx) {
       // Subscribed to call.ended only; the receiver fails three attempts, then answers 200.
-      const run = await placeCall(ctx, [500, 500, 500, 200], ['call.ended'])
+      const run = await placeCall(ctx)
       await ctx.mock?.advanceClock(2)
       await ctx.mock?.advanceClock(30)
       await requireDeliveries(run)
@@ -367,11 +387,12 @@ export const webhookChecks: ContractCheck[] = [
       'holds back the later events of a call while an earlier one is being retried, then delivers them in the order they happened',
     needs: ['write', 'clock', 'simulated-calls'],
     exclusive: true,
+    prepare: (ctx) => prepareCall(ctx, [500, 500, 500, 200]),
     async run(ctx) {
       // call.started fails three times, over 37 s of mock time: the call ends meanwhile (30 s of talk), and its
       // later events must wait for call.started (the contract, tag Webhooks: "an event waits until the one
       // before it was delivered or given up").
-      const run = await placeCall(ctx, [500, 500, 500, 200])
+      const run = await placeCall(ctx)
       const attempts = async (count: number, when: string) =>
         ensure(
           await run.receiver.waitFor(count, ARRIVAL_MS),
@@ -406,8 +427,9 @@ export const webhookChecks: ContractCheck[] = [
       'sends only call.ended for a call not answered (never in progress, nothing said, no analysis), with its final call log',
     needs: ['write', 'clock', 'simulated-calls'],
     exclusive: true,
+    prepare: (ctx) => prepareCall(ctx),
     async run(ctx) {
-      const run = await placeCall(ctx, [200], CALL_EVENTS, { ring_seconds: 3, outcome: 'no_answer' })
+      const run = await placeCall(ctx, { ring_seconds: 3, outcome: 'no_answer' })
       await runCallToItsEnd(ctx)
       await requireDeliveries(run)
       ensure(await run.receiver.waitFor(1, ARRIVAL_MS), 'call.ended', 'no webhook')

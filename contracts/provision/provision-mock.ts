@@ -112,30 +112,44 @@ export async function provisionMock(
   scopes: string[],
   runId: string,
 ): Promise<Provisioned> {
-  // A scenario left on would answer checks in the implementation's place: none survives into a run.
-  await control.clearScenarios()
+  // A scenario left on would answer checks in the implementation's place: none survives into a run. The
+  // first account listed before the run's own is the seeded one, with the demo call logs.
+  const [, accounts] = await Promise.all([control.clearScenarios(), control.listAccounts()])
+  const callLogs = accounts[0]
   const undo: (() => Promise<void>)[] = []
-  const main = await provisionAccount(control, scopes, `Contract suite ${runId}`)
-  await control.advanceClock(EXPIRY_AHEAD_SECONDS + 1)
+  const [main, reader] = await Promise.all([
+    provisionAccount(control, scopes, `Contract suite ${runId}`),
+    callLogs && callLogReader(control, callLogs, runId),
+  ])
+  if (callLogs && reader) {
+    main.keyring.callLogs = reader.value
+    const previous = callLogs.custom_limits ? callLogs.limits : null
+    undo.push(async () => {
+      await Promise.all([
+        control.updateAccount(callLogs.id, { limits: previous }),
+        control.revokeKey(reader.id),
+      ])
+    })
+  }
+  undo.push(main.remove)
+  const [, missing] = await Promise.all([
+    control.advanceClock(EXPIRY_AHEAD_SECONDS + 1),
+    probeCapabilities(control, main.account.id),
+  ])
+  return { keyring: main.keyring, accountId: main.account.id, undo, accounts: [main.account.id], missing }
+}
 
-  const callLogs = await callLogAccount(control, main.account.id)
-  if (callLogs) {
-    const reader = await control.createKey(callLogs.id, {
+/** A read-only key of the seeded account with call logs, whose limits are lifted for the run. */
+async function callLogReader(control: MockControl, account: MockAccount, runId: string) {
+  const [reader] = await Promise.all([
+    control.createKey(account.id, {
       type: 'secret',
       name: `contract ${runId} call logs (read)`,
       permissions: ['read'],
-    })
-    main.keyring.callLogs = reader.value
-    await control.updateAccount(callLogs.id, { limits: ROOMY_LIMITS })
-    const previous = callLogs.custom_limits ? callLogs.limits : null
-    undo.push(async () => {
-      await control.updateAccount(callLogs.id, { limits: previous })
-    })
-    undo.push(async () => void (await control.revokeKey(reader.id)))
-  }
-  undo.push(main.remove)
-  const missing = await probeCapabilities(control, main.account.id)
-  return { keyring: main.keyring, accountId: main.account.id, undo, accounts: [main.account.id], missing }
+    }),
+    control.updateAccount(account.id, { limits: ROOMY_LIMITS }),
+  ])
+  return reader
 }
 
 /**
@@ -176,10 +190,4 @@ export async function provisionLanes(
     accounts: lanes.map((lane) => lane.account.id),
     remove,
   }
-}
-
-/** The first seeded account (created before this run's), which holds the demo call logs. */
-async function callLogAccount(control: MockControl, ownId: string): Promise<MockAccount | undefined> {
-  const accounts = await control.listAccounts()
-  return accounts.find((a) => a.id !== ownId)
 }

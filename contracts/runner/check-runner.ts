@@ -113,7 +113,8 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
 
   /**
    * The context of one check, counting what it sends in `tally`. `ahead`: the context of `prepare` run before
-   * the check's turn, beside other checks: it sends nothing to the API (only the control plane makes things).
+   * the check's turn, beside other checks: it sends nothing with the run's keys (their accounts are the other
+   * checks'), only with keys it made through the control plane.
    */
   function contextFor(
     check: ContractCheck,
@@ -139,9 +140,10 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
       defer: (undo) => teardown.defer(undo),
       wait: (seconds, reason) => deps.pacer.wait(seconds * 1000, reason),
       async call(input: CheckCallInput) {
-        if (ahead)
+        const key = input.key === undefined ? keys.secret : input.key
+        if (ahead && key !== null && keys.secrets().includes(key))
           throw new Error(
-            `${check.id} sends ${input.method} ${input.path} in prepare: prepare runs beside other checks and may only make things through the control plane`,
+            `${check.id} sends ${input.method} ${input.path} with the run's key in prepare: prepare runs beside other checks, on accounts and keys of its own`,
           )
         const method = input.method.toUpperCase()
         if (
@@ -151,7 +153,6 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
           !cannotWrite(input, keys.secrets())
         )
           throw new CheckSkipped('writes data: run with --destructive')
-        const key = input.key === undefined ? keys.secret : input.key
         if (input.sensitive) for (const value of input.sensitive) sentSecrets.add(value)
         const send = { ...input, key, accept429: input.rateLimitProbe ?? input.accept429 }
         const shared = input.rateLimitProbe || input.fresh ? undefined : cache.get(send)

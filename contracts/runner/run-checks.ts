@@ -7,7 +7,7 @@ import { scheduleChecks } from './schedule-checks.ts'
 import { openSession, type RunStats, type Session, type SessionOptions } from './session.ts'
 
 /** Checks a provisioned run runs at the same time unless the target says otherwise (`concurrency`). */
-export const DEFAULT_CONCURRENCY = 8
+export const DEFAULT_CONCURRENCY = 16
 
 /** Options of a plain (non-Vitest) run. */
 export interface RunOptions extends SessionOptions {

@@ -4,7 +4,7 @@ import { mapConcurrently } from './map-concurrently.ts'
 import type { TeardownReport } from './outcome.ts'
 
 /** Requests teardown sends at once: what the run created is removed in a few round trips, not one per object. */
-const AT_ONCE = 8
+const AT_ONCE = 16
 
 /**
  * Remembers every object the run created (by its path) and removes them at the end, newest first (several at
@@ -49,7 +49,7 @@ export function createTeardown(client: ApiClient, provisioned: Provisioned | und
         }
       }
       await mapConcurrently(deferred, AT_ONCE, undo)
-      for (const step of provisioned?.undo ?? []) await undo(step)
+      await Promise.all((provisioned?.undo ?? []).map(undo))
       if (provisioned)
         report.notes.push(
           'The accounts the run created on the mock were deleted, with their keys; the seeded account is as it was.',

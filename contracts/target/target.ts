@@ -46,7 +46,7 @@ export interface TargetConfig {
   /** Path of the contract (default: this package's `openapi/v1.yaml`). */
   contractPath?: string
   /**
-   * Checks run at the same time in a provisioned run (default 8), each lane on an account of its own; a check
+   * Checks run at the same time in a provisioned run (default 16), each lane on an account of its own; a check
    * that moves the mock's clock always runs alone. 1 runs every check one after another. Without
    * provisioning checks run one after another, on the account under test.
    */
