@@ -2,7 +2,7 @@ import { bodyBreakages, parameterBreakages } from '../contract/breakages.ts'
 import type { ContractOperation } from '../contract/operations.ts'
 import { fillPath } from '../contract/operations.ts'
 import type { Exchange } from '../http/exchange.ts'
-import { ensure, expectError, expectStatus, jsonObject } from './failure.ts'
+import { ensure, expectError, expectStatus, inOrder, jsonObject } from './failure.ts'
 import { agentBody, createAgent, inviteBody, inviteMember, UNKNOWN_IDS } from './fixtures.ts'
 import type { CheckContext, ContractCheck, Need } from './types.ts'
 
@@ -76,16 +76,18 @@ function schemaCheck(operation: ContractOperation, target: BodyTarget): Contract
       const breakages = bodyBreakages(ctx.contract.document, schema, base)
       for (let at = 0; at < breakages.length; at += BREAKAGES_AT_ONCE) {
         const batch = breakages.slice(at, at + BREAKAGES_AT_ONCE)
-        const answers = await Promise.allSettled(
+        const answers = await inOrder(
           batch.map((breakage) =>
             ctx.call({ method, path, json: breakage.body, operationId: operation.operationId }),
           ),
         )
-        for (const [i, breakage] of batch.entries()) {
-          const answer = answers[i] as PromiseSettledResult<Exchange>
-          if (answer.status === 'rejected') throw answer.reason
-          expect422(answer.value, breakage.param, breakage.codes, `for a body with ${breakage.description}`)
-        }
+        for (const [i, breakage] of batch.entries())
+          expect422(
+            answers[i] as Exchange,
+            breakage.param,
+            breakage.codes,
+            `for a body with ${breakage.description}`,
+          )
       }
     },
   }

@@ -1,6 +1,6 @@
 import { readRateLimitHeaders } from '../http/rate-limit-headers.ts'
 import type { Plan } from '../target/target.ts'
-import { ensure, expectStatus } from './failure.ts'
+import { ensure, expectStatus, inOrder } from './failure.ts'
 import type { CheckContext } from './types.ts'
 
 /** The spec's rate-limit table (requests per hour and per minute); enterprise is custom. */
@@ -30,13 +30,8 @@ export interface LimitAccount {
 }
 
 /** All at once; what the first of them (in order, not in time) threw is thrown, so failures read the same. */
-async function atOnce<T>(count: number, send: (i: number) => Promise<T>): Promise<T[]> {
-  const settled = await Promise.allSettled(Array.from({ length: count }, (_, i) => send(i)))
-  return settled.map((answer) => {
-    if (answer.status === 'rejected') throw answer.reason
-    return answer.value
-  })
-}
+const atOnce = <T>(count: number, send: (i: number) => Promise<T>) =>
+  inOrder(Array.from({ length: count }, (_, i) => send(i)))
 
 async function inTurn<T>(count: number, send: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = []

@@ -1,4 +1,4 @@
-import { ensure, expectStatus, jsonObject, listData } from './failure.ts'
+import { ensure, expectStatus, inOrder, jsonObject, listData } from './failure.ts'
 import { agentBody, scratchAccount } from './fixtures.ts'
 import { timed } from './time-passes.ts'
 import type { ContractCheck } from './types.ts'
@@ -64,7 +64,7 @@ export const simulatedCallCheck: ContractCheck = {
         `deleting a call log ${when}`,
       )
 
-    const [answered, failed, unanswered, goneRinging, goneTalking, goneEnded] = (await Promise.all(
+    const [answered, failed, unanswered, goneRinging, goneTalking, goneEnded] = (await inOrder(
       [
         { duration_seconds: 40 },
         { outcome: 'failed' },
@@ -109,17 +109,19 @@ export const simulatedCallCheck: ContractCheck = {
       'the transcript shown during the call to begin the final transcript',
       JSON.stringify(shown).slice(0, 200),
     )
-    const failure = await read(failed)
-    ensure(failure.end_reason === 'error', `end_reason "error" for a failed call`, String(failure.end_reason))
-    const missed = await read(unanswered)
-    ensure(missed.end_reason === null, 'end_reason null for a call not answered', String(missed.end_reason))
     const gone = [goneRinging, goneTalking, goneEnded]
-    const reads = await Promise.all(gone.map((id) => v1('GET', `/call-logs/${id}`, 'getCallLog')))
+    // Nothing changes any more: the last reads at once.
+    const [failure, missed, list, ...reads] = await inOrder([
+      read(failed),
+      read(unanswered),
+      v1('GET', '/call-logs?limit=100', 'listCallLogs'),
+      ...gone.map((id) => v1('GET', `/call-logs/${id}`, 'getCallLog')),
+    ])
+    ensure(failure.end_reason === 'error', `end_reason "error" for a failed call`, String(failure.end_reason))
+    ensure(missed.end_reason === null, 'end_reason null for a call not answered', String(missed.end_reason))
     for (const [i, exchange] of reads.entries())
       expectStatus(exchange, 404, `for a call log deleted while its call went on (${gone[i]})`)
-    const listed = listData(await v1('GET', '/call-logs?limit=100', 'listCallLogs')).map((log) =>
-      String(log.id),
-    )
+    const listed = listData(list).map((log) => String(log.id))
     const kept = [answered, failed, unanswered]
     ensure(
       listed.length === kept.length && kept.every((id) => listed.includes(id)),

@@ -8,7 +8,7 @@ import {
   requireDeliveries,
   type WebhookRun,
 } from '../webhooks/webhook-setup.ts'
-import { ensure, expectError, expectStatus, fail, jsonObject, listData } from './failure.ts'
+import { ensure, expectError, expectStatus, fail, inOrder, jsonObject, listData } from './failure.ts'
 import { answeredBefore, clockReading, surelyBefore } from './time-passes.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
@@ -244,7 +244,7 @@ export const webhookChecks: ContractCheck[] = [
       // may show the next when the round trips took that long, as the clock read after the answer tells.
       const placedFrom = await clockReading(ctx)
       const due = (seconds: number) => (placedFrom ?? Number.NaN) + seconds * 1000
-      const [answered, unanswered] = await Promise.all([
+      const [answered, unanswered] = await inOrder([
         place({ ring_seconds: 2, duration_seconds: 30 }),
         place({ ring_seconds: 2, outcome: 'no_answer' }),
       ])
@@ -272,8 +272,10 @@ export const webhookChecks: ContractCheck[] = [
       })
       ensure(typeof ringing.started_at === 'string', 'started_at once ringing', String(ringing.started_at))
       await ctx.mock?.advanceClock(2)
-      await expectStage(answered, 'in_progress', 'after its 2 s of ringing')
-      await expectStage(unanswered, 'no_answer', 'after its 2 s of ringing, not answered')
+      await inOrder([
+        expectStage(answered, 'in_progress', 'after its 2 s of ringing'),
+        expectStage(unanswered, 'no_answer', 'after its 2 s of ringing, not answered'),
+      ])
       await ctx.mock?.advanceClock(29)
       await expectStage(answered, 'in_progress', '29 s into its 30 s of talk', {
         status: 'completed',
@@ -315,13 +317,13 @@ export const webhookChecks: ContractCheck[] = [
       if (surelyBefore(await answeredBefore(ctx), Date.parse(String(ended.ended_at)) + 120_000))
         ensure(early.analysis === null, 'no analysis 119 s after the end', 'an analysis')
       await ctx.mock?.advanceClock(1)
-      const analysed = await read(answered)
+      const [analysed, stillMissed] = await inOrder([read(answered), read(unanswered)])
       ensure(
         analysed.analysis !== null && typeof analysed.analysis === 'object',
         'the analysis 120 s after the end',
         JSON.stringify(analysed.analysis),
       )
-      ensure((await read(unanswered)).analysis === null, 'no analysis of the unanswered call', 'an analysis')
+      ensure(stillMissed.analysis === null, 'no analysis of the unanswered call', 'an analysis')
     },
   },
   {

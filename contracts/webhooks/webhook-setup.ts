@@ -1,4 +1,4 @@
-import { CheckSkipped, ensure, expectStatus, fail, jsonObject } from '../checks/failure.ts'
+import { CheckSkipped, ensure, expectStatus, fail, inOrder, jsonObject } from '../checks/failure.ts'
 import { agentBody, scratchAccount } from '../checks/fixtures.ts'
 import type { CheckContext } from '../checks/types.ts'
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts'
@@ -81,7 +81,7 @@ export async function prepareCall(
   const receiver = await startWebhookReceiver(statuses)
   ctx.defer(receiver.close)
   // The secret and the key (then the agent subscribed at the receiver) do not depend on each other.
-  const [secret, key] = await Promise.all([
+  const [secret, key] = await inOrder([
     control('POST', `/accounts/${account.id}/webhook-secret`),
     mock.createKey(account.id, { type: 'secret', name }),
   ])
