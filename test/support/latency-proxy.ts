@@ -58,27 +58,33 @@ export async function startLatencyProxy(
         }
         forwarded++
         const headers = { ...request.headers, host: upstream.host }
-        const out = http.request(
-          {
-            host: upstream.hostname,
-            port: upstream.port,
-            method: request.method,
-            path: request.url,
-            headers,
-            agent,
-          },
-          (answer) => {
-            response.writeHead(answer.statusCode ?? 502, answer.headers)
-            answer.pipe(response)
-            answer.on('end', () => inFlight--)
-          },
-        )
-        out.on('error', (error) => {
-          inFlight--
-          response.writeHead(502, { 'content-type': 'text/plain' })
-          response.end(`latency proxy: ${error.message}`)
-        })
-        out.end(Buffer.concat(chunks))
+        const body = Buffer.concat(chunks)
+        const forward = (retried: boolean) => {
+          const out = http.request(
+            {
+              host: upstream.hostname,
+              port: upstream.port,
+              method: request.method,
+              path: request.url,
+              headers,
+              agent: retried ? false : agent,
+            },
+            (answer) => {
+              response.writeHead(answer.statusCode ?? 502, answer.headers)
+              answer.pipe(response)
+              answer.on('end', () => inFlight--)
+            },
+          )
+          out.on('error', (error: NodeJS.ErrnoException) => {
+            // A kept-alive connection the target closed as the request went out: sent again, once.
+            if (!retried && out.reusedSocket && error.code === 'ECONNRESET') return forward(true)
+            inFlight--
+            response.writeHead(502, { 'content-type': 'text/plain' })
+            response.end(`latency proxy: ${error.message}`)
+          })
+          out.end(body)
+        }
+        forward(false)
       }, delayMs)
     })
   })
