@@ -77,6 +77,10 @@ export async function startLatencyProxy(
           )
           out.on('error', (error: NodeJS.ErrnoException) => {
             // A kept-alive connection the target closed as the request went out: sent again, once.
+            if (response.headersSent) {
+              if (!response.writableEnded) response.destroy()
+              return
+            }
             if (!retried && out.reusedSocket && error.code === 'ECONNRESET') return forward(true)
             inFlight--
             response.writeHead(502, { 'content-type': 'text/plain' })
