@@ -16,6 +16,7 @@ export default defineConfig({
       'test/calls/webhook-deliveries.test.ts',
       'test/stores/file-store.test.ts',
       'test/stores/scenarios-stored.test.ts',
+      'test/stores/capsule-stores.test.ts',
       'test/contract-suite-scenarios.test.ts',
     ],
     testTimeout: 20_000,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { MOCK_HELP, parseMockFlags, startMock } from './mock/mock-command.ts'
+import { stopWithNpm } from './mock/stop-with-npm.ts'
 import { PrismMissing, runPrismMock, runPrismProxy } from './prism/prism-command.ts'
-import { UsageError } from './usage-error.ts'
+import { UsageError, withHint } from './usage-error.ts'
 
 const HELP = `Usage: voice-api-kit <command> [options]
 
@@ -28,13 +29,17 @@ async function main(argv: string[]): Promise<number> {
       return 0
     }
     const running = await startMock(flags)
-    const stop = (signal: string) => {
-      console.log(`\n${signal}: stopping the mock.`)
+    let stopping = false
+    const stop = (why: string) => {
+      if (stopping) return
+      stopping = true
+      console.log(`\n${why}: stopping the mock.`)
       running.close().then(() => process.exit(0))
       setTimeout(() => process.exit(0), 2000).unref()
     }
     process.once('SIGINT', () => stop('SIGINT'))
     process.once('SIGTERM', () => stop('SIGTERM'))
+    stopWithNpm(() => stop('npm, which started the mock, has stopped'))
     return -1
   }
   if (command === 'contract') {
@@ -56,7 +61,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError) {
-      console.error(`voice-api-kit: ${error.message} See --help.`)
+      console.error(`voice-api-kit: ${withHint(error.message, 'See --help.')}`)
       process.exitCode = 2
     } else if (error instanceof PrismMissing) {
       console.error(`voice-api-kit: ${error.message}`)

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { outputsOf } from '../contract/flags.ts'
-import { UsageError } from '../usage-error.ts'
+import { argumentProblem, UsageError } from '../usage-error.ts'
 
 /** `voice-api-kit webhooks test-receiver --help`. */
 export const TEST_RECEIVER_HELP = `Usage: voice-api-kit webhooks test-receiver --url <receiver URL> --secret <whsec_...> [options]
@@ -75,7 +75,7 @@ export function parseTestReceiverFlags(
       },
     }).values as typeof values
   } catch (error) {
-    throw new UsageError(hideSecretText((error as Error).message.split('\n')[0] ?? 'Bad arguments.'))
+    throw new UsageError(hideSecretText(argumentProblem(error)))
   }
   if (values.help) return 'help'
   const text = (name: string) => values[name] as string | undefined

@@ -14,7 +14,7 @@ import type { ReportEntry } from '../../contracts/report/entries.ts'
 import { TargetError } from '../../contracts/target/resolve-target.ts'
 import type { CommandOutput } from '../contract/contract-command.ts'
 import { checkWritable, writeReportFile } from '../contract/report-file.ts'
-import { UsageError } from '../usage-error.ts'
+import { UsageError, withHint } from '../usage-error.ts'
 import {
   hideSecretText,
   parseTestReceiverFlags,
@@ -55,7 +55,7 @@ export async function runTestReceiverCommand(
 ): Promise<number> {
   const usage = (message: string) => {
     const line = hideSecretText(message)
-    output.err(`voice-api-kit webhooks test-receiver: ${line}${line.endsWith('.') ? '' : '.'} See --help.`)
+    output.err(`voice-api-kit webhooks test-receiver: ${withHint(line, 'See --help.')}`)
     return 2
   }
   let flags: TestReceiverFlags

@@ -21,6 +21,7 @@ import { simulatedCallCheck } from './simulated-calls.ts'
 import { teamMemberChecks } from './team-members.ts'
 import { timestampChecks } from './timestamps.ts'
 import { AREAS, type Area, type ContractCheck } from './types.ts'
+import { usedUpWindowCheck } from './used-up-window.ts'
 import { webhookChecks } from './webhooks.ts'
 import { writesRefusedChecks } from './writes-refused.ts'
 
@@ -55,6 +56,9 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...writesRefusedChecks(contract.operations),
     ...webhookChecks,
     ...idempotencyExpiryChecks,
+    // Run by the runner the first time the run waits for a used-up window (its 429s are then free), and
+    // reported here; here it runs when no window was used up before it.
+    usedUpWindowCheck,
     ...rateLimitChecks,
     ...rateLimitMeaningChecks,
   ]

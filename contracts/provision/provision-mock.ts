@@ -28,6 +28,16 @@ export interface Provisioned {
   accounts: string[]
   /** The optional capabilities the control plane lacks, with the reason (checks that need them do not apply). */
   missing: MissingCapabilities
+  /** What teardown tells of the mock once the undo steps ran: what was put back, and what could not be. */
+  closingNotes: () => Promise<string[]>
+}
+
+/** Seconds as the teardown says them: `157 s`, `200,000 s (about 2.3 days)`. */
+export function describeSeconds(seconds: number): string {
+  const exact = `${(Math.round(seconds * 1000) / 1000).toLocaleString('en-US')} s`
+  if (seconds >= 86_400) return `${exact} (about ${(seconds / 86_400).toFixed(1)} days)`
+  if (seconds >= 3_600) return `${exact} (about ${(seconds / 3_600).toFixed(1)} hours)`
+  return exact
 }
 
 /** One account of the run with a key of every kind (the seeded account's call-log key comes separately). */
@@ -114,7 +124,11 @@ export async function provisionMock(
 ): Promise<Provisioned> {
   // A scenario left on would answer checks in the implementation's place: none survives into a run. The
   // first account listed before the run's own is the seeded one, with the demo call logs.
-  const [, accounts] = await Promise.all([control.clearScenarios(), control.listAccounts()])
+  const [, accounts, clockBefore] = await Promise.all([
+    control.clearScenarios(),
+    control.listAccounts(),
+    control.clock().then((clock) => clock.offset_seconds),
+  ])
   const callLogs = accounts[0]
   const undo: (() => Promise<void>)[] = []
   const [main, reader] = await Promise.all([
@@ -136,7 +150,31 @@ export async function provisionMock(
     control.advanceClock(EXPIRY_AHEAD_SECONDS + 1),
     probeCapabilities(control, main.account.id),
   ])
-  return { keyring: main.keyring, accountId: main.account.id, undo, accounts: [main.account.id], missing }
+  /**
+   * The mock's clock only moves forward (its control plane has no way back but a reset of the whole mock), and
+   * the checks move it: teardown says how far, rather than claim the mock is as it was.
+   */
+  async function closingNotes(): Promise<string[]> {
+    const notes = [
+      callLogs
+        ? 'The accounts the run created on the mock were deleted, with their keys; the seeded account it read call logs from has its limits back, and the read key the run made on it is revoked (revoked keys stay listed).'
+        : 'The accounts the run created on the mock were deleted, with their keys.',
+    ]
+    const moved = (await control.clock()).offset_seconds - clockBefore
+    if (moved > 0)
+      notes.push(
+        `The run moved the mock's clock forward by ${describeSeconds(moved)}; it never goes back by itself, and timestamps, key expiry and rate-limit windows follow it. POST /_mock/reset puts it back, with the rest of the mock's state.`,
+      )
+    return notes
+  }
+  return {
+    keyring: main.keyring,
+    accountId: main.account.id,
+    undo,
+    accounts: [main.account.id],
+    missing,
+    closingNotes,
+  }
 }
 
 /** A read-only key of the seeded account with call logs, whose limits are lifted for the run. */

@@ -19,6 +19,8 @@ export interface ReportEntry {
   requests: number
   /** Requests of the check answered from the run's cache. */
   cacheHits?: number
+  /** A failed check's capsule of the mock before it ran: its file, beside the reports. */
+  capsule?: string
 }
 
 /** A check's outcome as a report entry. */

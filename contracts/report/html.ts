@@ -33,6 +33,13 @@ function counts(entries: readonly ReportEntry[]): string {
     .join(', ')
 }
 
+/** The capsule of the mock before a failed check, when the run took one: its link and how to open it. */
+function capsuleLink(entry: ReportEntry): string {
+  if (!entry.capsule) return ''
+  const file = html(entry.capsule)
+  return `<h3>Reproduce the mock's state</h3><p class="capsule"><a href="${file}" download>${file}</a>: the mock's whole state before this check. Start a mock from it with <code>voice-api-kit mock --from-capsule ${file}</code>, or open it in the dashboard ("Open capsule").</p>`
+}
+
 function failureBlock(entry: ReportEntry): string {
   const d = entry.details
   const part = (label: string, text: string | undefined) =>
@@ -44,6 +51,7 @@ function failureBlock(entry: ReportEntry): string {
         part('Request', d.request),
         part('Response', d.response),
         part('Reproduce with curl', d.curl),
+        capsuleLink(entry),
       ].join('\n')
     : `<pre>${html(entry.failure ?? '')}</pre>`
   return `<details class="failure" open id="${html(entry.id)}"><summary>${html(entry.group)} &gt; ${html(entry.title)}</summary>\n${body}\n</details>`

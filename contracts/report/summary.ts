@@ -64,8 +64,11 @@ export function formatSummary(
     lines.push(`  ${mark.padEnd(2)} ${areaTitle(area).padEnd(width)}  ${counts.join(', ')}`)
   }
   const total = STATUSES.map((s) => `${entries.filter((e) => e.status === s).length} ${LABEL[s]}`).join(', ')
+  // One count of requests: the run's own (checks, probes, retries, teardown) on the line below when it is
+  // known, else what the checks sent.
   const requests = entries.reduce((sum, e) => sum + e.requests, 0)
-  lines.push('', `Total: ${total} (${requests} requests) in ${(durationMs / 1000).toFixed(1)} s`)
+  const sent = figures.stats ? '' : ` (${requests} requests sent by the checks)`
+  lines.push('', `Total: ${total}${sent} in ${(durationMs / 1000).toFixed(1)} s`)
   lines.push(...figureLines(figures))
   const failures = entries.filter((e) => e.status === 'failed')
   if (failures.length > 0) {

@@ -2,6 +2,7 @@ import { cannotWrite } from '../checks/cannot-write.ts'
 import { conformanceProblems } from '../checks/conformance.ts'
 import { CheckSkipped, ContractFailure } from '../checks/failure.ts'
 import type { CheckCallInput, CheckContext, ContractCheck } from '../checks/types.ts'
+import { usedUpWindowCheck } from '../checks/used-up-window.ts'
 import type { Contract } from '../contract/contract.ts'
 import type { ApiClient } from '../http/client.ts'
 import { BudgetExhausted, RetryTooLong, TargetUnreachable } from '../http/errors.ts'
@@ -45,6 +46,8 @@ export interface CheckRunnerDeps {
   budgeted: ApiClient
   /** Outside the budget, never paced: rate-limit probes. */
   limitClient: ApiClient
+  /** The run's main lane (the account under test): where a check runs unless told otherwise. */
+  main: Lane
 }
 
 /** The control plane as a check that runs beside others sees it: moving the clock is refused. */
@@ -89,6 +92,14 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
   const { contract, config, teardown } = deps
   const requestIds = new Set<string>()
   const sentSecrets = new Set<string>()
+  // The requests of usedUpWindowCheck cost nothing only while a window is used up: they are sent the first
+  // time a paced request has to wait for one, before the wait, and the outcome is reported at the check's place.
+  let usedUp: Promise<CheckOutcome> | undefined
+  if (!config.areas?.length || config.areas.includes(usedUpWindowCheck.area))
+    deps.pacer.onceUsedUp(async () => {
+      usedUp = run(usedUpWindowCheck, deps.main)
+      await usedUp
+    })
 
   /** Why the check cannot run here, as its outcome's status and reason; undefined when it can. */
   function cannotRun(check: ContractCheck, lane: Lane) {
@@ -156,6 +167,9 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         if (input.sensitive) for (const value of input.sensitive) sentSecrets.add(value)
         const send = { ...input, key, accept429: input.rateLimitProbe ?? input.accept429 }
         const shared = input.rateLimitProbe || input.fresh ? undefined : cache.get(send)
+        // A request that cannot write (cannot-write.ts) changes nothing, whatever it is answered: the answers
+        // kept for the run stay true.
+        const changes = !isSafeMethod(method) && !cannotWrite(send, keys.secrets())
         let exchange: Exchange
         if (shared) {
           exchange = { ...shared, operationId: input.operationId ?? shared.operationId }
@@ -163,8 +177,8 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         } else {
           exchange = await (input.rateLimitProbe ? deps.limitClient : deps.budgeted).send(send)
           tally.requests++
-          if (!input.rateLimitProbe) cache.store(send, exchange)
-          else if (!isSafeMethod(method)) cache.invalidate()
+          if (changes) cache.invalidate()
+          else if (!input.rateLimitProbe && isSafeMethod(method)) cache.store(send, exchange)
         }
         tally.last = exchange
         const status = exchange.response.status
@@ -210,6 +224,7 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
   }
 
   async function run(check: ContractCheck, lane: Lane, mode: RunMode = {}): Promise<CheckOutcome> {
+    if (check === usedUpWindowCheck && usedUp) return usedUp
     const started = performance.now()
     const ahead = await mode.prepared
     const tally = {

@@ -14,6 +14,8 @@ export const LIMITS = {
   agentsPerAccount: 1_000,
   /** Team members per account, invitations included. */
   teamMembersPerAccount: 200,
+  /** Scenarios of the control plane, all accounts together. */
+  scenarios: 1_000,
 } as const
 
 /** Throws 409 `limit_reached` when a collection already holds `limit` items. */

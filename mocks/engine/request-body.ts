@@ -3,6 +3,18 @@ import { errors } from './api-error.ts'
 /** Bodies over 1 MiB are refused with 413 (docs/decisions/007-errors.md). */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/** A capsule (`POST /_mock/capsule`) is a whole mock's state: it may be this large, and no larger. */
+export const MAX_CAPSULE_BYTES = 64 * 1024 * 1024
+
+/** The one route whose body is a capsule. */
+export const CAPSULE_PATH = '/_mock/capsule'
+
+/** The most bytes a request's body may hold: a capsule's bound for `POST /_mock/capsule`, 1 MiB for the rest. */
+export function bodyLimitOf(method: string, url: string): number {
+  const path = url.split('?')[0]
+  return method.toUpperCase() === 'POST' && path === CAPSULE_PATH ? MAX_CAPSULE_BYTES : MAX_BODY_BYTES
+}
+
 const encoder = new TextEncoder()
 
 /** Byte length of a string in UTF-8, counted only when the character count leaves doubt. */
@@ -29,9 +41,10 @@ export function parseJsonBody(
   body: string | null,
   contentType: string | undefined,
   required: boolean,
+  limit = MAX_BODY_BYTES,
 ): unknown {
   const empty = body === null || body.trim() === ''
-  if (!empty && exceedsBodyLimit(body)) throw errors.payloadTooLarge(MAX_BODY_BYTES)
+  if (!empty && exceedsBodyLimit(body, limit)) throw errors.payloadTooLarge(limit)
   if (empty) {
     if (required) throw errors.invalidJson('This request needs a JSON body (Content-Type: application/json).')
     return undefined

@@ -17,6 +17,8 @@ export const OWN_TESTS_MODULES = [
   'mocks/engine/calls/call-control-handlers.ts',
   'mocks/engine/calls/call-plan.ts',
   'mocks/engine/webhooks/webhook-control-handlers.ts',
+  // State capsules (docs/decisions/016-state-capsules.md): taken and opened through the control plane only.
+  'mocks/engine/capsule/**/*.ts',
   // Where the state lives beyond one step: the state tables' machinery, the start from a seed or a saved
   // state, the steps through a store (a store that cannot keep a change: 503). One running mock never reads
   // its change log back, never restarts, and its memory store always keeps a change.

@@ -10,6 +10,8 @@ import type { SigningSecrets } from './signing-secrets.ts'
 /** An attempt a process claimed: everything it needs to make it, and nothing it must keep. */
 export interface ClaimedAttempt {
   delivery_id: string
+  /** The account whose agent's event it is. */
+  account_id: string
   url: string
   /** The event as JSON, the same bytes on every attempt. */
   body: string
@@ -31,6 +33,12 @@ export interface ClaimRequest {
   max: number
   /** Why a URL may not be contacted (recorded as the attempt's error), or undefined when it may. */
   refuse?: (url: string) => string | undefined
+  /**
+   * Whether the claimant takes this attempt now (its own limits: attempts at once per destination, per
+   * account); asked once per attempt about to be claimed, in due order. One it does not take stays due, and
+   * the later events of its call wait behind it.
+   */
+  accept?: (attempt: { url: string; account_id: string }) => boolean
 }
 
 /** How an attempt went. */
@@ -170,12 +178,15 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
           waits = waitingCheck(pending)
           continue
         }
+        if (request.accept && !request.accept({ url: delivery.url, account_id: delivery.account_id }))
+          continue
         log.put({
           ...delivery,
           claim: { by: request.claimant, until: request.realNow + request.leaseMs, at: now },
         })
         claimed.push({
           delivery_id: delivery.id,
+          account_id: delivery.account_id,
           url: delivery.url,
           body: JSON.stringify(delivery.event),
           webhook_id: delivery.event_id,
