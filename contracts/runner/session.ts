@@ -265,7 +265,9 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
 
 /**
  * Runs checks with the mock's capsule taken before each one and handed over when the check fails. A mock that
- * cannot give one (an older version) is not asked again. Checks that run at the same time each take their own.
+ * cannot give one (an older version) is not asked again. Checks that start at the same time share a capsule:
+ * one asked for after the last check of a lane ended (and before this one began) is a state before it, with
+ * all its lane's account as it was, so a check joins such a request under way instead of asking again.
  */
 function capturing(
   mock: MockControl,
@@ -273,10 +275,23 @@ function capturing(
   onFailed: (check: ContractCheck, capsule: string) => void,
 ): Session['run'] {
   let available = true
-  return async (check, options) => {
-    const before = available ? await mock.capsuleText().catch(() => undefined) : undefined
+  let asked: { at: number; capsule: Promise<string | undefined> } | undefined
+  const laneDone = new Map<number, number>()
+  const capsuleBefore = (lane: number): Promise<string | undefined> => {
+    if (asked && asked.at > (laneDone.get(lane) ?? Number.NEGATIVE_INFINITY)) return asked.capsule
+    const request = { at: performance.now(), capsule: mock.capsuleText().catch(() => undefined) }
+    asked = request
+    void request.capsule.then(() => {
+      if (asked === request) asked = undefined
+    })
+    return request.capsule
+  }
+  return async (check, options = {}) => {
+    const lane = options.lane ?? 0
+    const before = available ? await capsuleBefore(lane) : undefined
     if (before === undefined) available = false
     const outcome = await run(check, options)
+    laneDone.set(lane, performance.now())
     if (outcome.status === 'failed' && before !== undefined) onFailed(check, before)
     return outcome
   }
