@@ -38,7 +38,10 @@ export interface SessionOptions {
 /** What a run cost: requests sent to the API, answers shared from the run's cache, time spent waiting. */
 export interface RunStats {
   requests: number
-  /** Requests the account's rate limit counts: every answer but 401 and 429 (docs/decisions/006-rate-limits.md). */
+  /**
+   * Requests the account's rate limit counts: every answer of the API but 401 and 429
+   * (docs/decisions/006-rate-limits.md); requests outside the base URL (another version) reach no API.
+   */
   counted: number
   cacheHits: number
   waits: number
@@ -139,9 +142,12 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     keys = keyringFromTarget({ ...config, secretKey: config.secretKey })
   }
   let counted = 0
+  const apiPath = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/`
   const record = (exchange: Exchange) => {
     coverage.record(exchange)
-    if (exchange.response.status !== 401 && exchange.response.status !== 429) counted++
+    const { status } = exchange.response
+    if (status !== 401 && status !== 429 && new URL(exchange.request.url).pathname.startsWith(apiPath))
+      counted++
   }
   // Outside the budget and never paced: the session's probes, the rate-limit checks, teardown.
   const limitClient = createClient({
