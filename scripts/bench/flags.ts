@@ -39,7 +39,7 @@ export const BENCH_HELP = `Usage: npm run bench -- [options]
 Benchmarks the mock against prism mock and a bare node:http server (the ceiling), side by side.
 
 Options:
-  --quick              shorter runs (2 s per case, 1 cold start each, 500 pages per kind)
+  --quick              shorter runs (2 s per case and server, 1 cold start each, 500 pages per kind)
   --compare            compare the ratios with the committed ones (docs/performance-figures.json) and
                        name each that fell by more than 10% (exit code 1 then); runs the load and msw
                        phases unless --only says otherwise
@@ -93,7 +93,7 @@ export function parseBenchFlags(argv: string[]): BenchFlags | 'help' {
     connections: Math.round(positive('connections', values.connections, 10)),
     durationSec: positive('duration', values.duration, quick ? 2 : 5),
     warmupSec: quick ? 0.5 : 1,
-    rounds: quick ? 4 : 5,
+    rounds: 5,
     startupRuns: quick ? 1 : 3,
     callLogs: 100_000,
     listIterations: quick ? 500 : 2_000,

@@ -1,4 +1,11 @@
-import { median } from './stats.ts'
+/** The median: the middle value, or the mean of the two middle ones. */
+function middle(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const half = sorted.length >> 1
+  return sorted.length % 2 === 1
+    ? (sorted[half] as number)
+    : ((sorted[half - 1] as number) + (sorted[half] as number)) / 2
+}
 
 /** A ratio measured once per round (both sides in the same round), with its median and spread. */
 export interface RatioSpread {
@@ -18,5 +25,5 @@ export function ratioSpread(a: readonly number[], b: readonly number[]): RatioSp
   const rounds = a.map((value, i) => value / (b[i] ?? Number.NaN))
   if (rounds.length === 0 || rounds.some((ratio) => !Number.isFinite(ratio)))
     return { median: Number.NaN, min: Number.NaN, max: Number.NaN, rounds }
-  return { median: median(rounds), min: Math.min(...rounds), max: Math.max(...rounds), rounds }
+  return { median: middle(rounds), min: Math.min(...rounds), max: Math.max(...rounds), rounds }
 }

@@ -4,6 +4,7 @@
  * latency and RSS, the MSW path and the contract suite. Prints Markdown tables; `--json <file>` also
  * writes the figures (and bench-results/latest.{json,md}).
  */
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -16,7 +17,7 @@ import { BENCH_HELP, type BenchFlags, parseBenchFlags } from './flags.ts'
 import { measureListLatency } from './list-latency.ts'
 import { type LoadFigures, type LoadSettings, runLoad } from './load.ts'
 import { measureMsw } from './msw-throughput.ts'
-import { MOCK_TSX_ENTRY, RESULTS_DIR } from './paths.ts'
+import { MOCK_TSX_ENTRY, RESULTS_DIR, ROOT } from './paths.ts'
 import { type RatioSpread, ratioSpread } from './ratios.ts'
 import { formatMarkdown } from './report.ts'
 import type { BenchResults, LoadRow } from './results.ts'
@@ -220,6 +221,10 @@ async function main(flags: BenchFlags, argv: string[]): Promise<boolean> {
   }
   if (flags.save) {
     writeFileSync(FIGURES_FILE, `${JSON.stringify(figuresOf(results), null, 2)}\n`)
+    // As the repository's formatter writes JSON, so that the file is committed as it is.
+    spawnSync(join(ROOT, 'node_modules', '.bin', 'biome'), ['format', '--write', FIGURES_FILE], {
+      stdio: 'ignore',
+    })
     log(`Wrote this run's ratios to ${FIGURES_FILE} (commit it: --compare compares with it).`)
   }
   if (results.comparison) {

@@ -132,6 +132,8 @@ describe('ratioSpread', () => {
   it('gives each round its ratio, their median and spread', () => {
     expect(ratioSpread([10, 30, 20], [10, 10, 10])).toEqual({ median: 2, min: 1, max: 3, rounds: [1, 3, 2] })
     expect(ratioSpread([7995], [10_000]).median).toBe(0.7995)
+    // An even count of rounds: the mean of the two middle ones, not the lower.
+    expect(ratioSpread([1, 4, 2, 3], [1, 1, 1, 1]).median).toBe(2.5)
   })
 
   it('says nothing (NaN) when a round is missing', () => {
