@@ -102,14 +102,14 @@ describe('a key used many times on one engine, then changed on another engine on
     here = await createMockPlatform({ store: sharedLog(log, there.snapshot()) })
   })
 
-  const request = (platform: MockPlatform, method: string, url: string, key?: string): EngineRequest => ({
+  const request = (method: string, url: string, key?: string): EngineRequest => ({
     method,
     url,
     headers: key ? { authorization: `Bearer ${key}` } : {},
     body: null,
   })
   const status = async (platform: MockPlatform, method: string, url: string, key?: string) =>
-    (await platform.handle(request(platform, method, url, key))).status
+    (await platform.handle(request(method, url, key))).status
 
   async function keyUsedHere() {
     const account = await there.createAccount({ plan: 'pro' })

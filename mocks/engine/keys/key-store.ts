@@ -3,7 +3,6 @@ import { type Clock, toTimestamp } from '../clock.ts'
 import { newId, randomBase62 } from '../random.ts'
 import { constantTimeEqual, redactKey, sha256Hex } from '../secrets.ts'
 import type { EngineState } from '../state/state.ts'
-import { type KeyDigests, keyDigests } from './key-digests.ts'
 import { checkKeyInput } from './key-input.ts'
 import { KeyTable } from './key-table.ts'
 import type { ApiKey, KeyInput, KeyType, StoredKey } from './key-types.ts'
@@ -52,18 +51,13 @@ export function createKey(
 }
 
 /**
- * The key whose value hashes to the token's hash, the hashes compared in constant time. Hashes synchronously
- * (no worker-thread round trip on every request), and once per value that is a key (`digests`).
+ * The key whose value hashes to the token's hash, the hashes compared in constant time. Hashes synchronously,
+ * on every request: no key value is kept, not even in a cache in memory (docs/decisions/003-api-keys.md).
  */
-export function findKey(
-  table: KeyTable,
-  token: string,
-  digests: KeyDigests = keyDigests(),
-): StoredKey | undefined {
-  return digests.find(token, (hash) => {
-    const stored = table.byDigest(hash)
-    return stored && constantTimeEqual(stored.hash, hash) ? stored : undefined
-  })
+export function findKey(table: KeyTable, token: string): StoredKey | undefined {
+  const hash = sha256Hex(token)
+  const stored = table.byDigest(hash)
+  return stored && constantTimeEqual(stored.hash, hash) ? stored : undefined
 }
 
 /** Revokes a key; revoking a revoked key changes nothing. */
@@ -106,10 +100,9 @@ export function keysOf(table: KeyTable, accountId: string): ApiKey[] {
  */
 export function createKeyStore(clock: Clock, state: EngineState) {
   const table = new KeyTable(state)
-  const digests = keyDigests()
   return {
     create: (accountId: string, input: KeyInput) => createKey(table, clock, accountId, input),
-    find: (token: string) => findKey(table, token, digests),
+    find: (token: string) => findKey(table, token),
     get: (id: string) => table.get(id)?.record,
     list: (accountId: string) => keysOf(table, accountId),
     revoke: (id: string) => revokeKey(table, clock, id),
