@@ -13,6 +13,7 @@ export interface MockKey {
   account_id: string
   type: 'secret' | 'publishable'
   permissions: string[]
+  created_at?: string
   value?: string
 }
 
@@ -65,6 +66,7 @@ export function createMockControl(options: MockControlOptions) {
     createAccount: (input: {
       plan: string
       name?: string
+      email?: string
       limits?: { hourly: number; burst: number } | null
     }) => call<MockAccount>('POST', '/accounts', input, 201),
     listAccounts: async () => (await call<{ data: MockAccount[] }>('GET', '/accounts')).data,
@@ -93,6 +95,9 @@ export function createMockControl(options: MockControlOptions) {
     /** Places a simulated call (docs/decisions/013-calls-and-webhooks.md): its `queued` call log. */
     placeCall: (accountId: string, input: Record<string, unknown>) =>
       call<Record<string, unknown>>('POST', `/accounts/${accountId}/calls`, input, 201),
+    /** An account's recent simulated calls: a control plane without simulated calls answers 404. */
+    listCalls: (accountId: string) =>
+      call<{ data: Record<string, unknown>[] }>('GET', `/accounts/${accountId}/calls`),
     rateLimit: (accountId: string) =>
       call<{
         windows: { policy: string; limit: number; used: number; remaining: number; reset_seconds: number }[]

@@ -11,7 +11,7 @@ import type { Keyring } from '../provision/keyring.ts'
 import type { MockControl } from '../provision/mock-control.ts'
 import type { Plan, TargetConfig } from '../target/target.ts'
 import { unmetNeed } from './needs.ts'
-import type { CheckOutcome, FailureReport } from './outcome.ts'
+import type { CheckOutcome, FailureReport, ProgressEvent } from './outcome.ts'
 import { prismProblems } from './prism.ts'
 import type { createTeardown } from './teardown.ts'
 
@@ -32,6 +32,8 @@ export interface CheckRunnerDeps {
   budgeted: ApiClient
   /** Outside the budget, never paced: rate-limit probes. */
   limitClient: ApiClient
+  /** Told a long check's progress (exploration). */
+  onProgress?: (event: ProgressEvent) => void
 }
 
 /**
@@ -89,6 +91,7 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         throw new CheckSkipped(reason)
       },
       note: (message) => void notes.push(message),
+      progress: (message) => deps.onProgress?.({ check, message }),
       track: (path, key) => teardown.track(path, key ?? keys.secret),
       untrack: (path) => teardown.untrack(path),
       defer: (undo) => teardown.defer(undo),
@@ -152,7 +155,7 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         })
       const failure =
         error instanceof ContractFailure
-          ? report(error.expected, error.actual, error.exchange)
+          ? { ...report(error.expected, error.actual, error.exchange), ...error.more }
           : report(
               'the check to run',
               `an error: ${error instanceof Error ? error.message : String(error)}`,

@@ -13,7 +13,7 @@ import { type Provisioned, provisionMock } from '../provision/provision-mock.ts'
 import { PLAN_HOURLY_QUOTA, type Plan, type TargetConfig } from '../target/target.ts'
 import { createCheckRunner } from './check-runner.ts'
 import { type Coverage, createCoverage } from './coverage.ts'
-import type { CheckOutcome, TeardownReport } from './outcome.ts'
+import type { CheckOutcome, ProgressEvent, TeardownReport } from './outcome.ts'
 import { ConfigError, judgeProbe, probeFailure, provisionFailure } from './preflight.ts'
 import { createTeardown } from './teardown.ts'
 
@@ -25,6 +25,8 @@ export interface SessionOptions {
   sleep?: (ms: number) => Promise<void>
   /** Told before every wait: what the run waits for and how long. */
   onWait?: (event: WaitEvent) => void
+  /** Told a long check's progress (exploration: its seed, sequences and requests so far). */
+  onProgress?: (event: ProgressEvent) => void
 }
 
 /** What a run cost: requests sent to the API, answers shared from the run's cache, time spent waiting. */
@@ -179,6 +181,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     pacer,
     budgeted,
     limitClient,
+    onProgress: options.onProgress,
   })
 
   return {
