@@ -106,6 +106,7 @@ export async function runContractCommand(
       onOpen: (session) => reporter.onOpen(session),
       onOutcome: (outcome) => reporter.onOutcome(outcome),
       onWait: (event) => reporter.onWait(event),
+      onProgress: (event) => reporter.onProgress(event),
     })
   } catch (error) {
     const secrets = [target.secretKey, target.publishableKey, target.revokedKey, target.expiredKey].filter(

@@ -58,7 +58,8 @@ const cors: ContractCheck = {
   title:
     'answers CORS preflights for documented paths (204, methods, headers) and lets a page read answers and errors with the documented headers exposed',
   async run(ctx) {
-    if (!ctx.mock) return ctx.skip('CORS is promised by the standalone mock only (docs/decisions/001-general.md)')
+    if (!ctx.mock)
+      return ctx.skip('CORS is promised by the standalone mock only (docs/decisions/001-general.md)')
     for (const [path, methods] of [
       ['/agents', ['GET', 'POST']],
       ['/agents/agt_0ContractSuiteNone0', ['GET', 'PATCH', 'DELETE']],

@@ -19,6 +19,26 @@ const SHOWN_HEADERS = ['content-type', 'idempotency-key', 'origin']
 /** Answer headers worth showing besides those that differ. */
 const ANSWER_HEADERS = ['location', 'idempotent-replayed', 'retry-after', 'ratelimit', 'allow']
 
+/** The keys the setup made, by role, with what sets them apart. */
+function describeKeys(found: FoundDifference, setup: FoundDifference['setup']): string {
+  const detail: Partial<Record<string, string>> = {
+    read: 'the read scopes',
+    'no-scope': 'no scope',
+    revoked: 'revoked',
+    expiring: `expiring ${setup.expiresIn} s after the setup`,
+    origin: 'bound to the origin https://explore.example',
+    'other-secret': 'of the other account',
+    'other-revoked': 'of the other account, revoked',
+  }
+  const described = (role: string) =>
+    detail[role]
+      ? `${role} (${detail[role]})`
+      : role.startsWith('lacking-')
+        ? `${role} (every scope but ${role.slice(8)})`
+        : role
+  return (found.records[0]?.keys ?? []).map(described).join(', ')
+}
+
 /** The differing step of a found difference (the last exchange that has differences). */
 export function differingExchange(found: FoundDifference) {
   for (const record of [...found.records].reverse())
@@ -77,7 +97,7 @@ export function formatSteps(found: FoundDifference, seed: number, secrets: Itera
       setup.limits
         ? `quotas ${setup.limits.hourly} per hour, ${setup.limits.burst} per minute`
         : "the plan's quotas"
-    }) with keys secret, publishable, read, lacking-a (no ${setup.lacking[0]}), lacking-b (no ${setup.lacking[1]}), no-scope, revoked, expiring (in ${setup.expiresIn} s), origin (${'https://explore.example'}), spare; another account with keys other-secret and other-revoked, an agent and an invited member.`,
+    }) and another account, each with the objects of the setup's requests below; keys ${describeKeys(found, setup)}.`,
   ]
   for (const record of found.records) {
     const label = record.number === 0 ? 'Setup' : `${record.number}.`
@@ -85,7 +105,12 @@ export function formatSteps(found: FoundDifference, seed: number, secrets: Itera
     if (record.note) lines.push(`   (${record.note})`)
     for (const exchange of record.exchanges) {
       const isDiffering = differing?.exchange === exchange
-      if (record.number === 0 && !isDiffering) continue
+      if (record.number === 0 && !isDiffering) {
+        lines.push(
+          `   ${exchange.title}: target ${summary(exchange.target)}, model ${summary(exchange.model)}`,
+        )
+        continue
+      }
       if (exchange.title !== record.title) lines.push(`   ${exchange.title}`)
       for (const line of requestLines(exchange.request)) lines.push(`   ${line}`)
       for (const line of answerLines('target', exchange.target, isDiffering, exchange.differences))

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import type { Contract } from '../contract/contract.ts'
 import { BudgetExhausted, TargetUnreachable } from '../http/errors.ts'
 import { ModelTime } from './model-time.ts'
-import { DifferenceFound, type Recorded, Sequence, SequenceCut } from './sequence.ts'
+import { creatingOperations, DifferenceFound, type Recorded, Sequence, SequenceCut } from './sequence.ts'
 import { createModel, type ModelFactory, type Side } from './sides.ts'
 import { type KeyRole, type SetupSpec, type Step, setupArbitrary, stepArbitrary } from './steps.ts'
 
@@ -63,7 +63,12 @@ export interface ExploreResult {
 }
 
 const DEFAULT_TIME_MS = 10_000
-const MIN_SHRINK_MS = 5_000
+/** Shrinking takes at most this long by default (half the search time when that is longer). */
+const MIN_SHRINK_MS = 4_500
+/** How many times a shrunk difference is replayed to confirm it. */
+const REPLAYS = 2
+/** Progress is told this often. */
+const PROGRESS_MS = 2_500
 
 /** A step of a generated sequence, as fast-check's model-based testing runs it. */
 class ExploreCommand implements fc.AsyncCommand<{ steps: number }, Sequence, false> {
@@ -128,9 +133,9 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   let stopped: string | undefined
   let fatal: unknown
   let lastProgress = 0
-  const progress = (phase: ExploreProgress['phase'], force = false) => {
+  const progress = (phase: ExploreProgress['phase']) => {
     const now = performance.now()
-    if (!force && now - lastProgress < 1000) return
+    if (now - lastProgress < PROGRESS_MS) return
     lastProgress = now
     options.onProgress?.({ sequences, requests, elapsedMs: now - started, phase })
   }
@@ -153,7 +158,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   }
 
   const property = fc.asyncProperty(
-    setupArbitrary(contract),
+    setupArbitrary(creatingOperations(contract).length),
     fc.commands([stepArbitrary(contract).map((step) => new ExploreCommand(step))], {
       maxCommands: options.maxSteps ?? 40,
       size: 'max',
@@ -187,7 +192,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       }
     },
   )
-  progress('exploring', true)
+  lastProgress = performance.now()
   const details = await fc.check(property, {
     seed: options.seed,
     numRuns: options.sequences ?? 1_000_000,
@@ -202,13 +207,16 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     const commands = [...steps]
     let replayed: Sequence | undefined
     let confirmed = false
-    try {
-      await runSequence(setup, commands, (s) => {
-        replayed = s
-      })
-    } catch (error) {
-      if (!(error instanceof DifferenceFound)) throw error
-      confirmed = true
+    // Replayed (twice at most) before it is told: a difference that real time alone made is not a fault.
+    for (let attempt = 0; attempt < REPLAYS && !confirmed; attempt++) {
+      try {
+        await runSequence(setup, commands, (s) => {
+          replayed = s
+        })
+      } catch (error) {
+        if (!(error instanceof DifferenceFound) && !(error instanceof SequenceCut)) throw error
+        confirmed = error instanceof DifferenceFound
+      }
     }
     const found: FoundDifference = {
       records: replayed?.records ?? [],

@@ -82,7 +82,8 @@ export const LEFT_OPEN: readonly LeftOpen[] = [
       'listIntegrations: "its order is the implementation\'s choice" (docs/decisions/011-allowed-forms.md).',
   },
   ...['transcript', 'analysis', 'cost_usd', 'end_reason'].flatMap((field) =>
-    ['CallLog', 'CallLogSummary'].map((schema) => ({
+    // The list's summaries have no transcript.
+    (field === 'transcript' ? ['CallLog'] : ['CallLog', 'CallLogSummary']).map((schema) => ({
       where: `#/components/schemas/${schema}/properties/${field}`,
       treatment: field === 'analysis' ? ('presence' as const) : ('skip' as const),
       because:

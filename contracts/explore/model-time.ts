@@ -33,6 +33,13 @@ export class ModelTime {
     return second
   }
 
+  /** An answer told that the target handled it in `second` (its rate-limit fields: now + t). */
+  saw(second: number): void {
+    if (!Number.isNaN(this.reading) && second > this.reading + this.moved) this.count = 0
+    this.reading = Number.isNaN(this.reading) ? second : Math.max(this.reading, second)
+    this.moved = 0
+  }
+
   /** The clock was moved `seconds` (the reading that follows accounts for them). */
   advanced(seconds: number): void {
     this.moved += seconds

@@ -6,11 +6,13 @@ import { MockControlError } from '../provision/mock-control.ts'
 import { compareAnswers, type Difference, responseSentence } from './compare-answers.ts'
 import { IdMap } from './id-map.ts'
 import type { ModelTime } from './model-time.ts'
+import { idPrefixes, resolveNode } from './schema-node.ts'
 import { resolveSeen } from './schema-values.ts'
 import type { Model, Side, SideAnswer, SideRequest } from './sides.ts'
 import {
   type ApiStep,
   type KeyRole,
+  lacking,
   OTHER_ACCOUNT_ROLES,
   type ParamChoice,
   type SetupSpec,
@@ -63,6 +65,8 @@ export interface Recorded {
   note?: string
   /** The target's clock when the setup began (a script shifts the run's instants by as much as it moved since). */
   clock?: string
+  /** The keys the setup made, by role. */
+  keys?: KeyRole[]
   interactions: Interaction[]
 }
 
@@ -146,11 +150,12 @@ export class Sequence {
     operation: ContractOperation
     role: KeyRole
   }[] = []
-  private readonly stamps: { id: string; second: number }[] = []
+  /** Instants the answers showed, with the field that showed them. */
+  private readonly stamps: { field: string; second: number }[] = []
   private current?: Recorded
   private steps = 0
-  /** The last second in which an object of a list was created (on both sides). */
-  private lastCreated = Number.NEGATIVE_INFINITY
+  /** The last second in which something was written (an object created, changed or deleted), on both sides. */
+  private lastWrite = Number.NEGATIVE_INFINITY
 
   constructor(private readonly deps: SequenceDeps) {}
 
@@ -167,7 +172,7 @@ export class Sequence {
     const wanted = (role: KeyRole) =>
       role === 'secret' || role === 'other-secret' || !roles || roles.has(role)
     const { target, time } = this.deps
-    this.current = { number: 0, title: 'setup', exchanges: [], interactions: [] }
+    this.current = { number: 0, title: 'setup', exchanges: [], interactions: [], keys: [] }
     this.records.push(this.current)
     this.current.clock = (await target.control.clock()).now
     time.read(this.current.clock)
@@ -184,12 +189,12 @@ export class Sequence {
     for (const { role, input } of MAIN_KEYS)
       if (wanted(role)) await this.key(role, main, input(spec, expiresAt))
     const scopes = this.deps.contract.scopes
-    for (const [role, lacking] of [
-      ['lacking-a', spec.lacking[0]],
-      ['lacking-b', spec.lacking[1]],
-    ] as const)
-      if (wanted(role))
-        await this.key(role, main, { type: 'secret', permissions: scopes.filter((s) => s !== lacking) })
+    for (const scope of scopes)
+      if (wanted(lacking(scope)))
+        await this.key(lacking(scope), main, {
+          type: 'secret',
+          permissions: scopes.filter((s) => s !== scope),
+        })
     await this.revoke('revoked')
     const other = await this.account(
       {
@@ -203,37 +208,72 @@ export class Sequence {
     await this.key('other-secret', other, { type: 'secret' })
     if (wanted('other-revoked')) await this.key('other-revoked', other, { type: 'secret' })
     await this.revoke('other-revoked')
-    // Objects of the other account, whose IDs the steps send with this account's keys.
-    for (const operationId of ['createAgent', 'inviteTeamMember']) {
-      const operation = this.deps.contract.operation(operationId)
-      const example = operation.requestBody?.examples.at(-1)
-      if (example === undefined) continue
-      const body = JSON.stringify(
-        operationId === 'inviteTeamMember'
-          ? { ...(example as object), email: `other-${serial}@example.com` }
-          : example,
-      )
-      const request = (side: 'target' | 'model'): SideRequest => ({
-        method: 'POST',
-        path: operation.path,
-        headers: {
-          authorization: `Bearer ${this.keyOf('other-secret', side)}`,
-          'content-type': 'application/json',
-        },
-        body,
-        operationId,
-      })
-      await this.separateCreation()
-      await this.exchange(
-        { target: request('target'), model: request('model') },
-        {
-          operation,
-          role: 'other-secret',
-          title: `${operation.method.toUpperCase()} ${operation.path} (other account)`,
-        },
-      )
-    }
+    // Objects of the other account, whose IDs the steps send with this account's keys; then the account's
+    // own first objects (as many of each kind as the setup says), for the steps to read, change and page.
+    const creating = creatingOperations(this.deps.contract)
+    for (const operation of creating) await this.setupObject(operation, 'other-secret', serial, 0)
+    for (const [index, operation] of creating.entries())
+      for (let n = 1; n <= (spec.objects[index] ?? 0); n++)
+        await this.setupObject(operation, 'secret', serial, n)
+    await this.setupCalls(spec)
+    // And what the setup made, read back: the lists teach the steps the objects no request made (the owner).
+    const paths = this.deps.contract.document.paths as Record<string, Record<string, unknown>>
+    for (const operation of creating)
+      if (paths[operation.path]?.get) {
+        const read = (side: 'target' | 'model'): SideRequest => ({
+          method: 'GET',
+          path: operation.path,
+          headers: { authorization: `Bearer ${this.keyOf('secret', side)}` },
+        })
+        const found = matchOperation(this.deps.contract.operations, 'GET', operation.path)
+        await this.exchange(
+          { target: read('target'), model: read('model') },
+          { operation: found.operation, role: 'secret', title: `GET ${operation.path} (this account)` },
+        )
+      }
     time.read((await target.control.clock()).now)
+  }
+
+  /** The simulated calls the account starts with, on its agents, let run to their end together. */
+  private async setupCalls(spec: SetupSpec): Promise<void> {
+    let settle = 0
+    for (const [n, call] of spec.calls.entries()) {
+      const placed = await this.placeCall({ agent: n, channel: 'phone', direction: 'inbound', ...call })
+      if (!placed) break
+      settle = Math.max(settle, call.ringSeconds + call.durationSeconds + 125)
+    }
+    if (settle > 0) await this.advanceBy(settle)
+  }
+
+  /** One object made with an example body of the contract (e-mail addresses made unique). */
+  private async setupObject(
+    operation: ContractOperation,
+    role: KeyRole,
+    serial: number,
+    n: number,
+  ): Promise<void> {
+    const examples = operation.requestBody?.examples ?? []
+    const example = examples[n % Math.max(1, examples.length)]
+    if (!isObject(example)) return
+    const body = JSON.stringify(
+      uniqueEmails(this.deps.contract, operation, example, `${role}-${serial}-${n}`),
+    )
+    const request = (side: 'target' | 'model'): SideRequest => ({
+      method: 'POST',
+      path: operation.path,
+      headers: { authorization: `Bearer ${this.keyOf(role, side)}`, 'content-type': 'application/json' },
+      body,
+      operationId: operation.operationId,
+    })
+    await this.separateWrite()
+    await this.exchange(
+      { target: request('target'), model: request('model') },
+      {
+        operation,
+        role,
+        title: `${operation.method.toUpperCase()} ${operation.path} (${role === 'secret' ? 'this' : 'the other'} account)`,
+      },
+    )
   }
 
   private async account(input: Record<string, unknown>, which: 'main' | 'other'): Promise<string> {
@@ -243,7 +283,7 @@ export class Sequence {
     time.step(Math.floor(Date.parse(made.created_at) / 1000))
     const twin = await model.control.createAccount(input as never)
     this.ids.set(made.id, twin.id)
-    this.created(made.created_at)
+    this.wrote(made.created_at)
     this.accounts.target[which] = made.id
     this.accounts.model[which] = twin.id
     return made.id
@@ -261,6 +301,7 @@ export class Sequence {
     this.deps.secrets.add(made.value)
     this.deps.secrets.add(twin.value)
     this.keys.set(role, { target: made.value, model: twin.value, targetId: made.id, modelId: twin.id })
+    this.records[0]?.keys?.push(role)
   }
 
   private async revoke(role: KeyRole): Promise<void> {
@@ -284,27 +325,28 @@ export class Sequence {
     }
   }
 
-  /** Notes that an object was created at `instant`. */
-  private created(instant: unknown): void {
-    const second = typeof instant === 'string' ? Math.floor(Date.parse(instant) / 1000) : Number.NaN
-    if (!Number.isNaN(second)) this.lastCreated = Math.max(this.lastCreated, second)
+  /** Notes that something was written at `instant` (an ISO instant, or a second). */
+  private wrote(instant: unknown): void {
+    const second =
+      typeof instant === 'number'
+        ? instant
+        : typeof instant === 'string'
+          ? Math.floor(Date.parse(instant) / 1000)
+          : Number.NaN
+    if (!Number.isNaN(second)) this.lastWrite = Math.max(this.lastWrite, second)
   }
 
   /**
-   * Before a request that may create an object: when an object was already created in the current second,
-   * the clock is moved one second on the target (and so on the model). Objects created in the same second
-   * are ordered by ID, and the two sides' IDs differ: every creation gets a second of its own, so that every
-   * list has one order the two sides must agree on.
+   * Before a request that may write: when something was already written in the current second, the clock is
+   * moved one second on the target (and so on the model). Every write then has a second of its own, whatever
+   * real time does: objects created in the same second would be ordered by ID, and the two sides' IDs differ;
+   * and a change in the second of the creation would leave `updated_at` where it was, on a replay or not.
    */
-  private async separateCreation(): Promise<void> {
-    const { target, time } = this.deps
-    if (time.current() > this.lastCreated) return
-    const answer = await target.control.advanceClock(1)
-    this.interact('control', 'POST', '/clock/advance', {}, { seconds: 1 }, answer)
-    time.advanced(1)
-    time.read(answer.now)
+  private async separateWrite(): Promise<void> {
+    if (this.deps.time.current() > this.lastWrite) return
+    await this.advanceBy(1)
     if (this.current)
-      this.current.note = 'the clock moved 1 s first: an object was created in this second already'
+      this.current.note = 'the clock moved 1 s first: something was written in this second already'
   }
 
   // ---------------------------------------------------------------- steps
@@ -347,8 +389,8 @@ export class Sequence {
     return list
   }
 
-  /** A parameter's value on each side, undefined when absent. */
-  private param(name: string, choice: ParamChoice): IdPair | undefined {
+  /** A parameter's value on each side, undefined when absent (`pool`: where an object's ID came from). */
+  private param(name: string, choice: ParamChoice): (IdPair & { pool?: string }) | undefined {
     switch (choice.from) {
       case 'absent':
         return undefined
@@ -367,21 +409,35 @@ export class Sequence {
         // An empty pool falls back on the others (an object is more telling than nothing), then on none.
         for (const kind of [choice.pool, 'live', 'other', 'deleted'] as const) {
           const list = this.pool(kind, choice.prefix)
-          if (list.length > 0) return list[choice.pick % list.length]
+          // Counted from the newest: the object a step just made is the one the next step most often names.
+          if (list.length > 0)
+            return { ...(list[list.length - 1 - (choice.pick % list.length)] as IdPair), pool: kind }
         }
         return this.unknown(choice.prefix)
       }
       case 'unknown':
         return this.unknown(choice.prefix)
       case 'instant': {
+        // A bound on a field (`started_after` on `started_at`) is drawn from that field's instants when any
+        // were seen: the parameter and the field share their first word.
+        const word = name.split('_')[0] as string
+        const related = this.stamps.filter((s) => s.field.split('_')[0] === word)
+        const stamps = related.length > 0 ? related : this.stamps
         const base =
-          choice.base === 'object' && this.stamps.length > 0
-            ? (this.stamps[choice.pick % this.stamps.length] as { second: number }).second
+          choice.base === 'object' && stamps.length > 0
+            ? (stamps[choice.pick % stamps.length] as { second: number }).second
             : this.deps.time.current()
         const text = iso(base + choice.offset)
         return { target: text, model: text }
       }
     }
+  }
+
+  /** Remembers a value sent for a parameter (a later step may send it again). */
+  private sent(name: string, value: IdPair): void {
+    const list = this.sentParams.get(name) ?? []
+    if (!list.some((v) => v.target === value.target)) list.push({ target: value.target, model: value.model })
+    this.sentParams.set(name, list)
   }
 
   private unknown(prefix: string): IdPair {
@@ -397,6 +453,7 @@ export class Sequence {
     const path: Record<'target' | 'model', Record<string, string>> = { target: {}, model: {} }
     const query: Record<'target' | 'model', [string, string][]> = { target: [], model: [] }
     const headers: Record<'target' | 'model', Record<string, string>> = { target: {}, model: {} }
+    let uncompared: string | undefined
     for (const parameter of operation.parameters) {
       const value = this.param(parameter.name, step.params[parameter.name] ?? { from: 'absent' })
       if (value === undefined) continue
@@ -405,6 +462,11 @@ export class Sequence {
         else if (parameter.in === 'query') query[side].push([parameter.name, value[side]])
         else if (parameter.in === 'header') headers[side][parameter.name.toLowerCase()] = value[side]
       }
+      if (parameter.in === 'path') this.sent(parameter.name, value)
+      // The contract does not say whether the ID of a deleted object is still a cursor (a cursor is "the ID
+      // of an object of this collection"): either answer is allowed, so none is compared.
+      if (value.pool === 'deleted' && idPrefixes(parameter.schema)?.[0] === '*')
+        uncompared = `${parameter.name} names a deleted object, which the contract neither allows nor refuses as a cursor`
     }
     let body: string | undefined
     let contentType: string | undefined
@@ -445,18 +507,17 @@ export class Sequence {
     if (this.current) this.current.title = title
     let answers: { target: SideAnswer; model: SideAnswer } | undefined
     for (let i = 0; i < times; i++) {
-      if (method === 'POST') await this.separateCreation()
+      if (method !== 'GET' && method !== 'HEAD') await this.separateWrite()
       answers = await this.exchange(pair, {
         operation: method === 'HEAD' || method === operation.method.toUpperCase() ? operation : undefined,
         role: step.key,
+        uncompared,
         title: times > 1 ? `${method} ${pair.target.path} (${i + 1} of ${times})` : title,
       })
     }
     for (const [name, value] of Object.entries(headers.target))
       if (name === 'idempotency-key' && method === 'POST') {
-        const list = this.sentParams.get('Idempotency-Key') ?? []
-        list.push({ target: value, model: headers.model[name] as string })
-        this.sentParams.set('Idempotency-Key', list)
+        this.sent('Idempotency-Key', { target: value, model: headers.model[name] as string })
         this.idempotent.push({ pair, operation, role: step.key })
       }
     if (answers && step.readBack && method !== 'GET' && method !== 'HEAD' && answers.model.status < 300)
@@ -516,31 +577,38 @@ export class Sequence {
     }
     const pair = { target: rekey(earlier.pair.target, 'target'), model: rekey(earlier.pair.model, 'model') }
     current.title = `${pair.target.method} ${pair.target.path} again, same body and Idempotency-Key (key: ${role})`
-    await this.separateCreation()
+    await this.separateWrite()
     await this.exchange(pair, { operation: earlier.operation, role, title: current.title })
   }
 
   private async advance(seconds: number): Promise<void> {
-    const { target, time } = this.deps
     const current = this.current as Recorded
     current.title = `advance the clock ${seconds} s (POST /_mock/clock/advance)`
-    const answer = await target.control.advanceClock(seconds)
-    this.interact('control', 'POST', '/clock/advance', {}, { seconds }, answer)
-    time.advanced(seconds)
-    time.read(answer.now)
+    await this.advanceBy(seconds)
   }
 
   private async call(step: Extract<Step, { kind: 'call' }>): Promise<void> {
+    const current = this.current as Recorded
+    current.title = 'place a simulated call (POST /_mock/accounts/{account_id}/calls)'
+    const placed = await this.placeCall(step)
+    if (!placed) return
+    // Let the call run to its end and its analysis: what is read then no longer depends on the sub-second.
+    const settle = step.ringSeconds + step.durationSeconds + 125
+    current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${placed} (ringing ${step.ringSeconds} s, talking ${step.durationSeconds} s), then advance the clock ${settle} s`
+    await this.advanceBy(settle)
+  }
+
+  /** Places a call on both sides; the target agent's ID, or undefined when none was placed (with a note). */
+  private async placeCall(step: Omit<Extract<Step, { kind: 'call' }>, 'kind'>): Promise<string | undefined> {
     const { target, model, time, capabilities } = this.deps
     const current = this.current as Recorded
     const agents = this.pool('live', 'agt')
-    current.title = 'place a simulated call (POST /_mock/accounts/{account_id}/calls)'
     if (capabilities.calls === false || agents.length === 0) {
       current.note =
         capabilities.calls === false
           ? "the target's control plane places no calls: nothing sent"
-          : 'no agent yet: nothing sent'
-      return
+          : 'no agent yet: no call placed'
+      return undefined
     }
     const agent = agents[step.agent % agents.length] as IdPair
     const numbers = step.channel === 'web' ? {} : { from_number: NUMBERS.theirs, to_number: NUMBERS.ours }
@@ -553,15 +621,15 @@ export class Sequence {
       duration_seconds: step.durationSeconds,
       ...numbers,
     })
-    await this.separateCreation()
+    await this.separateWrite()
     let placed: Record<string, unknown>
     try {
       placed = await target.control.placeCall(this.accounts.target.main, input(agent.target))
     } catch (error) {
       if (!(error instanceof MockControlError)) throw error
       if (/ answered 40[45] /.test(error.message)) capabilities.calls = false
-      current.note = `the target's control plane refused the call: ${error.message.slice(0, 120)}`
-      return
+      current.note = `the target's control plane placed no call: ${error.message.slice(0, 120)}`
+      return undefined
     }
     capabilities.calls = true
     this.interact(
@@ -575,18 +643,21 @@ export class Sequence {
     time.step(Math.floor(Date.parse(String(placed.created_at)) / 1000))
     const twin = await model.control.placeCall(this.accounts.model.main, input(agent.model))
     this.ids.set(String(placed.id), String(twin.id))
-    this.created(placed.created_at)
+    this.wrote(placed.created_at)
     this.pool('live', 'call').push({ target: String(placed.id), model: String(twin.id) })
     this.stamps.push({
-      id: String(placed.id),
+      field: 'created_at',
       second: Math.floor(Date.parse(String(placed.created_at)) / 1000),
     })
-    // Let the call run to its end and its analysis: what is read then no longer depends on the sub-second.
-    const settle = step.ringSeconds + step.durationSeconds + 125
-    current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${agent.target} (ringing ${step.ringSeconds} s, talking ${step.durationSeconds} s), then advance the clock ${settle} s`
-    const answer = await target.control.advanceClock(settle)
-    this.interact('control', 'POST', '/clock/advance', {}, { seconds: settle }, answer)
-    time.advanced(settle)
+    return agent.target
+  }
+
+  /** Moves the target's clock (and so the model's). */
+  private async advanceBy(seconds: number): Promise<void> {
+    const { target, time } = this.deps
+    const answer = await target.control.advanceClock(seconds)
+    this.interact('control', 'POST', '/clock/advance', {}, { seconds }, answer)
+    time.advanced(seconds)
     time.read(answer.now)
   }
 
@@ -594,15 +665,26 @@ export class Sequence {
 
   private async exchange(
     pair: { target: SideRequest; model: SideRequest },
-    meta: { operation?: ContractOperation; role: KeyRole; title: string },
+    meta: { operation?: ContractOperation; role: KeyRole; title: string; uncompared?: string },
   ): Promise<{ target: SideAnswer; model: SideAnswer }> {
     const { contract, target, model, time } = this.deps
-    const before = time.current()
     const t = await target.send(pair.target)
     this.requests++
     this.interact('v1', pair.target.method, pair.target.path, pair.target.headers, pair.target.body, t.body)
-    const after = time.read((await target.control.clock()).now)
-    const chosen = after === before ? after : (secondOf(t, before, after) ?? after)
+    // The second the target handled the request in: its answer tells (the rate-limit fields); an answer
+    // without them (a 401) is followed by a reading of its clock. A request may read the clock more than once
+    // and straddle a second: the model then runs it again in the neighbouring seconds before a difference counts.
+    const told = secondOf(t)
+    let chosen: number
+    let seconds: number[]
+    if (told === undefined) {
+      chosen = time.read((await target.control.clock()).now)
+      seconds = [chosen - 1]
+    } else {
+      time.saw(told)
+      chosen = told
+      seconds = [told + 1, told - 1]
+    }
     const checkpoint = this.ids.checkpoint()
     time.step(chosen)
     let m = await model.send(pair.model)
@@ -615,6 +697,10 @@ export class Sequence {
       note: undefined as string | undefined,
     }
     this.current?.exchanges.push(record)
+    if (meta.uncompared) {
+      record.note = meta.uncompared
+      return { target: t, model: m }
+    }
     if (t.notFromTarget) {
       record.note = t.notFromTarget
       // Nothing is counted either side for a 401; anything else the model counted, the target never saw.
@@ -635,10 +721,8 @@ export class Sequence {
         ids: this.ids,
       })
     record.differences = compare(m)
-    // The target's clock passed a second while it handled the request (it may even have read it on both
-    // sides of the second): the model runs the request again in each other second the readings allow.
-    for (let second = before; record.differences.length > 0 && second <= after; second++) {
-      if (second === chosen) continue
+    for (const second of seconds) {
+      if (record.differences.length === 0) break
       this.ids.rollback(checkpoint)
       model.undoLast()
       time.again(second)
@@ -658,6 +742,7 @@ export class Sequence {
         decidedBy: responseSentence(contract, meta.operation ?? pathOperations[0], t.status),
       })
     if (record.differences.length > 0) throw new DifferenceFound(this.records)
+    if (!['GET', 'HEAD'].includes(pair.model.method) && m.status < 300) this.wrote(time.current())
     this.learn(pair, t, m, meta)
     return { target: t, model: m }
   }
@@ -671,7 +756,7 @@ export class Sequence {
   ): void {
     const replayed = m.headers['idempotent-replayed'] !== undefined
     if (m.status >= 300 || replayed) return
-    if (pair.model.method === 'POST' && isObject(m.body)) this.created(m.body.created_at)
+
     const kind = OTHER_ACCOUNT_ROLES.has(meta.role) ? 'other' : 'live'
     if (pair.model.method === 'DELETE') {
       const id = isObject(m.body) && typeof m.body.id === 'string' ? m.body.id : undefined
@@ -697,13 +782,13 @@ export class Sequence {
       if (!list.some((p) => p.model === object.id)) list.push({ target: targetId, model: object.id })
     }
     // Every instant an answer shows (creation, start, end of a call): bounds of filters and ranges come from them.
-    const instants = (value: unknown): void => {
+    const instants = (value: unknown, field = ''): void => {
       if (typeof value === 'string' && INSTANT_SHAPE.test(value)) {
         const second = Math.floor(Date.parse(value) / 1000)
-        if (!Number.isNaN(second) && !this.stamps.some((s) => s.second === second))
-          this.stamps.push({ id: '', second })
-      } else if (Array.isArray(value)) value.forEach(instants)
-      else if (isObject(value)) Object.values(value).forEach(instants)
+        if (!Number.isNaN(second) && !this.stamps.some((s) => s.second === second && s.field === field))
+          this.stamps.push({ field, second })
+      } else if (Array.isArray(value)) for (const item of value) instants(item, field)
+      else if (isObject(value)) for (const [name, item] of Object.entries(value)) instants(item, name)
     }
     instants(m.body)
     const remember = (value: unknown, field = ''): void => {
@@ -745,36 +830,38 @@ export class Sequence {
   }
 }
 
+/** The operations that create an object (POST answered 201) and give an example body. */
+export function creatingOperations(contract: Contract): ContractOperation[] {
+  return contract.operations.filter(
+    (op) => op.method === 'post' && op.responses.has('201') && (op.requestBody?.examples.length ?? 0) > 0,
+  )
+}
+
+/** An example body with each top-level `format: email` field made unique (`explore-<tag>@example.com`). */
+function uniqueEmails(
+  contract: Contract,
+  operation: ContractOperation,
+  example: Record<string, unknown>,
+  tag: string,
+) {
+  const schema = resolveNode(contract.document, operation.requestBody?.schema, '#').schema
+  const out = { ...example }
+  for (const [name, property] of Object.entries(schema.properties ?? {}))
+    if (resolveNode(contract.document, property, '#').schema.format === 'email' && name in out)
+      out[name] = `explore-${tag}@example.com`
+  return out
+}
+
 /**
- * The second a step ran in, when the target's clock passed a second during it, as its answer tells: the
- * rate-limit fields (`X-RateLimit-Reset` is now + `t` of the window with the least left: docs/decisions/006),
- * else the latest instant of the body between the two readings (an object stamped "now").
+ * The second the target handled a request in, as its answer tells: `X-RateLimit-Reset` is now + `t` of the
+ * window with the least left (on a tie, the shorter: docs/decisions/006-rate-limits.md). Undefined for an
+ * answer without the rate-limit fields (a 401).
  */
-function secondOf(answer: SideAnswer, from: number, to: number): number | undefined {
+function secondOf(answer: SideAnswer): number | undefined {
   const reset = Number(answer.headers['x-ratelimit-reset'])
   const remaining = answer.headers['x-ratelimit-remaining']
   const parsed = parseRateLimit(answer.headers.ratelimit ?? '')
-  if (Number.isInteger(reset) && remaining !== undefined && parsed.ok) {
-    // The window the X- fields describe: the least left; on a tie, the shorter (burst).
-    const window = parsed.value.filter((w) => String(w.remaining) === remaining).at(-1)
-    if (window) {
-      const second = reset - window.reset
-      if (second >= from && second <= to) return second
-    }
-  }
-  return stampHint(answer.body, from, to)
-}
-
-/** The latest instant of an answer's body between two seconds, if any. */
-function stampHint(body: unknown, from: number, to: number): number | undefined {
-  let found: number | undefined
-  const visit = (value: unknown): void => {
-    if (typeof value === 'string' && INSTANT_SHAPE.test(value)) {
-      const second = Math.floor(Date.parse(value) / 1000)
-      if (second >= from && second <= to && (found === undefined || second > found)) found = second
-    } else if (Array.isArray(value)) value.forEach(visit)
-    else if (isObject(value)) Object.values(value).forEach(visit)
-  }
-  visit(body)
-  return found
+  if (!Number.isInteger(reset) || remaining === undefined || !parsed.ok) return undefined
+  const window = parsed.value.filter((w) => String(w.remaining) === remaining).at(-1)
+  return window ? reset - window.reset : undefined
 }

@@ -6,17 +6,15 @@ import { idPrefixes, resolveNode } from './schema-node.ts'
 import { valueArbitrary } from './schema-values.ts'
 
 /**
- * The keys a sequence holds, by role: those of its account (full secret, publishable, the `read` group, two
- * keys that each lack one scope, none at all, revoked, expiring, bound to an origin, a spare one that a step
- * may revoke) and of another account (secret, revoked); `unknown` is a well-formed key nobody issued, `none`
- * sends no Authorization header.
+ * The keys a sequence holds, by role: those of its account (full secret, publishable, the `read` group, none
+ * at all, revoked, expiring, bound to an origin, a spare one that a step may revoke, and one lacking each scope
+ * of the contract: `lacking-<scope>`) and of another account (secret, revoked); `unknown` is a well-formed key
+ * nobody issued, `none` sends no Authorization header.
  */
 export const KEY_ROLES = [
   'secret',
   'publishable',
   'read',
-  'lacking-a',
-  'lacking-b',
   'no-scope',
   'revoked',
   'expiring',
@@ -27,7 +25,10 @@ export const KEY_ROLES = [
   'unknown',
   'none',
 ] as const
-export type KeyRole = (typeof KEY_ROLES)[number]
+export type KeyRole = (typeof KEY_ROLES)[number] | `lacking-${string}`
+
+/** The role of the key that holds every scope but `scope`. */
+export const lacking = (scope: string): KeyRole => `lacking-${scope}`
 
 /** Roles whose keys belong to the other account. */
 export const OTHER_ACCOUNT_ROLES: ReadonlySet<KeyRole> = new Set(['other-secret', 'other-revoked'])
@@ -97,8 +98,10 @@ export interface SetupSpec {
   limits: { hourly: number; burst: number } | null
   /** Seconds until the `expiring` key's `expires_at`. */
   expiresIn: number
-  /** The scope each of the `lacking-a` and `lacking-b` keys lacks. */
-  lacking: [string, string]
+  /** How many objects the account starts with, for each operation that creates (`creatingOperations`). */
+  objects: number[]
+  /** Simulated calls the account starts with (when the target's control plane places calls). */
+  calls: { outcome: string; ringSeconds: number; durationSeconds: number }[]
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete']
@@ -106,11 +109,22 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete']
 /** Clock moves: near the windows' and the idempotency keys' bounds, never on them (docs/decisions/006, 008). */
 export const ADVANCES = [2, 7, 29, 31, 58, 62, 119, 125, 3590, 3610, 86_390, 86_410, 90_000] as const
 
-/** The full secret key half of the time, each of the others alike otherwise. */
-function keyArbitrary(): fc.Arbitrary<KeyRole> {
+/**
+ * The key of a request: the full secret key half of the time; otherwise, as often as all the others together,
+ * the keys that lack exactly one of the scopes the operation needs (`x-required-permission`, where a 403 and a
+ * permission that implies another meet) and, for a read, the publishable key; then every other key alike.
+ */
+function keyArbitrary(contract: Contract, operation?: ContractOperation): fc.Arbitrary<KeyRole> {
+  const near: KeyRole[] = (operation?.permissions ?? []).map(lacking)
+  if (operation?.method === 'get') near.push('publishable')
+  const others = [
+    ...KEY_ROLES.filter((r) => r !== 'secret' && !near.includes(r)),
+    ...contract.scopes.map(lacking).filter((r) => !near.includes(r)),
+  ]
   return fc.oneof(
-    { weight: 1, arbitrary: fc.constant<KeyRole>('secret') },
-    { weight: 1, arbitrary: fc.constantFrom<KeyRole>(...KEY_ROLES.filter((r) => r !== 'secret')) },
+    { weight: 4, arbitrary: fc.constant<KeyRole>('secret') },
+    ...(near.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...near) }] : []),
+    { weight: near.length > 0 ? 2 : 4, arbitrary: fc.constantFrom(...others) },
   )
 }
 
@@ -149,6 +163,13 @@ function examplesOf(
   return []
 }
 
+/** An index into a list counted from its newest item: the newest most often. */
+const recent = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(0) },
+  { weight: 2, arbitrary: fc.nat({ max: 3 }) },
+  { weight: 1, arbitrary: fc.nat() },
+)
+
 /** The choices of one parameter, from its schema alone (and the contract's examples). */
 function paramArbitrary(
   contract: Contract,
@@ -183,7 +204,7 @@ function paramArbitrary(
     const prefix =
       prefixes[0] === '*' ? (listedPrefix(contract, operation) ?? 'agt') : (prefixes[0] as string)
     const object = (pool: 'live' | 'deleted' | 'other') =>
-      fc.nat().map((pick): ParamChoice => ({ from: 'object', pool, prefix, pick }))
+      recent.map((pick): ParamChoice => ({ from: 'object', pool, prefix, pick }))
     return withOptional(
       { weight: 10, arbitrary: object('live') },
       { weight: 2, arbitrary: object('deleted') },
@@ -207,19 +228,15 @@ function paramArbitrary(
     })
   const examples = examplesOf(contract, operation, parameter)
   const valid = valueArbitrary(document, schema)
+  const seen = fc
+    .tuple(fc.nat(), valid)
+    .map(([pick, fallback]): ParamChoice => ({ from: 'seen', pick, fallback: String(fallback) }))
   const value = (examples.length > 0 ? fc.oneof(fc.constantFrom(...examples), valid) : valid).map(
     (v): ParamChoice => ({ from: 'value', value: v }),
   )
-  if (parameter.in === 'header')
-    return withOptional(
-      { weight: 3, arbitrary: value },
-      {
-        weight: 3,
-        arbitrary: fc
-          .tuple(fc.nat(), valid)
-          .map(([pick, fallback]): ParamChoice => ({ from: 'seen', pick, fallback: String(fallback) })),
-      },
-    )
+  // A header (an Idempotency-Key) and a path's catalogue value (an integration) are often the one sent before.
+  if (parameter.in === 'header' || parameter.in === 'path')
+    return withOptional({ weight: 3, arbitrary: value }, { weight: 3, arbitrary: seen })
   return withOptional({ weight: 5, arbitrary: value })
 }
 
@@ -278,14 +295,17 @@ function apiStepArbitrary(contract: Contract, operation: ContractOperation): fc.
     kind: fc.constant('api' as const),
     operationId: fc.constant(operation.operationId),
     method: fc.oneof(...methods),
-    key: keyArbitrary(),
+    key: keyArbitrary(contract, operation),
     params: fc.record(params),
     body: body ?? fc.constant(undefined),
     origin: fc.oneof(
       { weight: 10, arbitrary: fc.constant('none' as const) },
       { weight: 1, arbitrary: fc.constantFrom('allowed' as const, 'other' as const) },
     ),
-    readBack: operation.method === 'get' ? fc.constant(false) : fc.boolean(),
+    readBack:
+      operation.method === 'get'
+        ? fc.constant(false)
+        : fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
     repeat: operation.responses.has('201')
       ? fc.oneof(
           { weight: 2, arbitrary: fc.constant(1) },
@@ -323,7 +343,7 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
           key: fc.oneof(
             { weight: 4, arbitrary: fc.constant('same' as const) },
             { weight: 1, arbitrary: fc.constantFrom<KeyRole>('other-secret', 'spare', 'read') },
-            { weight: 1, arbitrary: keyArbitrary() },
+            { weight: 1, arbitrary: keyArbitrary(contract) },
           ),
         })
         .map((again): Step => ({ kind: 'again', ...again })),
@@ -351,8 +371,7 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
 }
 
 /** How each sequence's accounts are set up. */
-export function setupArbitrary(contract: Contract): fc.Arbitrary<SetupSpec> {
-  const scopes = contract.scopes
+export function setupArbitrary(creating: number): fc.Arbitrary<SetupSpec> {
   return fc.record({
     plan: fc.constantFrom<SetupSpec['plan']>('pro', 'free', 'enterprise'),
     limits: fc.oneof(
@@ -366,6 +385,14 @@ export function setupArbitrary(contract: Contract): fc.Arbitrary<SetupSpec> {
       },
     ),
     expiresIn: fc.constantFrom(45, 300, 4000),
-    lacking: fc.tuple(fc.constantFrom(...scopes), fc.constantFrom(...scopes)),
+    objects: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: creating, maxLength: creating }),
+    calls: fc.array(
+      fc.record({
+        outcome: fc.constantFrom('completed', 'no_answer', 'busy', 'failed', 'canceled'),
+        ringSeconds: fc.integer({ min: 0, max: 10 }),
+        durationSeconds: fc.integer({ min: 0, max: 300 }),
+      }),
+      { maxLength: 3 },
+    ),
   })
 }

@@ -96,15 +96,39 @@ const pick = (headers: Record<string, string>, names: string[]) =>
 export const RELATIONAL_FAULTS: RelationalFault[] = [
   // ------------------------------------------------------------------------- pages
   {
-    name: 'cursor-skips-after-delete',
+    name: 'cursor-offset-after-delete',
     kind: 'pages',
-    what: 'starting_after a deleted object resumes one object too far (the offset of the cursor is looked up after the delete)',
-    make: (world) => async (request, next) => {
-      const response = await next(request)
-      const cursor = partsOf(request).query.get('starting_after')
-      if (cursor && world.deleted.has(cursor) && isList(request, response))
-        bodyOf(response).data = (bodyOf(response).data as Json[]).slice(1)
-      return response
+    what: 'a cursor is turned into the offset its object had when the first page was listed: after a delete before it, the next page starts one object too far',
+    make: (world) => {
+      // Per account and collection: where each object was on the last first page, and what was deleted since.
+      const positions = new Map<string, Map<string, number>>()
+      const deletedSince = new Map<string, Set<string>>()
+      return async (request, next) => {
+        const response = await next(request)
+        const account = world.accountOf(request)
+        const { path, query } = partsOf(request)
+        const collection = path.replace(/\/[^/]+$/, '')
+        if (!account) return response
+        if (request.method === 'DELETE' && response.status === 200) {
+          deletedSince.get(`${account}${collection}`)?.add(path.slice(collection.length + 1))
+          return response
+        }
+        if (!isList(request, response)) return response
+        const id = `${account}${path}`
+        const cursor = query.get('starting_after')
+        if (!cursor && !query.has('ending_before')) {
+          positions.set(id, new Map((bodyOf(response).data as Json[]).map((o, i) => [String(o.id), i])))
+          deletedSince.set(id, new Set())
+          return response
+        }
+        const at = cursor ? positions.get(id)?.get(cursor) : undefined
+        if (at === undefined) return response
+        const gone = [...(deletedSince.get(id) ?? [])].filter(
+          (d) => (positions.get(id)?.get(d) ?? Infinity) < at,
+        )
+        if (gone.length > 0) bodyOf(response).data = (bodyOf(response).data as Json[]).slice(gone.length)
+        return response
+      }
     },
   },
   {
