@@ -12,7 +12,7 @@ export interface ExplorationOptions {
   seconds?: number
   /** Run exactly this many sequences instead of exploring for a time. */
   sequences?: number
-  /** Most steps in a sequence (default 30). */
+  /** Most steps in a sequence (default 50). */
   maxSteps?: number
   /** Makes the model's platform (default: a fresh in-process mock). */
   model?: ModelFactory

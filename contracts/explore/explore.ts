@@ -18,7 +18,7 @@ export interface ExploreOptions {
   sequences?: number
   /** How long shrinking a difference may take (default: half the search time, at least 5 s). */
   shrinkMs?: number
-  /** Most steps in one sequence (default 30). */
+  /** Most steps in one sequence (default 50). */
   maxSteps?: number
   /** Tags the accounts exploration makes. */
   label?: string
@@ -160,7 +160,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const property = fc.asyncProperty(
     setupArbitrary(creatingOperations(contract).length),
     fc.commands([stepArbitrary(contract).map((step) => new ExploreCommand(step))], {
-      maxCommands: options.maxSteps ?? 40,
+      maxCommands: options.maxSteps ?? 50,
       size: 'max',
     }),
     async (setup, steps) => {

@@ -216,21 +216,18 @@ export class Sequence {
       for (let n = 1; n <= (spec.objects[index] ?? 0); n++)
         await this.setupObject(operation, 'secret', serial, n)
     await this.setupCalls(spec)
-    // And what the setup made, read back: the lists teach the steps the objects no request made (the owner).
-    const paths = this.deps.contract.document.paths as Record<string, Record<string, unknown>>
-    for (const operation of creating)
-      if (paths[operation.path]?.get) {
-        const read = (side: 'target' | 'model'): SideRequest => ({
-          method: 'GET',
-          path: operation.path,
-          headers: { authorization: `Bearer ${this.keyOf('secret', side)}` },
-        })
-        const found = matchOperation(this.deps.contract.operations, 'GET', operation.path)
-        await this.exchange(
-          { target: read('target'), model: read('model') },
-          { operation: found.operation, role: 'secret', title: `GET ${operation.path} (this account)` },
-        )
-      }
+    // And every list, read back: the lists teach the steps the objects no request made (the owner, the calls).
+    for (const operation of listOperations(this.deps.contract)) {
+      const read = (side: 'target' | 'model'): SideRequest => ({
+        method: 'GET',
+        path: operation.path,
+        headers: { authorization: `Bearer ${this.keyOf('secret', side)}` },
+      })
+      await this.exchange(
+        { target: read('target'), model: read('model') },
+        { operation, role: 'secret', title: `GET ${operation.path} (this account)` },
+      )
+    }
     time.read((await target.control.clock()).now)
   }
 
@@ -521,7 +518,7 @@ export class Sequence {
         this.idempotent.push({ pair, operation, role: step.key })
       }
     if (answers && step.readBack && method !== 'GET' && method !== 'HEAD' && answers.model.status < 300)
-      await this.readBack(operation, pair, answers.model)
+      await this.readBack(operation, pair, answers.model, step.readBack)
   }
 
   /** After a write: the object (when the path names one) and its collection, read with the secret key. */
@@ -529,34 +526,92 @@ export class Sequence {
     operation: ContractOperation,
     pair: { target: SideRequest; model: SideRequest },
     answer: SideAnswer,
+    how: { pageSize: number; backwards: boolean },
   ): Promise<void> {
     const { contract } = this.deps
-    const bare = (r: SideRequest) => r.path.split('?')[0] as string
-    const reads: { target: string; model: string }[] = []
     const paths = contract.document.paths as Record<string, Record<string, unknown>>
     const created = isObject(answer.body) && typeof answer.body.id === 'string' ? answer.body.id : undefined
+    const bare = (r: SideRequest) => r.path.split('?')[0] as string
+    let item: IdPair | undefined
     if (operation.method === 'post' && created) {
-      const item = Object.keys(paths).find((p) => p.startsWith(`${operation.path}/{`) && paths[p]?.get)
       const targetId = this.ids.toTarget(created)
-      if (item && targetId)
-        reads.push({
+      const hasItem = Object.keys(paths).some((p) => p.startsWith(`${operation.path}/{`) && paths[p]?.get)
+      if (hasItem && targetId)
+        item = {
           target: `${operation.path}/${encodeURIComponent(targetId)}`,
           model: `${operation.path}/${encodeURIComponent(created)}`,
-        })
-    } else if (paths[operation.path]?.get) reads.push({ target: bare(pair.target), model: bare(pair.model) })
+        }
+    } else if (paths[operation.path]?.get) item = { target: bare(pair.target), model: bare(pair.model) }
+    if (item) await this.read(item, 'read back')
     const collection = operation.path.replace(/\/\{[^}]+\}$/, '')
-    if (paths[collection]?.get) reads.push({ target: collection, model: collection })
-    for (const read of reads) {
-      const request = (side: 'target' | 'model', path: string): SideRequest => ({
-        method: 'GET',
-        path,
-        headers: { authorization: `Bearer ${this.keyOf('secret', side)}` },
-      })
-      const found = matchOperation(contract.operations, 'GET', read.target)
-      await this.exchange(
-        { target: request('target', read.target), model: request('model', read.model) },
-        { operation: found.operation, role: 'secret', title: `GET ${read.target} (read back)` },
+    if (paths[collection]?.get) await this.walk(collection, how)
+  }
+
+  /** A GET with the secret key on both sides. */
+  private async read(path: IdPair, why: string): Promise<SideAnswer> {
+    const request = (side: 'target' | 'model'): SideRequest => ({
+      method: 'GET',
+      path: path[side],
+      headers: { authorization: `Bearer ${this.keyOf('secret', side)}` },
+    })
+    const found = matchOperation(this.deps.contract.operations, 'GET', path.target.split('?')[0] as string)
+    const { model } = await this.exchange(
+      { target: request('target'), model: request('model') },
+      { operation: found.operation, role: 'secret', title: `GET ${path.target} (${why})` },
+    )
+    return model
+  }
+
+  /**
+   * A list read whole, page by page, each page asked for with the cursor of the one before (the contract's
+   * `limit`, `starting_after`, `ending_before`), then back up from its oldest object: pages that must join up.
+   */
+  private async walk(collection: string, how: { pageSize: number; backwards: boolean }): Promise<void> {
+    const names = paginationNames(this.deps.contract)
+    const list = matchOperation(this.deps.contract.operations, 'GET', collection).operation
+    const takes = (name: string) => list?.parameters.some((p) => p.name === name) === true
+    if (how.pageSize === 0 || !names || !takes(names.limit) || !takes(names.after)) {
+      await this.read({ target: collection, model: collection }, 'read back')
+      return
+    }
+    const page = (cursor?: IdPair, direction = names.after) => ({
+      target: `${collection}?${names.limit}=${how.pageSize}${cursor ? `&${direction}=${cursor.target}` : ''}`,
+      model: `${collection}?${names.limit}=${how.pageSize}${cursor ? `&${direction}=${cursor.model}` : ''}`,
+    })
+    const pairOf = (object: unknown): IdPair | undefined => {
+      const id = isObject(object) && typeof object.id === 'string' ? object.id : undefined
+      const target = id ? this.ids.toTarget(id) : undefined
+      return id && target ? { target, model: id } : undefined
+    }
+    let cursor: IdPair | undefined
+    let oldest: IdPair | undefined
+    for (let n = 0; n < MAX_PAGES; n++) {
+      const answer = await this.read(page(cursor), 'read back, page by page')
+      const data = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data : []
+      oldest = pairOf(data.at(-1)) ?? oldest
+      if (
+        answer.status !== 200 ||
+        !isObject(answer.body) ||
+        answer.body.has_more !== true ||
+        data.length === 0
       )
+        break
+      cursor = oldest
+    }
+    if (!how.backwards || !oldest || !takes(names.before)) return
+    cursor = oldest
+    for (let n = 0; n < MAX_PAGES; n++) {
+      const answer = await this.read(page(cursor, names.before), 'read back, page by page upwards')
+      const data = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data : []
+      if (
+        answer.status !== 200 ||
+        !isObject(answer.body) ||
+        answer.body.has_more !== true ||
+        data.length === 0
+      )
+        break
+      cursor = pairOf(data[0])
+      if (!cursor) break
     }
   }
 
@@ -828,6 +883,28 @@ export class Sequence {
       answer,
     })
   }
+}
+
+/** Most pages a read back walks. */
+const MAX_PAGES = 8
+
+/** The names of the contract's pagination parameters (`components.parameters` Limit, StartingAfter, EndingBefore). */
+function paginationNames(contract: Contract): { limit: string; after: string; before: string } | undefined {
+  const parameters = (contract.document.components?.parameters ?? {}) as Record<string, { name?: string }>
+  const [limit, after, before] = ['Limit', 'StartingAfter', 'EndingBefore'].map((n) => parameters[n]?.name)
+  return limit && after && before ? { limit, after, before } : undefined
+}
+
+/** The operations that list a collection (GET on a path without parameters, answered with `data`). */
+export function listOperations(contract: Contract): ContractOperation[] {
+  return contract.operations.filter((op) => {
+    if (op.method !== 'get' || op.path.includes('{')) return false
+    const schema = op.responses.get('200')?.schema
+    return (
+      schema !== undefined &&
+      resolveNode(contract.document, schema, '#').schema.properties?.data !== undefined
+    )
+  })
 }
 
 /** The operations that create an object (POST answered 201) and give an example body. */

@@ -51,18 +51,27 @@ export function targetSide(ctx: CheckContext, secrets: () => string[]): Side {
     control: ctx.mock,
     async send(request) {
       const { authorization, ...headers } = request.headers
-      const exchange = await ctx.call({
-        method: request.method,
-        path: request.path,
-        key: null,
-        authorization,
-        headers,
-        body: request.body,
-        operationId: request.operationId,
-        fresh: true,
-        accept429: true,
-        conformance: false,
-      })
+      let exchange: Exchange
+      try {
+        exchange = await ctx.call({
+          method: request.method,
+          path: request.path,
+          key: null,
+          authorization,
+          headers,
+          body: request.body,
+          operationId: request.operationId,
+          fresh: true,
+          accept429: true,
+          conformance: false,
+        })
+      } catch (error) {
+        // The run's client recognises a proxy's own answers (Prism's) and its reports of broken answers.
+        if (error instanceof CheckSkipped) return notFromTarget(error.reason)
+        if (error instanceof ContractFailure && error.exchange)
+          return judged(ctx, error.exchange, request, secrets())
+        throw error
+      }
       const body = exchange.response.json as { id?: unknown } | undefined
       const status = exchange.response.status
       if (request.method === 'POST' && status >= 200 && status < 300 && typeof body?.id === 'string')
@@ -70,6 +79,11 @@ export function targetSide(ctx: CheckContext, secrets: () => string[]): Side {
       return judged(ctx, exchange, request, secrets())
     },
   }
+}
+
+/** An answer that something in front of the target gave in its place. */
+function notFromTarget(reason: string): SideAnswer {
+  return { status: 0, headers: {}, body: undefined, url: '', text: '', problems: [], notFromTarget: reason }
 }
 
 function judged(ctx: CheckContext, exchange: Exchange, request: SideRequest, secrets: string[]): SideAnswer {
@@ -82,13 +96,17 @@ function judged(ctx: CheckContext, exchange: Exchange, request: SideRequest, sec
     text: response.text,
     problems: [],
   }
-  try {
-    answer.problems.push(...prismProblems(exchange))
-  } catch (error) {
-    if (error instanceof CheckSkipped) answer.notFromTarget = error.reason
-    else if (error instanceof ContractFailure) answer.problems.push(error.actual)
-    else throw error
-  }
+  // The contract's answers are JSON; a problem document (RFC 9457) is a proxy's own (Prism's, even to a HEAD).
+  if ((response.headers['content-type'] ?? '').startsWith('application/problem+json'))
+    answer.notFromTarget = `a proxy answered ${response.status} itself (application/problem+json): the request never reached the implementation`
+  else
+    try {
+      answer.problems.push(...prismProblems(exchange))
+    } catch (error) {
+      if (error instanceof CheckSkipped) answer.notFromTarget = error.reason
+      else if (error instanceof ContractFailure) answer.problems.push(error.actual)
+      else throw error
+    }
   if (request.method !== 'HEAD' && !answer.notFromTarget)
     answer.problems.push(...conformanceProblems(ctx.contract, exchange, request.path, secrets))
   return answer

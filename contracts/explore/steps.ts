@@ -66,8 +66,12 @@ export interface ApiStep {
   params: Record<string, ParamChoice>
   body?: BodyChoice
   origin: 'none' | 'allowed' | 'other'
-  /** After a write the model accepted, read the object and its list back. */
-  readBack: boolean
+  /**
+   * After a write the model accepted, read the object and its list back: the list page by page (`pageSize`
+   * objects a page, following the cursors of the answers; 0: one page of the default size), then from its
+   * oldest object back up with `ending_before` when `backwards`.
+   */
+  readBack: false | { pageSize: number; backwards: boolean }
   /** How many times the request is sent (operations that create: several objects, for lists to page through). */
   repeat: number
 }
@@ -203,8 +207,10 @@ function paramArbitrary(
   if (prefixes) {
     const prefix =
       prefixes[0] === '*' ? (listedPrefix(contract, operation) ?? 'agt') : (prefixes[0] as string)
+    // A path names the newest objects most often (the one a step just made); a cursor or a filter any of them.
+    const picks = parameter.in === 'path' ? recent : fc.nat()
     const object = (pool: 'live' | 'deleted' | 'other') =>
-      recent.map((pick): ParamChoice => ({ from: 'object', pool, prefix, pick }))
+      picks.map((pick): ParamChoice => ({ from: 'object', pool, prefix, pick }))
     return withOptional(
       { weight: 10, arbitrary: object('live') },
       { weight: 2, arbitrary: object('deleted') },
@@ -241,7 +247,6 @@ function paramArbitrary(
 }
 
 const RAW_BODIES: BodyChoice[] = [
-  { form: 'raw', text: '', contentType: 'application/json' },
   { form: 'raw', text: '{"name": ', contentType: 'application/json' },
   { form: 'raw', text: '[]', contentType: 'application/json' },
   { form: 'raw', text: 'null', contentType: 'application/json' },
@@ -304,8 +309,20 @@ function apiStepArbitrary(contract: Contract, operation: ContractOperation): fc.
     ),
     readBack:
       operation.method === 'get'
-        ? fc.constant(false)
-        : fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+        ? fc.constant(false as const)
+        : fc.oneof(
+            { weight: 1, arbitrary: fc.constant(false as const) },
+            {
+              weight: 3,
+              arbitrary: fc.record({
+                pageSize: fc.oneof(
+                  { weight: 1, arbitrary: fc.constant(0) },
+                  { weight: 2, arbitrary: fc.integer({ min: 1, max: 3 }) },
+                ),
+                backwards: fc.boolean(),
+              }),
+            },
+          ),
     repeat: operation.responses.has('201')
       ? fc.oneof(
           { weight: 2, arbitrary: fc.constant(1) },
