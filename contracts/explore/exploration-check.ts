@@ -14,6 +14,8 @@ export interface ExplorationOptions {
   sequences?: number
   /** Most steps in a sequence (default 50). */
   maxSteps?: number
+  /** Seconds shrinking a difference may take (default: half the search time, at least 4.5 s). */
+  shrinkSeconds?: number
   /** Makes the model's platform (default: a fresh in-process mock). */
   model?: ModelFactory
   /** Told the outcome of every exploration, whatever it found (tests, the CLI's summary). */
@@ -62,6 +64,7 @@ export function explorationCheck(options: ExplorationOptions = {}): ContractChec
         timeMs: time === undefined ? undefined : time * 1000,
         sequences,
         maxSteps: options.maxSteps,
+        shrinkMs: options.shrinkSeconds === undefined ? undefined : options.shrinkSeconds * 1000,
         label: `${ctx.runId}-${seed}`,
         model: options.model,
         secrets,

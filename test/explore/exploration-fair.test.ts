@@ -34,7 +34,7 @@ describe('exploration finds no difference where there is none', () => {
       const failed: string[] = []
       for (const seed of SEEDS) {
         const { fetch } = await alteredMock('http://explore.test/v1', [ALLOWED_FORMS[form]()])
-        const run = await exploreInProcess(undefined, { seed, sequences: 1, fetch })
+        const run = await exploreInProcess(undefined, { seed, sequences: 2, fetch })
         if (run.outcome.status !== 'passed')
           failed.push(`seed ${seed}: ${run.outcome.failure?.actual ?? run.outcome.reason}`)
       }

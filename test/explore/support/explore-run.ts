@@ -17,7 +17,14 @@ export interface ExplorationRun {
  */
 export async function exploreInProcess(
   handler: EngineHandler | undefined,
-  options: { seed: number; sequences?: number; seconds?: number; fetch?: typeof fetch; budget?: number },
+  options: {
+    seed: number
+    sequences?: number
+    seconds?: number
+    fetch?: typeof fetch
+    budget?: number
+    shrinkSeconds?: number
+  },
 ): Promise<ExplorationRun> {
   const baseUrl = 'http://explore.test/v1'
   const session = await openSession({
@@ -33,6 +40,7 @@ export async function exploreInProcess(
       seed: options.seed,
       sequences: options.sequences,
       seconds: options.seconds,
+      shrinkSeconds: options.shrinkSeconds,
       onResult: (r) => {
         result = r
       },
