@@ -146,7 +146,18 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     keep?: (s: Sequence) => void,
   ) => {
     serial++
-    const sequence = new Sequence({ contract, target, model, time, capabilities, label, secrets })
+    const sequence = new Sequence({
+      contract,
+      target,
+      model,
+      time,
+      capabilities,
+      label,
+      secrets,
+      // Only the search is cut short by its time (a sequence of a slow target takes seconds): never a replay.
+      timeIsUp: () =>
+        keep === undefined && firstFailureAt === undefined && performance.now() - started > searchMs,
+    })
     keep?.(sequence)
     try {
       await sequence.setup(setup, serial, rolesOf(steps))
@@ -174,7 +185,10 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
         await runSequence(setup, steps)
         if (firstFailureAt === undefined) sequences++
       } catch (error) {
-        if (error instanceof SequenceCut) return
+        if (error instanceof SequenceCut) {
+          if (firstFailureAt === undefined) sequences++
+          return
+        }
         if (error instanceof DifferenceFound) {
           if (firstFailureAt === undefined) {
             sequences++

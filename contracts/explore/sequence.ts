@@ -125,6 +125,8 @@ export interface SequenceDeps {
   label: string
   /** Every key value the run saw: reports never print them. */
   secrets: Set<string>
+  /** Whether the search's time is up: the sequence then stops before its next step (it passes). */
+  timeIsUp?: () => boolean
 }
 
 /**
@@ -350,6 +352,7 @@ export class Sequence {
 
   /** Runs one step on both sides; throws `DifferenceFound` when their answers differ. */
   async run(step: Step): Promise<void> {
+    if (this.deps.timeIsUp?.()) throw new SequenceCut('the time to explore is up')
     this.steps++
     this.current = { number: this.steps, title: '', exchanges: [], interactions: [] }
     this.records.push(this.current)
