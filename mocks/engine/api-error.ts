@@ -1,3 +1,6 @@
+import { json } from './json-answer.ts'
+import type { EngineResponse } from './types.ts'
+
 /** The error types of the v1 envelope (docs/decisions/007-errors.md). */
 export type ErrorType =
   | 'invalid_request_error'
@@ -24,8 +27,8 @@ export interface ErrorFields {
 }
 
 /**
- * An API error as a value: it knows its status, its envelope and its extra headers.
- * The engine turns it into a response in one place (`toErrorResponse`).
+ * An API error as a value: it knows its status, its envelope, its extra headers, and its HTTP form
+ * (`toResponse`, the one place an error becomes an answer, as hono's `HTTPException.getResponse()`).
  */
 export class ApiError extends Error {
   constructor(
@@ -47,14 +50,22 @@ export class ApiError extends Error {
         code: this.code,
         message: this.message,
         ...this.fields,
-        // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral: error.request_id is optional (docs/decisions/011-allowed-forms.md); the Request-Id header carries it
         ...(requestId !== undefined ? { request_id: requestId } : {}),
       },
     }
   }
+
+  /**
+   * The error's answer: its envelope, the headers the request earned (`headers`, e.g. the rate limit's) and
+   * its own. A v1 401 is exactly the spec's body (type, code, message): its request id travels in the
+   * `Request-Id` header only.
+   */
+  toResponse(requestId: string, headers: Record<string, string> = {}): EngineResponse {
+    const body = this.body(this.status === 401 ? undefined : requestId)
+    return json(this.status, body, { ...headers, ...this.headers })
+  }
 }
 
-// Stryker disable ObjectLiteral: the `{ param }` of an error: error.param is optional (docs/decisions/011-allowed-forms.md), so no fair check can ask for it
 export const errors = {
   invalidJson: (message: string) => new ApiError(400, 'invalid_request_error', 'invalid_json', message),
   invalidParameter: (param: string, message: string) =>
@@ -76,7 +87,6 @@ export const errors = {
       {},
       {
         'www-authenticate':
-          // Stryker disable next-line ConditionalExpression: the challenge's `error` parameter is optional (docs/decisions/011-allowed-forms.md)
           credentials === 'none' ? 'Bearer realm="api"' : 'Bearer realm="api", error="invalid_token"',
       },
     ),
@@ -104,7 +114,6 @@ export const errors = {
       405,
       'invalid_request_error',
       'method_not_allowed',
-      // Stryker disable next-line StringLiteral: message wording (free text)
       `Method ${method} is not allowed here; allowed: ${allow.join(', ')}.`,
       {},
       { allow: allow.join(', ') },
@@ -123,7 +132,6 @@ export const errors = {
       415,
       'invalid_request_error',
       'unsupported_media_type',
-      // Stryker disable next-line all: message wording (free text)
       `Request bodies must be application/json, not '${contentType || 'none'}'.`,
     ),
   validationFailed: (fieldErrors: FieldError[]) =>
@@ -131,12 +139,10 @@ export const errors = {
       422,
       'validation_error',
       'validation_failed',
-      // Stryker disable all: the message (free text) and the top-level param (error.param is optional (docs/decisions/011-allowed-forms.md), so no fair check can ask for it)
       fieldErrors.length === 1 && fieldErrors[0]
         ? `Invalid request body: ${fieldErrors[0].message}`
         : `Invalid request body: ${fieldErrors.length} errors.`,
       { param: fieldErrors[0]?.param, errors: fieldErrors },
-      // Stryker restore all
     ),
   rateLimited: (policy: string, retryAfter: number) =>
     new ApiError(
@@ -147,7 +153,5 @@ export const errors = {
       { policy, retry_after: retryAfter },
       { 'retry-after': String(retryAfter) },
     ),
-  // Stryker disable next-line all: an internal error is a defect of the mock, never a behaviour the suite meets
   internal: (message: string) => new ApiError(500, 'api_error', 'internal_error', message),
 }
-// Stryker restore ObjectLiteral

@@ -1,31 +1,33 @@
 import { type Account, createAccountStore, type Limits, type Plan } from './accounts.ts'
-import { ApiError } from './api-error.ts'
+import type { Capsule, OpenedCapsule } from './capsule/capsule.ts'
+import { createCapsules, type TakeOptions } from './capsule/create-capsules.ts'
+import { readCapsule } from './capsule/read-capsule.ts'
 import { type Clock, createClock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
-import { createControlPlane } from './control-plane.ts'
-import { createEngineCore } from './engine.ts'
-import { errorResponse } from './error-response.ts'
-import { createJournal } from './journal.ts'
-import { createKeyStore, type KeyInput } from './key-store.ts'
-import { newId } from './random.ts'
+import { createRouter } from './contract/router.ts'
+import { createValidators } from './contract/validators.ts'
+import { accountHandlers } from './control/account-handlers.ts'
+import { createControlApi } from './control/control-api.ts'
+import { mockHandlers } from './control/mock-handlers.ts'
+import { createJournal, journalEntry } from './journal.ts'
+import { createKeyStore, type KeyInput } from './keys/key-store.ts'
+import { createRequestHandler } from './pipeline/handle-request.ts'
 import { createRateLimiter } from './rate-limiter.ts'
 import { createAccountDataStore } from './resources/account-data.ts'
-import { agentHandlers } from './resources/agents.ts'
-import { analyticsHandlers } from './resources/analytics.ts'
-import { callLogHandlers } from './resources/call-logs.ts'
-import { integrationCatalog, integrationHandlers } from './resources/integrations.ts'
-import { teamMemberHandlers } from './resources/team-members.ts'
-import { userHandlers } from './resources/user.ts'
+import { v1Handlers } from './resources/v1-handlers.ts'
 import { createScenarios } from './scenarios/create-scenarios.ts'
-import { type DemoAccount, type SeedOptions, seedDemoAccount } from './seed/seed.ts'
+import { integrationCatalog } from './seed/integration-catalog.ts'
+import type { DemoAccount, SeedOptions } from './seed/seed.ts'
 import { createSimulation, simulationApi } from './simulation.ts'
+import { startingState, withDemoKeysOf } from './starting-state.ts'
 import type { StateSnapshot } from './state/change-set.ts'
 import { recordedClock } from './state/clock-table.ts'
-import { createMeta, type DemoIds } from './state/meta.ts'
-import { checkSavedState } from './state/saved-state.ts'
+import { createMeta } from './state/meta.ts'
 import { createState } from './state/state.ts'
-import { createMemoryStore, type StateStore, StoreUnavailable } from './state/store.ts'
-import type { EngineRequest, EngineResponse } from './types.ts'
+import { createMemoryStore, type StateStore } from './state/store.ts'
+import { createStoreSteps } from './store-steps.ts'
+import type { EngineResponse } from './types.ts'
+import { createV1Api } from './v1/v1-api.ts'
 
 export interface EngineOptions {
   /** The v1 contract and the control-plane contract (the generated JSON documents). */
@@ -55,20 +57,29 @@ export interface EngineOptions {
   webhookDeliveries?: boolean
   /** Told when a scheduled transition fails (a defect: the transition is dropped, the others go on). */
   onScheduleError?: (message: string) => void
+  /**
+   * A capsule to start from (`GET /_mock/capsule`, `platform.capsule()`; its text or its value), checked whole
+   * before anything starts (a `CapsuleError` naming the problem) and opened as the first step, through the
+   * store. Its seed is the mock's unless `seed` is given.
+   */
+  capsule?: unknown
 }
 
 export type { DemoAccount } from './seed/seed.ts'
 
 /**
  * Creates the stateful mock platform: the v1 API and the control plane, seeded with a demo account, its state
- * kept by `options.store` (memory by default). Runs anywhere Web Crypto runs (Node 20+, browsers).
+ * kept by `options.store` (memory by default). Runs anywhere Web Crypto runs (Node 20+, browsers). A wiring
+ * file: each part is built by its own module, and requests go through one pipeline of which `/v1` and
+ * `/_mock` are two instances.
  */
 export async function createEngine(options: EngineOptions) {
-  const seed = options.seed ?? 1
+  const { v1, control } = options.documents
+  const fromCapsule = options.capsule === undefined ? undefined : readCapsule(options.capsule, v1)
+  const seed = options.seed ?? fromCapsule?.capsule.mock.seed ?? 1
   const store = options.store ?? createMemoryStore()
   const saved = await store.load()
-  const { v1, control } = options.documents
-  const catalog = integrationCatalog(v1)
+  const drift = { checkResponses: options.checkResponses, onContractViolation: options.onContractViolation }
 
   const state = createState()
   const clock = recordedClock(options.clock ?? createClock(), state)
@@ -79,6 +90,7 @@ export async function createEngine(options: EngineOptions) {
   const journal = createJournal(state)
   const meta = createMeta(state)
   const scenarios = createScenarios({
+    ...drift,
     state,
     clock,
     document: v1,
@@ -86,8 +98,6 @@ export async function createEngine(options: EngineOptions) {
     keys,
     // The seed the state records, so that every process on a shared store draws alike.
     seed: () => meta.demo()?.seed ?? seed,
-    checkResponses: options.checkResponses,
-    onContractViolation: options.onContractViolation,
   })
   const simulation = createSimulation({
     state,
@@ -99,33 +109,12 @@ export async function createEngine(options: EngineOptions) {
     deliver: options.webhookDeliveries === true,
     onScheduleError: options.onScheduleError,
   })
-
+  const catalog = integrationCatalog(v1)
   const provision = (account: Account) => data.provision(account, clock, catalog)
-  const core = createEngineCore({
-    document: v1,
-    clock,
-    accounts,
-    keys,
-    rateLimiter,
-    journal,
-    checkResponses: options.checkResponses,
-    onContractViolation: options.onContractViolation,
-    handlers: {
-      ...userHandlers(),
-      ...agentHandlers(),
-      ...callLogHandlers(),
-      ...analyticsHandlers(),
-      ...integrationHandlers(),
-      ...teamMemberHandlers(),
-    },
-    dataFor: (account) => data.get(account.id) ?? provision(account),
-    control: (request, url, requestId) => controlPlane(request, url, requestId),
-    intercept: scenarios.intercept,
-  })
 
-  // The seeded state is what a reset returns to. It is rebuilt from the seed at every start, also when a
-  // store holds a saved state, because seeding is deterministic (key values and "now" aside).
-  const seeded = seedDemoAccount({
+  const start = startingState({
+    state,
+    meta,
     seed,
     plan: options.plan ?? 'pro',
     size: options.seedSize,
@@ -133,143 +122,134 @@ export async function createEngine(options: EngineOptions) {
     document: v1,
     accounts,
     keys,
-    dataFor: provision,
+    provision,
+    saved,
   })
-  meta.setDemo({
-    account_id: seeded.account.id,
-    secret_key_id: seeded.secretKeyId,
-    publishable_key_id: seeded.publishableKeyId,
-    seed,
-  })
-  let seededState = state.snapshot()
-  state.take()
-
-  let demo: DemoAccount = seeded
-  // Stryker disable all: starting from a saved state and the control plane's reset and account deletion: the
-  // store's and the control plane's side (test/stores/*.test.ts, test/mock/control-plane.test.ts); the suite
-  // starts a fresh mock and never resets it
-  if (saved) {
-    const savedDemo = checkSavedState(saved, v1)
-    seededState = withDemoKeysOf(seededState, saved, savedDemo)
-    state.restore(saved)
-    const account = accounts.get(savedDemo.account_id) as Account
-    demo = { account, secretKeyId: savedDemo.secret_key_id, publishableKeyId: savedDemo.publishable_key_id }
-  }
   await store.attach(state, { fresh: saved === undefined })
-
+  /**
+   * What a reset returns to: the seeded state, with the demo keys the state names now when its demo account is
+   * the seeded one (a saved state's or a capsule's keys stay valid), read from the state itself so that a change
+   * a store could not keep changes no reset, and every process on a shared store resets alike.
+   */
+  function resetTarget(): StateSnapshot {
+    const ids = meta.demo()
+    if (!ids || ids.account_id !== start.demo.account.id) return start.seeded
+    if (!keys.get(ids.secret_key_id) || !keys.get(ids.publishable_key_id)) return start.seeded
+    return withDemoKeysOf(start.seeded, state.snapshot(), ids)
+  }
   /** Back to the seeded state: the demo keys stay valid, the journal is emptied, the clock follows real time. */
-  function reset(): void {
-    state.resetTo(seededState)
+  const reset = () => state.resetTo(resetTarget())
+  const demoAccountId = () => meta.demo()?.account_id ?? start.demo.account.id
+  const capsules = createCapsules({ state, clock, meta, document: v1, seed })
+
+  /** The demo account as the state names it now, with the values of its keys where this process knows them. */
+  function currentDemo(): DemoAccount {
+    const ids = meta.demo()
+    const account = ids && accounts.get(ids.account_id)
+    if (!ids || !account) return start.demo
+    const known = (value: string | undefined, id: string) =>
+      value !== undefined && keys.find(value)?.record.id === id ? value : undefined
+    return {
+      account,
+      secretKeyId: ids.secret_key_id,
+      publishableKeyId: ids.publishable_key_id,
+      secretKey: known(start.demo.secretKey, ids.secret_key_id),
+      publishableKey: known(start.demo.publishableKey, ids.publishable_key_id),
+    }
   }
 
-  const controlPlane = createControlPlane({
-    document: control,
+  const v1Api = createV1Api({
+    ...drift,
+    router: createRouter(v1),
+    validators: createValidators(v1),
+    handlers: v1Handlers(),
+    dataFor: (account) => data.get(account.id) ?? provision(account),
+    clock,
     accounts,
     keys,
-    clock,
     rateLimiter,
     journal,
+    intercept: scenarios.intercept,
+  })
+  const controlApi = createControlApi({
+    ...drift,
+    router: createRouter(control),
+    validators: createValidators(control),
     adminToken: options.adminToken,
     allowedHosts: options.allowedHosts,
     pages: options.pages,
-    handlers: { ...simulation.handlers, ...scenarios.handlers },
-    seed,
-    checkResponses: options.checkResponses,
-    onContractViolation: options.onContractViolation,
-    provisionAccount: provision,
-    deleteAccountData: (accountId) => {
-      simulation.removeAccount(accountId)
-      data.remove(accountId)
+    handlers: {
+      ...accountHandlers({
+        accounts,
+        keys,
+        clock,
+        rateLimiter,
+        provisionAccount: provision,
+        deleteAccountData(accountId) {
+          simulation.removeAccount(accountId)
+          scenarios.removeAccount(accountId)
+          data.remove(accountId)
+        },
+        demoAccountId,
+      }),
+      ...mockHandlers({ clock, journal, reset, seed }),
+      ...capsules.handlers,
+      ...simulation.handlers,
+      ...scenarios.handlers,
     },
-    demoAccountId: () => meta.demo()?.account_id ?? demo.account.id,
-    reset,
   })
-  // Stryker restore all
-
-  const { runDue, webhooks } = simulation
-  const watchers = new Set<() => void>()
-
-  /** Runs one step through the store, then tells listeners of its events and watchers that it happened. */
-  async function run<T>(work: () => T): Promise<T> {
-    try {
-      const result = await store.run(work)
-      webhooks.bus.flush()
-      return result
-    } catch (error) {
-      webhooks.bus.discard()
-      throw error
-    } finally {
-      for (const watcher of watchers) watcher()
-    }
-  }
-
-  /**
-   * Runs a request as a step through the store, with what fell due before it (so that it sees the present)
-   * and after it (a clock advance); a step whose changes could not be kept answers 503, having changed nothing.
-   */
-  async function step(request: EngineRequest): Promise<EngineResponse> {
-    try {
-      return await run(() => {
-        runDue()
-        const response = core.handle(request)
-        runDue()
-        return response
-      })
-    } catch (error) {
-      // Stryker disable all: a store that cannot keep a change (Redis down: test/stores/redis-store.test.ts);
-      // the in-memory store of the run always can
-      if (!(error instanceof StoreUnavailable)) throw error
-      const unavailable = new ApiError(
-        503,
-        'api_error',
-        'service_unavailable',
-        `The mock could not save this change (${error.message}); nothing was changed. Retry later.`,
-        {},
-        { 'retry-after': String(error.retryAfterSeconds) },
-      )
-      // Journaled as the client sees it, if the store can keep even that.
-      return store
-        .run(() => core.refuse(request, unavailable))
-        .catch(() => {
-          const requestId = newId('req', 20)
-          const response = errorResponse(unavailable, requestId)
-          response.headers['request-id'] = requestId
-          return response
-        })
-      // Stryker restore all
-    }
-  }
+  // Requests under no API (`/v2/...`, a malformed URL) are journaled as the API's are.
+  const requests = createRequestHandler([v1Api, controlApi], (ctx, response, startedAt) =>
+    journal.record(journalEntry(ctx, response, startedAt, clock)),
+  )
+  const steps = createStoreSteps({
+    store,
+    requests,
+    bus: simulation.webhooks.bus,
+    runDue: simulation.runDue,
+  })
+  if (fromCapsule) await steps.run(() => capsules.open(fromCapsule))
 
   return {
     /** Answers one request (v1 API or control plane). */
-    handle: step,
+    handle: steps.handle,
     ...simulationApi(simulation, clock, {
-      run,
-      handle: step,
-      demoAccountId: () => meta.demo()?.account_id ?? demo.account.id,
+      run: steps.run,
+      handle: steps.handle,
+      demoAccountId,
       adminToken: options.adminToken,
     }),
-    // Stryker disable all: the adapters' side (dashboard updates, tests' direct access, the CLI's reset and close),
-    // not v1: test/mock/*.test.ts, test/browser/dashboard*.test.ts
     /** Calls `watcher` after every step (a request, a tick, a delivery step); returns how to stop. */
-    watch(watcher: () => void): () => void {
-      watchers.add(watcher)
-      return () => {
-        watchers.delete(watcher)
-      }
-    },
+    watch: steps.watch,
     /** Moves whenever the data changes (here or, with a shared store, in another process). */
     changes: () => state.version(),
     /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
-    async reset() {
-      await run(reset)
-    },
+    reset: () => steps.run(reset),
     clock,
-    get demo() {
-      return demo
+    /** The seed of the demo data: the option's, else the capsule's the mock started from, else 1. */
+    seed,
+    /** The demo account the state names, and the values of its keys when this process seeded them. */
+    get demo(): DemoAccount {
+      return currentDemo()
     },
     /** The whole state as plain JSON (key hashes only). */
     snapshot: (): StateSnapshot => state.snapshot(),
+    /**
+     * The capsule of this moment, as `GET /_mock/capsule` answers it: the whole state, never a key value; the
+     * webhook signing secrets only with `webhookSecrets: true`. Taken as a step (with a shared store, the
+     * latest state). Rejects (409 `limit_reached` as an ApiError) when it would be over 64 MiB.
+     */
+    capsule: (take: TakeOptions = {}): Promise<Capsule> =>
+      steps.run(() => JSON.parse(new TextDecoder().decode(capsules.bytes(take))) as Capsule),
+    /**
+     * Replaces the whole state by a capsule's (its text or its value), as `POST /_mock/capsule` does: checked
+     * whole first (a `CapsuleError` naming the problem, the state left as it was), then opened as one step
+     * through the store, the clock set back to where the capsule's stood.
+     */
+    async openCapsule(capsule: unknown): Promise<OpenedCapsule> {
+      const checked = capsules.check(capsule)
+      return steps.run(() => capsules.open(checked))
+    },
     store,
     /** Direct access for tests and adapters, without HTTP; changes made here are kept by the next step. */
     accounts,
@@ -277,54 +257,22 @@ export async function createEngine(options: EngineOptions) {
     journal,
     rateLimiter,
     /** Creates an account with its starting data. */
-    async createAccount(input: { plan: Plan; email?: string; name?: string; limits?: Limits }) {
-      return store.run(() => {
+    createAccount: (input: { plan: Plan; email?: string; name?: string; limits?: Limits }) =>
+      store.run(() => {
         const account = accounts.create(input)
         provision(account)
         return account
-      })
-    },
+      }),
     /** Creates a key for an account; the result holds its value, once. */
-    async createKey(accountId: string, input: KeyInput) {
-      return store.run(() => {
+    createKey: (accountId: string, input: KeyInput) =>
+      store.run(() => {
         const result = keys.create(accountId, input)
         if (!result.ok) throw new Error(result.message)
         return result
-      })
-    },
+      }),
     /** Lets go of the store (flushes what is pending). */
     close: () => store.close(),
-    // Stryker restore all
   }
 }
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>
-
-/**
- * The seeded state with the demo keys of a saved state in place of the freshly seeded ones, so that the keys
- * a user was given keep working after a reset (their values are unknown here: only hashes are kept).
- */
-// Stryker disable all: a saved state's demo keys (test/stores/*.test.ts), never in a fresh mock
-function withDemoKeysOf(seeded: StateSnapshot, saved: StateSnapshot, savedDemo: DemoIds): StateSnapshot {
-  const seededDemo = new Map(seeded.tables.meta ?? []).get('demo') as DemoIds
-  const seededIds = [seededDemo.secret_key_id, seededDemo.publishable_key_id]
-  const savedIds = [savedDemo.secret_key_id, savedDemo.publishable_key_id]
-  const savedKeys = (saved.tables.keys ?? [])
-    .filter(([id]) => savedIds.includes(id))
-    .map(([id, value]) => {
-      const stored = value as { record: Record<string, unknown>; hash: string }
-      const record = { ...stored.record, status: 'active', revoked_at: null, last_used_at: null }
-      return [id, { record, hash: stored.hash }] as [string, unknown]
-    })
-  return {
-    ...seeded,
-    tables: {
-      ...seeded.tables,
-      keys: [...(seeded.tables.keys ?? []).filter(([id]) => !seededIds.includes(id)), ...savedKeys],
-      meta: (seeded.tables.meta ?? []).map(([key, value]) =>
-        key === 'demo' ? [key, { ...savedDemo, seed: seededDemo.seed }] : [key, value],
-      ),
-    },
-  }
-}
-// Stryker restore all

@@ -1,5 +1,12 @@
-import type { JournalScenario } from './scenarios/scenario-interceptor.ts'
+import type { components } from '../../openapi/generated/mock-control.types.ts'
+import type { Clock } from './clock.ts'
+import type { RequestContext } from './pipeline/request-context.ts'
+import { redactSecrets } from './secrets.ts'
 import type { EngineState } from './state/state.ts'
+import type { EngineResponse } from './types.ts'
+
+/** How the journal marks a request a scenario (or a `Prefer` header) answered or delayed. */
+export type JournalScenario = components['schemas']['JournalScenario']
 
 /** One request as the control plane's journal shows it: never a key value, never a query string. */
 export interface JournalEntry {
@@ -97,3 +104,34 @@ export function createJournal(state: EngineState, capacity = 1000) {
 }
 
 export type Journal = ReturnType<typeof createJournal>
+
+/** What the journal knows of a request besides its answer. */
+export interface JournaledRequest extends RequestContext {
+  key?: { record: { id: string; account_id: string } }
+  scenario?: JournalScenario
+}
+
+/**
+ * The journal's entry for an answered request: never a key value (a key pasted into the path is redacted),
+ * never a query string.
+ */
+export function journalEntry(
+  ctx: JournaledRequest,
+  response: EngineResponse,
+  startedAt: number,
+  clock: Clock,
+): JournalEntry {
+  return {
+    id: ctx.requestId,
+    object: 'journal_entry',
+    at: clock.iso(),
+    method: ctx.request.method.toUpperCase(),
+    path: redactSecrets(ctx.url.pathname),
+    operation_id: ctx.operation?.operationId ?? null,
+    status: response.status,
+    account_id: ctx.key?.record.account_id ?? null,
+    key_id: ctx.key?.record.id ?? null,
+    duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
+    scenario: ctx.scenario ?? null,
+  }
+}

@@ -1,10 +1,3 @@
-import type { Account } from './accounts.ts'
-import type { ApiError } from './api-error.ts'
-import type { Clock } from './clock.ts'
-import type { ApiKey } from './key-store.ts'
-import type { OperationResult } from './operation-result.ts'
-import type { AccountData } from './resources/account-data.ts'
-
 /** A request as the engine sees it: plain data, whatever the transport. */
 export interface EngineRequest {
   method: string
@@ -30,7 +23,10 @@ export interface EngineRequest {
   bodyNotUtf8?: boolean
 }
 
-/** A response as the engine produces it; `body` is a JSON value, an HTML string, or undefined. */
+/**
+ * A response as the engine produces it; `body` is a JSON value, an HTML string, JSON written as UTF-8 bytes
+ * already (a `Uint8Array`: a capsule, sent as they are), or undefined.
+ */
 export interface EngineResponse {
   status: number
   headers: Record<string, string>
@@ -50,31 +46,3 @@ export interface ResponseEffect {
 }
 
 export type { OperationResult } from './operation-result.ts'
-
-/** Everything an operation handler may read; handlers are synchronous, so each request is atomic. */
-export interface OperationContext {
-  account: Account
-  key: ApiKey
-  data: AccountData
-  params: Record<string, string>
-  query: Record<string, unknown>
-  /** The parsed JSON body (already validated against the contract when the handler sees it). */
-  body: unknown
-  clock: Clock
-  /** The API's public base URL, ending in `/v1` (for `Location`). */
-  baseUrl: string
-}
-
-/**
- * An operation's behaviour. `load` finds the addressed resource (404 comes before 422, docs/decisions/005-order-of-checks.md);
- * `run` acts on it. Either may throw an `ApiError`.
- */
-export interface OperationHandler<R = unknown> {
-  load?: (ctx: OperationContext) => R
-  run: (ctx: OperationContext, resource: R) => OperationResult
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: each handler has its own resource type
-export type Handlers = Record<string, OperationHandler<any>>
-
-export type { ApiError }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createHostCheck, parseAllowedHost } from '../../mocks/engine/host-check.ts'
+import { createHostCheck, parseAllowedHost } from '../../mocks/engine/control/host-check.ts'
 
 describe('createHostCheck', () => {
   const allowed = createHostCheck(['mock.internal', '.dev.example', 'mybox'])

@@ -1,5 +1,5 @@
 import { toUser } from '../accounts.ts'
-import type { Handlers } from '../types.ts'
+import type { Handlers } from './operation-handler.ts'
 
 /** Behaviour of `GET /user`: the account that owns the key. */
 export function userHandlers(): Handlers {

@@ -4,8 +4,8 @@ import type { Clock } from '../clock.ts'
 import { HTTP_METHODS, type OpenApiDocument } from '../contract/document.ts'
 import { createRouter, type Operation } from '../contract/router.ts'
 import { createValidators } from '../contract/validators.ts'
-import { json } from '../error-response.ts'
-import type { KeyStore } from '../key-store.ts'
+import { json } from '../json-answer.ts'
+import type { KeyStore } from '../keys/key-store.ts'
 import type { EngineState } from '../state/state.ts'
 import type { EngineResponse } from '../types.ts'
 import { documentedStatuses } from './operation-statuses.ts'
@@ -63,5 +63,17 @@ export function createScenarios(options: ScenariosOptions) {
       keys: options.keys,
       clock: options.clock,
     }),
+    /**
+     * Removes the scenarios of a deleted account: those narrowed to it, and those narrowed to a key that is gone
+     * with it (call after its keys were removed).
+     */
+    removeAccount(accountId: string): void {
+      for (const scenario of table.newestFirst())
+        if (
+          scenario.account_id === accountId ||
+          (scenario.key_id !== null && !options.keys.get(scenario.key_id))
+        )
+          table.remove(scenario.id)
+    },
   }
 }

@@ -1,6 +1,5 @@
 import { ApiError, errors } from '../api-error.ts'
 import type { Operation } from '../contract/router.ts'
-import { errorResponse } from '../error-response.ts'
 import { rateLimitHeaders, type WindowState } from '../rate-limiter.ts'
 import type { EngineResponse } from '../types.ts'
 
@@ -101,7 +100,7 @@ function injectedRateLimit(input: InjectedAnswerInput): EngineResponse {
     { policy, retry_after: retryAfter },
     { 'retry-after': String(retryAfter) },
   )
-  return errorResponse(error, input.requestId, rateLimitHeaders(windows, input.now))
+  return error.toResponse(input.requestId, rateLimitHeaders(windows, input.now))
 }
 
 /**
@@ -111,5 +110,5 @@ function injectedRateLimit(input: InjectedAnswerInput): EngineResponse {
 export function injectedAnswer(input: InjectedAnswerInput): EngineResponse {
   if (input.status === 429) return injectedRateLimit(input)
   const error = injectedError(input.operation, input.status, input.message, input.allow)
-  return errorResponse(error, input.requestId, rateLimitHeaders(input.windows, input.now))
+  return error.toResponse(input.requestId, rateLimitHeaders(input.windows, input.now))
 }

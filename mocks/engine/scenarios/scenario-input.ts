@@ -1,7 +1,7 @@
 import type { AccountStore } from '../accounts.ts'
 import type { FieldError } from '../api-error.ts'
 import type { Router } from '../contract/router.ts'
-import type { KeyStore } from '../key-store.ts'
+import type { KeyStore } from '../keys/key-store.ts'
 import { injectableForAll, injectableStatuses } from './operation-statuses.ts'
 import type { ScenarioInput } from './scenario-table.ts'
 

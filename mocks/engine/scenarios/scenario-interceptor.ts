@@ -1,9 +1,8 @@
-import type { components } from '../../../openapi/generated/mock-control.types.ts'
 import { ApiError } from '../api-error.ts'
 import type { Operation } from '../contract/router.ts'
-import { errorResponse } from '../error-response.ts'
-import type { ApiKey } from '../key-store.ts'
-import { rateLimitHeaders, type WindowState } from '../rate-limiter.ts'
+import type { JournalScenario } from '../journal.ts'
+import type { ApiKey } from '../keys/key-store.ts'
+import type { WindowState } from '../rate-limiter.ts'
 import type { EngineRequest, EngineResponse, ResponseEffect } from '../types.ts'
 import { injectedAnswer } from './injected-answer.ts'
 import { documentedStatuses, injectableStatuses } from './operation-statuses.ts'
@@ -11,8 +10,7 @@ import { preferredCode } from './prefer-code.ts'
 import { drawsFor, sampleDelay } from './scenario-draws.ts'
 import type { ScenarioTable, StoredScenario } from './scenario-table.ts'
 
-/** How the journal marks a request a scenario (or a `Prefer` header) answered or delayed. */
-export type JournalScenario = components['schemas']['JournalScenario']
+export type { JournalScenario }
 
 /** A routed, authenticated and admitted v1 request, before its operation runs. */
 export interface InterceptInput {
@@ -94,11 +92,7 @@ export function createInterceptor(options: InterceptorOptions) {
         code === 'malformed'
           ? `Prefer: code= takes a three-digit status; for ${operation.operationId} one of ${choices}.`
           : `Prefer: code=${code} is not a status ${operation.operationId} documents; ask for one of ${choices}.`
-      const refusal = new ApiError(400, 'invalid_request_error', 'invalid_parameter', message, {
-        param: 'Prefer',
-      })
-      const headers = rateLimitHeaders(input.windows, input.now)
-      return { answer: errorResponse(refusal, input.requestId, headers), mark: (response) => response }
+      throw new ApiError(400, 'invalid_request_error', 'invalid_parameter', message, { param: 'Prefer' })
     }
     const answer = answerWith(input, code, `Injected by the request's header Prefer: code=${code}.`)
     answer.headers['preference-applied'] = `code=${code}`

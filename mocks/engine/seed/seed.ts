@@ -1,7 +1,7 @@
 import type { Account, AccountStore, Plan } from '../accounts.ts'
 import { type Clock, toTimestamp } from '../clock.ts'
 import type { OpenApiDocument } from '../contract/document.ts'
-import type { KeyStore } from '../key-store.ts'
+import type { KeyStore } from '../keys/key-store.ts'
 import type { AccountData } from '../resources/account-data.ts'
 import { seedAgents } from './agents.ts'
 import { seedCallLogs } from './call-logs.ts'

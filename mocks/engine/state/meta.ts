@@ -27,3 +27,5 @@ export function createMeta(state: EngineState) {
     setDemo: (ids: DemoIds) => records.put('demo', ids),
   }
 }
+
+export type Meta = ReturnType<typeof createMeta>

@@ -1,8 +1,8 @@
 import type { AccountStore } from '../accounts.ts'
 import { errors } from '../api-error.ts'
 import type { Clock } from '../clock.ts'
-import type { ControlHandler } from '../control-plane.ts'
-import { json } from '../error-response.ts'
+import type { ControlHandler } from '../control/control-handler.ts'
+import { json } from '../json-answer.ts'
 import { presentDelivery } from './delivery-log.ts'
 import type { SigningSecrets } from './signing-secrets.ts'
 import type { WebhookDeliveries } from './webhook-deliveries.ts'
@@ -32,8 +32,12 @@ export function webhookControlHandlers(options: WebhookControlOptions): Record<s
     getWebhookSecret({ params }) {
       const id = accountId(params)
       const secret = secrets.get(id)
-      if (!secret) throw errors.resourceNotFound('webhook signing secret of account', id, 'account_id')
-      return json(200, { object: 'webhook_secret', account_id: id, created_at: secret.created_at })
+      return json(200, {
+        object: 'webhook_secret',
+        account_id: id,
+        exists: secret !== undefined,
+        created_at: secret?.created_at ?? null,
+      })
     },
     createWebhookSecret({ params }) {
       const id = accountId(params)

@@ -1,9 +1,9 @@
 import type { ValidateFunction } from 'ajv'
-import { createContractAjv } from '../../../openapi/contract-ajv.ts'
-import type { OpenApiDocument } from '../contract/document.ts'
-import { SEQUENCE_KEY } from '../scenarios/scenario-table.ts'
-import type { StateSnapshot } from './change-set.ts'
-import type { DemoIds } from './meta.ts'
+import { createContractAjv } from '../../openapi/contract-ajv.ts'
+import type { OpenApiDocument } from './contract/document.ts'
+import { SEQUENCE_KEY } from './scenarios/scenario-table.ts'
+import type { StateSnapshot } from './state/change-set.ts'
+import type { DemoIds } from './state/meta.ts'
 
 /** A saved state the engine cannot start from: names the table, the record and the field at fault. */
 export class SavedStateError extends Error {
