@@ -51,7 +51,9 @@ describe('exploration through prism proxy in front of the mock', () => {
           seed,
           sequences: 1,
           maxSteps: 20,
-          onResult: (r) => void (requests += r.requests),
+          onResult: (r) => {
+            requests += r.requests
+          },,
         }),
       )
       await session.close()
