@@ -53,7 +53,7 @@ describe('exploration through prism proxy in front of the mock', () => {
           maxSteps: 20,
           onResult: (r) => {
             requests += r.requests
-          },,
+          },
         }),
       )
       await session.close()
