@@ -65,8 +65,11 @@ export interface ExploreResult {
 const DEFAULT_TIME_MS = 10_000
 /** Shrinking takes at most this long by default (half the search time when that is longer). */
 const MIN_SHRINK_MS = 4_500
-/** How many times a shrunk difference is replayed to confirm it. */
-const REPLAYS = 2
+/**
+ * How many times a shrunk difference is replayed to confirm it (at most): near a window's end, real time may
+ * decide whether a request is admitted, and with it whether a fault shows again.
+ */
+const REPLAYS = 4
 /** Progress is told this often. */
 const PROGRESS_MS = 2_500
 
@@ -221,7 +224,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     const commands = [...steps]
     let replayed: Sequence | undefined
     let confirmed = false
-    // Replayed (twice at most) before it is told: a difference that real time alone made is not a fault.
+    // Replayed before it is told: a difference that real time alone made is not a fault.
     for (let attempt = 0; attempt < REPLAYS && !confirmed; attempt++) {
       try {
         await runSequence(setup, commands, (s) => {

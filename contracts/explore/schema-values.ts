@@ -89,8 +89,8 @@ export function valueArbitrary(
     const types = schema.type
     return fc.oneof(
       ...types.map((type) => ({
-        // null is one choice among the types, never the usual one
-        weight: type === 'null' ? 1 : 3,
+        // null is one choice among the types (what clears a field, or disconnects), not the usual one
+        weight: type === 'null' ? 2 : 3,
         arbitrary: next({ ...schema, type }),
       })),
     )

@@ -156,6 +156,8 @@ export class Sequence {
   private readonly stamps: { field: string; second: number }[] = []
   private current?: Recorded
   private steps = 0
+  /** The list being read a page per `page` step: where it is, and the cursor of its next page. */
+  private paging?: { collection: string; pageSize: number; direction: string; cursor?: IdPair }
   /** The last second in which something was written (an object created, changed or deleted), on both sides. */
   private lastWrite = Number.NEGATIVE_INFINITY
 
@@ -365,6 +367,8 @@ export class Sequence {
         return this.advance(step.seconds)
       case 'call':
         return this.call(step)
+      case 'page':
+        return this.page(step)
       case 'revoke': {
         const pair = this.keys.get(step.key)
         this.current.title = `revoke the ${step.key} key (POST /_mock/keys/{key_id}/revoke)`
@@ -616,6 +620,40 @@ export class Sequence {
       cursor = pairOf(data[0])
       if (!cursor) break
     }
+  }
+
+  /** One page of the list being read across steps (see the `page` step). */
+  private async page(step: Extract<Step, { kind: 'page' }>): Promise<void> {
+    const current = this.current as Recorded
+    const names = paginationNames(this.deps.contract)
+    const lists = listOperations(this.deps.contract).filter((op) =>
+      [names?.limit, names?.after].every((name) => op.parameters.some((p) => p.name === name)),
+    )
+    if (!names || lists.length === 0) {
+      current.title = 'read a page (the contract has no paginated list: nothing sent)'
+      return
+    }
+    if (!this.paging) {
+      const operation = lists[step.list % lists.length] as ContractOperation
+      const backwards = step.backwards && operation.parameters.some((p) => p.name === names.before)
+      this.paging = { collection: operation.path, pageSize: step.pageSize, direction: names.after }
+      // Upwards from the oldest object known to this account: the first page up from it.
+      const prefix = backwards ? listPrefix(this.deps.contract, operation) : undefined
+      const oldest = prefix ? this.pool('live', prefix)[0] : undefined
+      if (oldest) this.paging = { ...this.paging, direction: names.before, cursor: oldest }
+    }
+    const { collection, pageSize, direction, cursor } = this.paging
+    const path = (side: 'target' | 'model') =>
+      `${collection}?${names.limit}=${pageSize}${cursor ? `&${direction}=${cursor[side]}` : ''}`
+    current.title = `read the next page of ${collection} (${pageSize} a page, ${direction === names.before ? 'upwards' : 'downwards'})`
+    const answer = await this.read({ target: path('target'), model: path('model') }, 'a page')
+    const data = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data : []
+    const next = data.at(direction === names.before ? 0 : -1)
+    const id = isObject(next) && typeof next.id === 'string' ? next.id : undefined
+    const target = id ? this.ids.toTarget(id) : undefined
+    if (answer.status === 200 && isObject(answer.body) && answer.body.has_more === true && id && target)
+      this.paging.cursor = { target, model: id }
+    else this.paging = undefined
   }
 
   private async again(step: Extract<Step, { kind: 'again' }>): Promise<void> {
@@ -908,6 +946,17 @@ export function listOperations(contract: Contract): ContractOperation[] {
       resolveNode(contract.document, schema, '#').schema.properties?.data !== undefined
     )
   })
+}
+
+/** The prefix of the IDs a list operation lists (`agt` for `GET /agents`), from its answer's schema. */
+function listPrefix(contract: Contract, operation: ContractOperation): string | undefined {
+  const schema = operation.responses.get('200')?.schema
+  const data = schema ? resolveNode(contract.document, schema, '#').schema.properties?.data : undefined
+  const items = data
+    ? resolveNode(contract.document, resolveNode(contract.document, data, '#').schema.items, '#')
+    : undefined
+  const id = items?.schema.properties?.id
+  return id ? idPrefixes(resolveNode(contract.document, id, '#').schema)?.[0] : undefined
 }
 
 /** The operations that create an object (POST answered 201) and give an example body. */

@@ -94,6 +94,11 @@ export type Step =
     }
   /** A key revoked through the control plane. */
   | { kind: 'revoke'; key: KeyRole }
+  /**
+   * The next page of the list being read (other steps in between: a client paging while objects come and go),
+   * or the first page of a list (the `list`th of the contract's) when none is being read or it has ended.
+   */
+  | { kind: 'page'; list: number; pageSize: number; backwards: boolean }
 
 /** How a sequence's accounts are set up: the same on the target and on the model. */
 export interface SetupSpec {
@@ -377,6 +382,12 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
           durationSeconds: fc.integer({ min: 0, max: 300 }),
         })
         .map((call): Step => ({ kind: 'call', ...call })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .record({ list: fc.nat(), pageSize: fc.integer({ min: 1, max: 3 }), backwards: fc.boolean() })
+        .map((page): Step => ({ kind: 'page', ...page })),
     },
     {
       weight: 1,
