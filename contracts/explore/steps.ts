@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { parameterBreakages } from '../contract/breakages.ts'
 import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
+import { listPrefix } from './contract-shapes.ts'
 import { idPrefixes, resolveNode } from './schema-node.ts'
 import { valueArbitrary } from './schema-values.ts'
 
@@ -115,7 +116,10 @@ export interface SetupSpec {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete']
 
-/** Clock moves: near the windows' and the idempotency keys' bounds, never on them (docs/decisions/006, 008). */
+/**
+ * Clock moves: near the bounds of the windows (docs/decisions/006-rate-limits.md) and of the idempotency keys
+ * (docs/decisions/008-lists-and-idempotency.md), never on them.
+ */
 export const ADVANCES = [2, 7, 29, 31, 58, 62, 119, 125, 3590, 3610, 86_390, 86_410, 90_000] as const
 
 /**
@@ -135,18 +139,6 @@ function keyArbitrary(contract: Contract, operation?: ContractOperation): fc.Arb
     ...(near.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...near) }] : []),
     { weight: near.length > 0 ? 2 : 4, arbitrary: fc.constantFrom(...others) },
   )
-}
-
-/** The prefix of the objects an operation lists (`agt` for listAgents), read from its 200 answer's schema. */
-function listedPrefix(contract: Contract, operation: ContractOperation): string | undefined {
-  const schema = operation.responses.get('200')?.schema
-  if (!schema) return undefined
-  const root = resolveNode(contract.document, schema, '#')
-  const data = root.schema.properties?.data
-  if (!data) return undefined
-  const items = resolveNode(contract.document, resolveNode(contract.document, data, '#').schema.items, '#')
-  const id = items.schema.properties?.id
-  return id ? idPrefixes(resolveNode(contract.document, id, '#').schema)?.[0] : undefined
 }
 
 function examplesOf(
@@ -210,8 +202,7 @@ function paramArbitrary(
   }
   const prefixes = idPrefixes(resolveNode(document, schema, '#').schema)
   if (prefixes) {
-    const prefix =
-      prefixes[0] === '*' ? (listedPrefix(contract, operation) ?? 'agt') : (prefixes[0] as string)
+    const prefix = prefixes[0] === '*' ? (listPrefix(contract, operation) ?? 'agt') : (prefixes[0] as string)
     // A path names the newest objects most often (the one a step just made); a cursor or a filter any of them.
     const picks = parameter.in === 'path' ? recent : fc.nat()
     const object = (pool: 'live' | 'deleted' | 'other') =>
