@@ -50,6 +50,8 @@ export function explorationCheck(options: ExplorationOptions = {}): ContractChec
     group: 'Differential exploration',
     title: 'answers every generated sequence of requests as the model does',
     needs: ['write', 'clock'],
+    // It moves the clock by days: alone, after the others.
+    exclusive: true,
     async run(ctx) {
       const seed = options.seed ?? ctx.target.seed ?? randomSeed()
       const sequences = options.sequences ?? ctx.target.exploreSequences

@@ -1,8 +1,9 @@
 import fc from 'fast-check'
 import type { Contract } from '../contract/contract.ts'
 import { BudgetExhausted, TargetUnreachable } from '../http/errors.ts'
+import { creatingOperations } from './contract-shapes.ts'
 import { ModelTime } from './model-time.ts'
-import { creatingOperations, DifferenceFound, type Recorded, Sequence, SequenceCut } from './sequence.ts'
+import { DifferenceFound, type Recorded, Sequence, SequenceCut } from './sequence.ts'
 import { createModel, type ModelFactory, type Side } from './sides.ts'
 import { type KeyRole, type SetupSpec, type Step, setupArbitrary, stepArbitrary } from './steps.ts'
 

@@ -13,6 +13,7 @@ import {
 } from './contract-shapes.ts'
 import { IdMap } from './id-map.ts'
 import type { ModelTime } from './model-time.ts'
+import { idPrefixes } from './schema-node.ts'
 import { resolveSeen } from './schema-values.ts'
 import type { Model, Side, SideAnswer, SideRequest } from './sides.ts'
 import {
