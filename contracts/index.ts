@@ -12,6 +12,8 @@
 export { allChecks, selectChecks } from './checks/index.ts'
 export { AREAS, type Area, type CheckContext, type ContractCheck, type Need } from './checks/types.ts'
 export { type Contract, createContract } from './contract/contract.ts'
+export { type ExplorationOptions, explorationCheck } from './explore/exploration-check.ts'
+export type { ExploreResult } from './explore/explore.ts'
 export type { WaitEvent } from './http/pacer.ts'
 export { readRateLimitHeaders } from './http/rate-limit-headers.ts'
 export {
@@ -35,7 +37,7 @@ export { type HtmlReportInput, toHtml } from './report/html.ts'
 export { toJUnit } from './report/junit.ts'
 export { formatSummary, type RunFigures } from './report/summary.ts'
 export { type Coverage, type CoverageRow, coverageFigure } from './runner/coverage.ts'
-export type { CheckOutcome, FailureReport, TeardownReport } from './runner/outcome.ts'
+export type { CheckOutcome, FailureReport, ProgressEvent, TeardownReport } from './runner/outcome.ts'
 export { type RunOptions, type RunResult, runChecks } from './runner/run-checks.ts'
 export {
   ConfigError,

@@ -108,6 +108,7 @@ export async function runContractCommand(
       onOpen: (session) => reporter.onOpen(session),
       onOutcome: (outcome) => reporter.onOutcome(outcome),
       onWait: (event) => reporter.onWait(event),
+      onProgress: (event) => reporter.onProgress(event),
       // Against the mock, each failed check leaves the mock's state before it, to reproduce it from.
       onFailedCapsule:
         target.provision === 'mock'

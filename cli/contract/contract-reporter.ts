@@ -1,11 +1,11 @@
 import { dirname, join } from 'node:path'
-import type { ContractCheck } from '../../contracts/checks/types.ts'
+import { AREAS, type ContractCheck } from '../../contracts/checks/types.ts'
 import type { WaitEvent } from '../../contracts/http/pacer.ts'
 import { entryOf, type ReportEntry } from '../../contracts/report/entries.ts'
 import { toHtml } from '../../contracts/report/html.ts'
 import { toJUnit } from '../../contracts/report/junit.ts'
 import { formatSummary, type RunFigures } from '../../contracts/report/summary.ts'
-import type { CheckOutcome } from '../../contracts/runner/outcome.ts'
+import type { CheckOutcome, ProgressEvent } from '../../contracts/runner/outcome.ts'
 import type { RunResult } from '../../contracts/runner/run-checks.ts'
 import type { Session } from '../../contracts/runner/session.ts'
 import type { ReporterName } from './flags.ts'
@@ -97,6 +97,11 @@ export function createContractReporter(options: ContractReporterOptions) {
         dots += entry.status === 'failed' ? 'x' : '.'
         if (dots.length >= 80) flush()
       }
+    },
+
+    /** A long check's progress (exploration: its seed, then how far it got), on a line of its own. */
+    onProgress(event: ProgressEvent): void {
+      if (printing) line(`  ${AREAS[event.check.area]}: ${event.message}`)
     },
 
     onWait(event: WaitEvent): void {

@@ -34,9 +34,19 @@ Run:
   --stateless              the target is a stateless mock (prism mock): run the stateless subset only
                            (default: detected with one request)
   --area <list>            only these areas: responses, authentication, authorization, resources, bad-input,
-                           rate-limits, webhooks
+                           rate-limits, webhooks, explore (explore alone: exploration without the checks)
   --budget <n>             most requests to send (VOICE_API_BUDGET; default 80% of the hourly quota left)
   --max-wait <s>           longest wait to honour Retry-After (VOICE_API_MAX_WAIT; default 60)
+
+Exploration (part of every destructive run with --provision mock; --area explore runs it alone):
+  random sequences of requests sent to the target and to the mock's engine in this process, set up the same
+  way; the first difference is shrunk to the fewest steps and shown as numbered steps and as a script
+  --seed <n>               replay a run: the same seed generates the same sequences (VOICE_API_SEED;
+                           default a random one, printed)
+  --explore-time <s>       seconds to search for a difference (VOICE_API_EXPLORE_TIME; default 10; shrinking
+                           a difference takes at most 5 s more)
+  --explore-sequences <n>  run this many sequences instead of searching for a time, e.g. 2000 for a nightly
+                           run (VOICE_API_EXPLORE_SEQUENCES)
 
 Report:
   --reporter <name>        summary (on the console unless verbose is asked for), verbose (one line per
@@ -102,6 +112,9 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
         area: { type: 'string', multiple: true },
         budget: { type: 'string' },
         'max-wait': { type: 'string' },
+        seed: { type: 'string' },
+        'explore-time': { type: 'string' },
+        'explore-sequences': { type: 'string' },
         reporter: { type: 'string', multiple: true },
         output: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
@@ -148,6 +161,9 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
     areas: areas.length > 0 ? areas : undefined,
     budget: whole('budget'),
     maxWaitSeconds: whole('max-wait'),
+    seed: whole('seed'),
+    exploreSeconds: whole('explore-time'),
+    exploreSequences: whole('explore-sequences'),
   }
   return {
     target,

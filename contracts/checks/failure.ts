@@ -1,4 +1,5 @@
 import type { Exchange } from '../http/exchange.ts'
+import type { FailureReport } from '../runner/outcome.ts'
 
 /**
  * What to add to a failure whose response a mock's scenario injected (header `Mock-Scenario`): the target is
@@ -13,6 +14,8 @@ export function scenarioNote(exchange: Exchange | undefined): string {
 /** A broken contract rule: what the contract expected, what came back, and the exchange that shows it. */
 export class ContractFailure extends Error {
   readonly actual: string
+  /** More of the report than one exchange shows (exploration: its steps and script). */
+  readonly more?: Pick<FailureReport, 'steps' | 'script'>
   constructor(
     readonly expected: string,
     actual: string,

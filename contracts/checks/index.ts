@@ -1,4 +1,5 @@
 import type { Contract } from '../contract/contract.ts'
+import { explorationCheck } from '../explore/exploration-check.ts'
 import { agentChecks } from './agents.ts'
 import { analyticsChecks } from './analytics.ts'
 import { authenticationChecks } from './authentication.ts'
@@ -61,6 +62,8 @@ export function allChecks(contract: Contract): ContractCheck[] {
     usedUpWindowCheck,
     ...rateLimitChecks,
     ...rateLimitMeaningChecks,
+    // Last: it moves the target's clock by days.
+    explorationCheck(),
   ]
   return [...checks.filter((check) => !check.exclusive), ...checks.filter((check) => check.exclusive)]
 }

@@ -14,6 +14,7 @@ export const AREAS = {
   'bad-input': 'Bad input',
   'rate-limits': 'Rate limits',
   webhooks: 'Webhooks',
+  explore: 'Exploration',
 } as const
 
 /** An area of the summary (`responses`, `authentication`, ...). */
@@ -81,6 +82,8 @@ export interface CheckContext {
   skip(reason: string): never
   /** Notes something worth showing in the report (not a failure). */
   note(message: string): void
+  /** Tells how a long check is getting on (printed by the command as it goes). */
+  progress?(message: string): void
   /** What the check's `prepare` made, when it has one. */
   prepared?: unknown
 }

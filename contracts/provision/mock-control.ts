@@ -13,6 +13,7 @@ export interface MockKey {
   account_id: string
   type: 'secret' | 'publishable'
   permissions: string[]
+  created_at?: string
   value?: string
 }
 
@@ -81,6 +82,7 @@ export function createMockControl(options: MockControlOptions) {
     createAccount: (input: {
       plan: string
       name?: string
+      email?: string
       limits?: { hourly: number; burst: number } | null
     }) => call<MockAccount>('POST', '/accounts', input, 201),
     listAccounts: async () => (await call<{ data: MockAccount[] }>('GET', '/accounts')).data,

@@ -12,6 +12,12 @@ export function formatFailure(failure: FailureReport): string {
   if (failure.request) parts.push('Request:', indent(failure.request))
   if (failure.response) parts.push('Response:', indent(failure.response))
   if (failure.curl) parts.push('Reproduce:', indent(failure.curl))
+  if (failure.steps) parts.push('Steps:', indent(failure.steps))
+  if (failure.script)
+    parts.push(
+      'Reproduce with this script (sh; keys and IDs are read into variables):',
+      indent(failure.script),
+    )
   return parts.join('\n')
 }
 

@@ -51,6 +51,8 @@ function failureBlock(entry: ReportEntry): string {
         part('Request', d.request),
         part('Response', d.response),
         part('Reproduce with curl', d.curl),
+        part("Steps (shrunk): the target's answers and the model's", d.steps),
+        part('Reproduce with this script (sh; keys and IDs are read into variables)', d.script),
         capsuleLink(entry),
       ].join('\n')
     : `<pre>${html(entry.failure ?? '')}</pre>`

@@ -14,7 +14,7 @@ import type { Keyring } from '../provision/keyring.ts'
 import type { MockControl } from '../provision/mock-control.ts'
 import type { Plan, TargetConfig } from '../target/target.ts'
 import { unmetNeed } from './needs.ts'
-import type { CheckOutcome, FailureReport } from './outcome.ts'
+import type { CheckOutcome, FailureReport, ProgressEvent } from './outcome.ts'
 import { prismProblems } from './prism.ts'
 import type { createTeardown } from './teardown.ts'
 
@@ -46,6 +46,8 @@ export interface CheckRunnerDeps {
   budgeted: ApiClient
   /** Outside the budget, never paced: rate-limit probes. */
   limitClient: ApiClient
+  /** Told a long check's progress (exploration). */
+  onProgress?: (event: ProgressEvent) => void
   /** The run's main lane (the account under test): where a check runs unless told otherwise. */
   main: Lane
 }
@@ -146,6 +148,7 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         throw new CheckSkipped(reason)
       },
       note: (message) => void tally.notes.push(message),
+      progress: (message) => deps.onProgress?.({ check, message }),
       track: (path, key) => teardown.track(path, key ?? keys.secret),
       untrack: (path) => teardown.untrack(path),
       defer: (undo) => teardown.defer(undo),
@@ -275,7 +278,7 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         })
       const failure =
         error instanceof ContractFailure
-          ? report(error.expected, error.actual, error.exchange)
+          ? { ...report(error.expected, error.actual, error.exchange), ...error.more }
           : report(
               'the check to run',
               `an error: ${error instanceof Error ? error.message : String(error)}`,

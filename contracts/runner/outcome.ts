@@ -9,6 +9,10 @@ export interface FailureReport {
   response?: string
   /** A curl command that reproduces the request, the key replaced by `$VOICE_API_KEY` or redacted. */
   curl?: string
+  /** Exploration: the shrunk sequence as numbered steps (request, target's answer, model's answer). */
+  steps?: string
+  /** Exploration: the same sequence as a runnable shell script (keys in variables, never their values). */
+  script?: string
 }
 
 export type OutcomeStatus = 'passed' | 'failed' | 'skipped' | 'not-applicable'
@@ -28,6 +32,12 @@ export interface CheckOutcome {
   cacheHits: number
   /** The check lost the connection to the target (no HTTP answer at all). */
   unreachable?: boolean
+}
+
+/** A long check's progress line (exploration prints its seed and how far it got). */
+export interface ProgressEvent {
+  check: ContractCheck
+  message: string
 }
 
 /** What teardown did. */

@@ -14,7 +14,7 @@ import { type OptionNames, secretKeyProblem, TARGET_CONFIG_NAMES } from '../targ
 import { PLAN_HOURLY_QUOTA, type Plan, type TargetConfig } from '../target/target.ts'
 import { createCheckRunner, type Lane, type Prepared } from './check-runner.ts'
 import { type Coverage, createCoverage } from './coverage.ts'
-import type { CheckOutcome, TeardownReport } from './outcome.ts'
+import type { CheckOutcome, ProgressEvent, TeardownReport } from './outcome.ts'
 import { ConfigError, judgeProbe, probeFailure, provisionFailure } from './preflight.ts'
 import { createTeardown } from './teardown.ts'
 
@@ -26,6 +26,8 @@ export interface SessionOptions {
   sleep?: (ms: number) => Promise<void>
   /** Told before every wait: what the run waits for and how long. */
   onWait?: (event: WaitEvent) => void
+  /** Told a long check's progress (exploration: its seed, sequences and requests so far). */
+  onProgress?: (event: ProgressEvent) => void
   /** How errors name the settings (default: the fields of `TargetConfig`; the command: its flags). */
   names?: OptionNames
   /**
@@ -219,6 +221,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     pacer,
     budgeted,
     limitClient,
+    onProgress: options.onProgress,
   })
 
   const runOn: Session['run'] = (check, options = {}) =>

@@ -68,6 +68,9 @@ export function targetFromEnv(raw: Record<string, string | undefined>): Partial<
     mockControlUrl: env.VOICE_API_MOCK_CONTROL_URL,
     budget: integer('VOICE_API_BUDGET', env.VOICE_API_BUDGET),
     maxWaitSeconds: integer('VOICE_API_MAX_WAIT', env.VOICE_API_MAX_WAIT),
+    seed: integer('VOICE_API_SEED', env.VOICE_API_SEED),
+    exploreSeconds: integer('VOICE_API_EXPLORE_TIME', env.VOICE_API_EXPLORE_TIME),
+    exploreSequences: integer('VOICE_API_EXPLORE_SEQUENCES', env.VOICE_API_EXPLORE_SEQUENCES),
   }
   if (env.VOICE_API_DESTRUCTIVE !== undefined) out.destructive = truthy(env.VOICE_API_DESTRUCTIVE)
   if (env.VOICE_API_ORIGIN_KEY) out.originKey = parseOriginKey(env.VOICE_API_ORIGIN_KEY)

@@ -53,6 +53,12 @@ export interface TargetConfig {
   concurrency?: number
   /** Only run checks of these areas (`responses`, `authentication`, ...). */
   areas?: string[]
+  /** Exploration's seed: the same seed generates the same sequences (default: a random one, printed). */
+  seed?: number
+  /** Seconds exploration searches for a difference (default 10). */
+  exploreSeconds?: number
+  /** Sequences exploration runs, instead of searching for a time (nightly runs: many). */
+  exploreSequences?: number
   /** The fetch to use (library use: a custom transport); default the global fetch. */
   fetch?: typeof fetch
 }

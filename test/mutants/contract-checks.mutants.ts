@@ -36,7 +36,10 @@ const SEED_SIZE = { callLogs: 50 }
  * The engine's own response check (`checkResponses`) stays off: the suite, not the mock, must notice.
  */
 describe('the contract suite against a fresh mock per check', () => {
-  for (const check of allChecks(createContract())) {
+  // Exploration (area explore) compares the target with the mock's engine as its model: against a mutant, the
+  // model must be the unmutated engine (explorationCheck({ seed, sequences, model })), which this file does not
+  // provide yet; until it does, exploration stays out of the mutation run.
+  for (const check of allChecks(createContract()).filter((c) => c.area !== 'explore')) {
     it(`${check.id} [${digest(check)}]`, async () => {
       const { createMockPlatform, startMockServer } = await freshMock()
       if (check.area === 'webhooks') {

@@ -1,0 +1,62 @@
+import type { Contract } from '../contract/contract.ts'
+import type { ContractOperation } from '../contract/operations.ts'
+import { idPrefixes, resolveNode } from './schema-node.ts'
+
+/**
+ * What exploration reads of the contract's shapes beyond one schema: which operations list and which create,
+ * the prefix of the IDs a list holds, the names of the pagination parameters. All of it from the document.
+ */
+
+/** The names of the contract's pagination parameters (`components.parameters` Limit, StartingAfter, EndingBefore). */
+export function paginationNames(
+  contract: Contract,
+): { limit: string; after: string; before: string } | undefined {
+  const parameters = (contract.document.components?.parameters ?? {}) as Record<string, { name?: string }>
+  const [limit, after, before] = ['Limit', 'StartingAfter', 'EndingBefore'].map((n) => parameters[n]?.name)
+  return limit && after && before ? { limit, after, before } : undefined
+}
+
+/** The operations that list a collection (GET on a path without parameters, answered with `data`). */
+export function listOperations(contract: Contract): ContractOperation[] {
+  return contract.operations.filter((op) => {
+    if (op.method !== 'get' || op.path.includes('{')) return false
+    const schema = op.responses.get('200')?.schema
+    return (
+      schema !== undefined &&
+      resolveNode(contract.document, schema, '#').schema.properties?.data !== undefined
+    )
+  })
+}
+
+/** The prefix of the IDs a list operation lists (`agt` for `GET /agents`), from its answer's schema. */
+export function listPrefix(contract: Contract, operation: ContractOperation): string | undefined {
+  const schema = operation.responses.get('200')?.schema
+  const data = schema ? resolveNode(contract.document, schema, '#').schema.properties?.data : undefined
+  const items = data
+    ? resolveNode(contract.document, resolveNode(contract.document, data, '#').schema.items, '#')
+    : undefined
+  const id = items?.schema.properties?.id
+  return id ? idPrefixes(resolveNode(contract.document, id, '#').schema)?.[0] : undefined
+}
+
+/** The operations that create an object (POST answered 201) and give an example body. */
+export function creatingOperations(contract: Contract): ContractOperation[] {
+  return contract.operations.filter(
+    (op) => op.method === 'post' && op.responses.has('201') && (op.requestBody?.examples.length ?? 0) > 0,
+  )
+}
+
+/** An example body with each top-level `format: email` field made unique (`explore-<tag>@example.com`). */
+export function uniqueEmails(
+  contract: Contract,
+  operation: ContractOperation,
+  example: Record<string, unknown>,
+  tag: string,
+) {
+  const schema = resolveNode(contract.document, operation.requestBody?.schema, '#').schema
+  const out = { ...example }
+  for (const [name, property] of Object.entries(schema.properties ?? {}))
+    if (resolveNode(contract.document, property, '#').schema.format === 'email' && name in out)
+      out[name] = `explore-${tag}@example.com`
+  return out
+}

@@ -1,0 +1,950 @@
+import { bodyBreakages } from '../contract/breakages.ts'
+import type { Contract } from '../contract/contract.ts'
+import { type ContractOperation, fillPath, matchOperation } from '../contract/operations.ts'
+import { parseRateLimit } from '../http/rate-limit-headers.ts'
+import { MockControlError } from '../provision/mock-control.ts'
+import { compareAnswers, type Difference, responseSentence } from './compare-answers.ts'
+import {
+  creatingOperations,
+  listOperations,
+  listPrefix,
+  paginationNames,
+  uniqueEmails,
+} from './contract-shapes.ts'
+import { IdMap } from './id-map.ts'
+import type { ModelTime } from './model-time.ts'
+import { idPrefixes } from './schema-node.ts'
+import { resolveSeen } from './schema-values.ts'
+import type { Model, Side, SideAnswer, SideRequest } from './sides.ts'
+import {
+  type ApiStep,
+  type KeyRole,
+  lacking,
+  OTHER_ACCOUNT_ROLES,
+  type ParamChoice,
+  type SetupSpec,
+  type Step,
+} from './steps.ts'
+
+/** The origin the `origin` key is bound to, and another one. */
+export const ALLOWED_ORIGIN = 'https://explore.example'
+const OTHER_ORIGIN = 'https://elsewhere.example'
+/** A well-formed key that no account holds: the same on both sides. */
+const UNKNOWN_KEY = `sk-svc-${'0Explore'.repeat(5)}`
+/** Quotas of the other account: out of the way. */
+const ROOMY = { hourly: 100_000, burst: 10_000 }
+/** Phone numbers of simulated phone calls: given, so that neither side makes them up. */
+const NUMBERS = { ours: '+14155550142', theirs: '+14155550187' }
+
+/** A target ID and the model's for the same object. */
+export interface IdPair {
+  target: string
+  model: string
+}
+
+/** One interaction with the target's API or control plane, as the script replays it. */
+export interface Interaction {
+  plane: 'v1' | 'control'
+  method: string
+  /** Path (and query) below the base URL or the control plane's root. */
+  path: string
+  headers: Record<string, string>
+  body?: string
+  /** The target's answer body (parsed), from which the script takes IDs and key values. */
+  answer: unknown
+}
+
+/** One step as the report shows it. */
+export interface Recorded {
+  /** 1-based among the sequence's steps; 0 for setup. */
+  number: number
+  title: string
+  /** Requests to v1 of this step (a write and its read-backs are one step). */
+  exchanges: {
+    title: string
+    request: SideRequest
+    target: SideAnswer
+    model: SideAnswer
+    differences: Difference[]
+    note?: string
+  }[]
+  /** What the step did on the control plane, in words. */
+  note?: string
+  /** The target's clock when the setup began (a script shifts the run's instants by as much as it moved since). */
+  clock?: string
+  /** The keys the setup made, by role. */
+  keys?: KeyRole[]
+  interactions: Interaction[]
+}
+
+/** A difference between the target and the model: the sequence up to it. */
+export class DifferenceFound extends Error {
+  constructor(readonly records: Recorded[]) {
+    super('the target and the model answered differently')
+    this.name = 'DifferenceFound'
+  }
+}
+
+/** The rest of the sequence cannot be compared (a proxy answered in the target's place). */
+export class SequenceCut extends Error {}
+
+interface KeyPair {
+  target: string
+  model: string
+  targetId?: string
+  modelId?: string
+}
+
+const MAIN_KEYS: { role: KeyRole; input: (spec: SetupSpec, expiresAt: string) => Record<string, unknown> }[] =
+  [
+    { role: 'secret', input: () => ({ type: 'secret' }) },
+    { role: 'publishable', input: () => ({ type: 'publishable' }) },
+    { role: 'read', input: () => ({ type: 'secret', permissions: ['read'] }) },
+    { role: 'no-scope', input: () => ({ type: 'secret', permissions: [] }) },
+    { role: 'revoked', input: () => ({ type: 'secret' }) },
+    {
+      role: 'expiring',
+      input: (_, expiresAt) => ({ type: 'secret', restrictions: { expires_at: expiresAt } }),
+    },
+    {
+      role: 'origin',
+      input: () => ({ type: 'secret', restrictions: { allowed_origins: [ALLOWED_ORIGIN] } }),
+    },
+    { role: 'spare', input: () => ({ type: 'secret' }) },
+  ]
+
+const iso = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v)
+const ID_SHAPE = /^[a-z]+_[A-Za-z0-9]+$/
+const INSTANT_SHAPE = /^\d{4}-\d\d-\d\dT/
+/** Strings kept per field for reuse (the last ones). */
+const SEEN_KEPT = 12
+/** Most pages a read back walks. */
+const MAX_PAGES = 8
+
+export interface SequenceDeps {
+  contract: Contract
+  target: Side
+  model: Model
+  time: ModelTime
+  /** Whether the target's control plane places simulated calls (learnt on the first try). */
+  capabilities: { calls?: boolean }
+  /** Tags the accounts a sequence makes. */
+  label: string
+  /** Every key value the run saw: reports never print them. */
+  secrets: Set<string>
+  /** Whether the search's time is up: the sequence then stops before its next step (it passes). */
+  timeIsUp?: () => boolean
+}
+
+/**
+ * One generated sequence, run against the target and the model side by side: its accounts on each side set
+ * up the same way, then each step sent to both and the answers compared; the first difference throws
+ * `DifferenceFound` with the steps so far. What the sequence learns (IDs on each side, values sent and seen,
+ * requests made with an Idempotency-Key) feeds the choices of the steps that follow.
+ */
+export class Sequence {
+  readonly ids = new IdMap()
+  readonly records: Recorded[] = []
+  private readonly keys = new Map<KeyRole, KeyPair>()
+  private readonly accounts = { target: { main: '', other: '' }, model: { main: '', other: '' } }
+  private readonly pools = {
+    live: new Map<string, IdPair[]>(),
+    deleted: new Map<string, IdPair[]>(),
+    other: new Map<string, IdPair[]>(),
+  }
+  private readonly seen = new Map<string, string[]>()
+  private readonly sentParams = new Map<string, IdPair[]>()
+  private readonly idempotent: {
+    pair: { target: SideRequest; model: SideRequest }
+    operation: ContractOperation
+    role: KeyRole
+  }[] = []
+  /** Instants the answers showed, with the field that showed them. */
+  private readonly stamps: { field: string; second: number }[] = []
+  private current?: Recorded
+  private steps = 0
+  /** The list being read a page per `page` step: where it is, and the cursor of its next page. */
+  private paging?: { collection: string; pageSize: number; direction: string; cursor?: IdPair }
+  /** The last second in which something was written (an object created, changed or deleted), on both sides. */
+  private lastWrite = Number.NEGATIVE_INFINITY
+
+  constructor(private readonly deps: SequenceDeps) {}
+
+  /** Requests sent to the target's v1 API so far. */
+  requests = 0
+
+  // ---------------------------------------------------------------- setup and teardown
+
+  /**
+   * Makes the sequence's accounts, keys and the other account's objects, the same way on both sides. Only the
+   * keys of `roles` are made (the secret keys of both accounts always): making a key costs a hash on each side.
+   */
+  async setup(spec: SetupSpec, serial: number, roles?: ReadonlySet<KeyRole>): Promise<void> {
+    const wanted = (role: KeyRole) =>
+      role === 'secret' || role === 'other-secret' || !roles || roles.has(role)
+    const { target, time } = this.deps
+    this.current = { number: 0, title: 'setup', exchanges: [], interactions: [], keys: [] }
+    this.records.push(this.current)
+    this.current.clock = (await target.control.clock()).now
+    time.read(this.current.clock)
+    const main = await this.account(
+      {
+        plan: spec.plan,
+        name: `Exploration ${this.deps.label}`,
+        email: `explore-${this.deps.label}-${serial}@example.com`,
+        limits: spec.limits,
+      },
+      'main',
+    )
+    const expiresAt = iso(time.current() + spec.expiresIn)
+    for (const { role, input } of MAIN_KEYS)
+      if (wanted(role)) await this.key(role, main, input(spec, expiresAt))
+    const scopes = this.deps.contract.scopes
+    for (const scope of scopes)
+      if (wanted(lacking(scope)))
+        await this.key(lacking(scope), main, {
+          type: 'secret',
+          permissions: scopes.filter((s) => s !== scope),
+        })
+    await this.revoke('revoked')
+    const other = await this.account(
+      {
+        plan: 'enterprise',
+        name: `Exploration ${this.deps.label} (other)`,
+        email: `explore-${this.deps.label}-${serial}-other@example.com`,
+        limits: ROOMY,
+      },
+      'other',
+    )
+    await this.key('other-secret', other, { type: 'secret' })
+    if (wanted('other-revoked')) await this.key('other-revoked', other, { type: 'secret' })
+    await this.revoke('other-revoked')
+    // Objects of the other account, whose IDs the steps send with this account's keys; then the account's
+    // own first objects (as many of each kind as the setup says), for the steps to read, change and page.
+    const creating = creatingOperations(this.deps.contract)
+    for (const operation of creating) await this.setupObject(operation, 'other-secret', serial, 0)
+    for (const [index, operation] of creating.entries())
+      for (let n = 1; n <= (spec.objects[index] ?? 0); n++)
+        await this.setupObject(operation, 'secret', serial, n)
+    await this.setupCalls(spec)
+    // And every list, read back: the lists teach the steps the objects no request made (the owner, the calls).
+    for (const operation of listOperations(this.deps.contract)) {
+      const read = (side: 'target' | 'model'): SideRequest => ({
+        method: 'GET',
+        path: operation.path,
+        headers: { authorization: `Bearer ${this.keyOf('secret', side)}` },
+      })
+      await this.exchange(
+        { target: read('target'), model: read('model') },
+        { operation, role: 'secret', title: `GET ${operation.path} (this account)` },
+      )
+    }
+    time.read((await target.control.clock()).now)
+  }
+
+  /** The simulated calls the account starts with, on its agents, let run to their end together. */
+  private async setupCalls(spec: SetupSpec): Promise<void> {
+    let settle = 0
+    for (const [n, call] of spec.calls.entries()) {
+      const placed = await this.placeCall({ agent: n, channel: 'phone', direction: 'inbound', ...call })
+      if (!placed) break
+      settle = Math.max(settle, call.ringSeconds + call.durationSeconds + 125)
+    }
+    if (settle > 0) await this.advanceBy(settle)
+  }
+
+  /** One object made with an example body of the contract (e-mail addresses made unique). */
+  private async setupObject(
+    operation: ContractOperation,
+    role: KeyRole,
+    serial: number,
+    n: number,
+  ): Promise<void> {
+    const examples = operation.requestBody?.examples ?? []
+    const example = examples[n % Math.max(1, examples.length)]
+    if (!isObject(example)) return
+    const body = JSON.stringify(
+      uniqueEmails(this.deps.contract, operation, example, `${role}-${serial}-${n}`),
+    )
+    const request = (side: 'target' | 'model'): SideRequest => ({
+      method: 'POST',
+      path: operation.path,
+      headers: { authorization: `Bearer ${this.keyOf(role, side)}`, 'content-type': 'application/json' },
+      body,
+      operationId: operation.operationId,
+    })
+    await this.separateWrite()
+    await this.exchange(
+      { target: request('target'), model: request('model') },
+      {
+        operation,
+        role,
+        title: `${operation.method.toUpperCase()} ${operation.path} (${role === 'secret' ? 'this' : 'the other'} account)`,
+      },
+    )
+  }
+
+  private async account(input: Record<string, unknown>, which: 'main' | 'other'): Promise<string> {
+    const { target, model, time } = this.deps
+    const made = await target.control.createAccount(input as never)
+    this.interact('control', 'POST', '/accounts', {}, input, made)
+    time.step(Math.floor(Date.parse(made.created_at) / 1000))
+    const twin = await model.control.createAccount(input as never)
+    this.ids.set(made.id, twin.id)
+    this.wrote(made.created_at)
+    this.accounts.target[which] = made.id
+    this.accounts.model[which] = twin.id
+    return made.id
+  }
+
+  private async key(role: KeyRole, accountId: string, input: Record<string, unknown>): Promise<void> {
+    const { target, model, time } = this.deps
+    const modelAccount = this.ids.toModel(accountId) as string
+    const body = { name: `explore ${role}`, ...input }
+    const made = await target.control.createKey(accountId, body as never)
+    this.interact('control', 'POST', `/accounts/${accountId}/keys`, {}, body, made)
+    if (made.created_at) time.step(Math.floor(Date.parse(made.created_at) / 1000))
+    const twin = await model.control.createKey(modelAccount, body as never)
+    this.ids.set(made.id, twin.id)
+    this.deps.secrets.add(made.value)
+    this.deps.secrets.add(twin.value)
+    this.keys.set(role, { target: made.value, model: twin.value, targetId: made.id, modelId: twin.id })
+    this.records[0]?.keys?.push(role)
+  }
+
+  private async revoke(role: KeyRole): Promise<void> {
+    const pair = this.keys.get(role)
+    if (!pair?.targetId || !pair.modelId) return
+    const { target, model, time } = this.deps
+    await target.control.revokeKey(pair.targetId)
+    this.interact('control', 'POST', `/keys/${pair.targetId}/revoke`, {}, undefined, undefined)
+    time.step(time.current())
+    await model.control.revokeKey(pair.modelId)
+  }
+
+  /** Deletes the sequence's accounts on both sides (their keys and data go with them). */
+  async close(): Promise<void> {
+    const { target, model } = this.deps
+    for (const which of ['main', 'other'] as const) {
+      if (this.accounts.target[which])
+        await target.control.deleteAccount(this.accounts.target[which]).catch(() => undefined)
+      if (this.accounts.model[which])
+        await model.control.deleteAccount(this.accounts.model[which]).catch(() => undefined)
+    }
+  }
+
+  /** Notes that something was written at `instant` (an ISO instant, or a second). */
+  private wrote(instant: unknown): void {
+    const second =
+      typeof instant === 'number'
+        ? instant
+        : typeof instant === 'string'
+          ? Math.floor(Date.parse(instant) / 1000)
+          : Number.NaN
+    if (!Number.isNaN(second)) this.lastWrite = Math.max(this.lastWrite, second)
+  }
+
+  /**
+   * Before a request that may write: when something was already written in the current second, the clock is
+   * moved one second on the target (and so on the model). Every write then has a second of its own, whatever
+   * real time does: objects created in the same second would be ordered by ID, and the two sides' IDs differ;
+   * and a change in the second of the creation would leave `updated_at` where it was, on a replay or not.
+   */
+  private async separateWrite(): Promise<void> {
+    if (this.deps.time.current() > this.lastWrite) return
+    await this.advanceBy(1)
+    if (this.current)
+      this.current.note = 'the clock moved 1 s first: something was written in this second already'
+  }
+
+  // ---------------------------------------------------------------- steps
+
+  /** Runs one step on both sides; throws `DifferenceFound` when their answers differ. */
+  async run(step: Step): Promise<void> {
+    if (this.deps.timeIsUp?.()) throw new SequenceCut('the time to explore is up')
+    this.steps++
+    this.current = { number: this.steps, title: '', exchanges: [], interactions: [] }
+    this.records.push(this.current)
+    switch (step.kind) {
+      case 'api':
+        return this.api(step)
+      case 'again':
+        return this.again(step)
+      case 'advance':
+        return this.advance(step.seconds)
+      case 'call':
+        return this.call(step)
+      case 'page':
+        return this.page(step)
+      case 'revoke': {
+        const pair = this.keys.get(step.key)
+        this.current.title = `revoke the ${step.key} key (POST /_mock/keys/{key_id}/revoke)`
+        if (pair?.targetId) await this.revoke(step.key)
+        return
+      }
+    }
+  }
+
+  private keyOf(role: KeyRole, side: 'target' | 'model'): string | undefined {
+    if (role === 'none') return undefined
+    if (role === 'unknown') return UNKNOWN_KEY
+    return this.keys.get(role)?.[side]
+  }
+
+  private pool(kind: 'live' | 'deleted' | 'other', prefix: string): IdPair[] {
+    let list = this.pools[kind].get(prefix)
+    if (!list) {
+      list = []
+      this.pools[kind].set(prefix, list)
+    }
+    return list
+  }
+
+  /** A parameter's value on each side, undefined when absent (`pool`: where an object's ID came from). */
+  private param(name: string, choice: ParamChoice): (IdPair & { pool?: string }) | undefined {
+    switch (choice.from) {
+      case 'absent':
+        return undefined
+      case 'value':
+      case 'broken': {
+        const text = typeof choice.value === 'string' ? choice.value : JSON.stringify(choice.value)
+        return { target: text, model: text }
+      }
+      case 'seen': {
+        const list = this.sentParams.get(name) ?? []
+        return list.length > 0
+          ? (list[choice.pick % list.length] as IdPair)
+          : { target: choice.fallback, model: choice.fallback }
+      }
+      case 'object': {
+        // An empty pool falls back on the others (an object is more telling than nothing), then on none.
+        for (const kind of [choice.pool, 'live', 'other', 'deleted'] as const) {
+          const list = this.pool(kind, choice.prefix)
+          // Counted from the newest: the object a step just made is the one the next step most often names.
+          if (list.length > 0)
+            return { ...(list[list.length - 1 - (choice.pick % list.length)] as IdPair), pool: kind }
+        }
+        return this.unknown(choice.prefix)
+      }
+      case 'unknown':
+        return this.unknown(choice.prefix)
+      case 'instant': {
+        // A bound on a field (`started_after` on `started_at`) is drawn from that field's instants when any
+        // were seen: the parameter and the field share their first word.
+        const word = name.split('_')[0] as string
+        const related = this.stamps.filter((s) => s.field.split('_')[0] === word)
+        const stamps = related.length > 0 ? related : this.stamps
+        const base =
+          choice.base === 'object' && stamps.length > 0
+            ? (stamps[choice.pick % stamps.length] as { second: number }).second
+            : this.deps.time.current()
+        const text = iso(base + choice.offset)
+        return { target: text, model: text }
+      }
+    }
+  }
+
+  /** Remembers a value sent for a parameter (a later step may send it again). */
+  private sent(name: string, value: IdPair): void {
+    const list = this.sentParams.get(name) ?? []
+    if (!list.some((v) => v.target === value.target)) list.push({ target: value.target, model: value.model })
+    this.sentParams.set(name, list)
+  }
+
+  private unknown(prefix: string): IdPair {
+    const id = `${prefix}_0Explore0Unknown`
+    this.ids.set(id, id)
+    return { target: id, model: id }
+  }
+
+  private async api(step: ApiStep): Promise<void> {
+    const { contract } = this.deps
+    const operation = contract.operation(step.operationId)
+    const method = step.method ?? operation.method.toUpperCase()
+    const path: Record<'target' | 'model', Record<string, string>> = { target: {}, model: {} }
+    const query: Record<'target' | 'model', [string, string][]> = { target: [], model: [] }
+    const headers: Record<'target' | 'model', Record<string, string>> = { target: {}, model: {} }
+    let uncompared: string | undefined
+    for (const parameter of operation.parameters) {
+      const value = this.param(parameter.name, step.params[parameter.name] ?? { from: 'absent' })
+      if (value === undefined) continue
+      for (const side of ['target', 'model'] as const) {
+        if (parameter.in === 'path') path[side][parameter.name] = value[side]
+        else if (parameter.in === 'query') query[side].push([parameter.name, value[side]])
+        else if (parameter.in === 'header') headers[side][parameter.name.toLowerCase()] = value[side]
+      }
+      if (parameter.in === 'path') this.sent(parameter.name, value)
+      // The contract does not say whether the ID of a deleted object is still a cursor (a cursor is "the ID
+      // of an object of this collection"): either answer is allowed, so none is compared.
+      if (value.pool === 'deleted' && idPrefixes(parameter.schema)?.[0] === '*')
+        uncompared = `${parameter.name} names a deleted object, which the contract neither allows nor refuses as a cursor`
+    }
+    let body: string | undefined
+    let contentType: string | undefined
+    if (step.body && operation.requestBody) {
+      const seen = (field: string) => this.seen.get(field) ?? []
+      if (step.body.form === 'raw') {
+        body = step.body.text
+        contentType = step.body.contentType
+      } else {
+        let value = resolveSeen(step.body.value, seen)
+        if (step.body.form === 'broken' && isObject(value)) {
+          const broken = bodyBreakages(contract.document, operation.requestBody.schema, value)
+          if (broken.length > 0) value = (broken[step.body.pick % broken.length] as { body: unknown }).body
+        }
+        body = JSON.stringify(value)
+        contentType = 'application/json'
+      }
+    }
+    const request = (side: 'target' | 'model'): SideRequest => {
+      const search = new URLSearchParams(query[side]).toString()
+      const out: Record<string, string> = { ...headers[side] }
+      const key = this.keyOf(step.key, side)
+      if (key !== undefined) out.authorization = `Bearer ${key}`
+      if (contentType) out['content-type'] = contentType
+      if (step.origin !== 'none') out.origin = step.origin === 'allowed' ? ALLOWED_ORIGIN : OTHER_ORIGIN
+      return {
+        method,
+        path: fillPath(operation.path, path[side]) + (search ? `?${search}` : ''),
+        headers: out,
+        body,
+        operationId:
+          method === operation.method.toUpperCase() || method === 'HEAD' ? operation.operationId : undefined,
+      }
+    }
+    const pair = { target: request('target'), model: request('model') }
+    const times = Math.max(1, step.repeat)
+    const title = `${method} ${pair.target.path} (key: ${step.key})${times > 1 ? `, ${times} times` : ''}`
+    if (this.current) this.current.title = title
+    let answers: { target: SideAnswer; model: SideAnswer } | undefined
+    for (let i = 0; i < times; i++) {
+      if (method !== 'GET' && method !== 'HEAD') await this.separateWrite()
+      answers = await this.exchange(pair, {
+        operation: method === 'HEAD' || method === operation.method.toUpperCase() ? operation : undefined,
+        role: step.key,
+        uncompared,
+        title: times > 1 ? `${method} ${pair.target.path} (${i + 1} of ${times})` : title,
+      })
+    }
+    for (const [name, value] of Object.entries(headers.target))
+      if (name === 'idempotency-key' && method === 'POST') {
+        this.sent('Idempotency-Key', { target: value, model: headers.model[name] as string })
+        this.idempotent.push({ pair, operation, role: step.key })
+      }
+    if (answers && step.readBack && method !== 'GET' && method !== 'HEAD' && answers.model.status < 300)
+      await this.readBack(operation, pair, answers.model, step.readBack)
+  }
+
+  /** After a write: the object (when the path names one) and its collection, read with the secret key. */
+  private async readBack(
+    operation: ContractOperation,
+    pair: { target: SideRequest; model: SideRequest },
+    answer: SideAnswer,
+    how: { pageSize: number; backwards: boolean },
+  ): Promise<void> {
+    const { contract } = this.deps
+    const paths = contract.document.paths as Record<string, Record<string, unknown>>
+    const created = isObject(answer.body) && typeof answer.body.id === 'string' ? answer.body.id : undefined
+    const bare = (r: SideRequest) => r.path.split('?')[0] as string
+    let item: IdPair | undefined
+    if (operation.method === 'post' && created) {
+      const targetId = this.ids.toTarget(created)
+      const hasItem = Object.keys(paths).some((p) => p.startsWith(`${operation.path}/{`) && paths[p]?.get)
+      if (hasItem && targetId)
+        item = {
+          target: `${operation.path}/${encodeURIComponent(targetId)}`,
+          model: `${operation.path}/${encodeURIComponent(created)}`,
+        }
+    } else if (paths[operation.path]?.get) item = { target: bare(pair.target), model: bare(pair.model) }
+    if (item) await this.read(item, 'read back')
+    const collection = operation.path.replace(/\/\{[^}]+\}$/, '')
+    if (paths[collection]?.get) await this.walk(collection, how)
+  }
+
+  /** A GET with the secret key on both sides. */
+  private async read(path: IdPair, why: string): Promise<SideAnswer> {
+    const request = (side: 'target' | 'model'): SideRequest => ({
+      method: 'GET',
+      path: path[side],
+      headers: { authorization: `Bearer ${this.keyOf('secret', side)}` },
+    })
+    const found = matchOperation(this.deps.contract.operations, 'GET', path.target.split('?')[0] as string)
+    const { model } = await this.exchange(
+      { target: request('target'), model: request('model') },
+      { operation: found.operation, role: 'secret', title: `GET ${path.target} (${why})` },
+    )
+    return model
+  }
+
+  /**
+   * A list read whole, page by page, each page asked for with the cursor of the one before (the contract's
+   * `limit`, `starting_after`, `ending_before`), then back up from its oldest object: pages that must join up.
+   */
+  private async walk(collection: string, how: { pageSize: number; backwards: boolean }): Promise<void> {
+    const names = paginationNames(this.deps.contract)
+    const list = matchOperation(this.deps.contract.operations, 'GET', collection).operation
+    const takes = (name: string) => list?.parameters.some((p) => p.name === name) === true
+    if (how.pageSize === 0 || !names || !takes(names.limit) || !takes(names.after)) {
+      await this.read({ target: collection, model: collection }, 'read back')
+      return
+    }
+    const page = (cursor?: IdPair, direction = names.after) => ({
+      target: `${collection}?${names.limit}=${how.pageSize}${cursor ? `&${direction}=${cursor.target}` : ''}`,
+      model: `${collection}?${names.limit}=${how.pageSize}${cursor ? `&${direction}=${cursor.model}` : ''}`,
+    })
+    const pairOf = (object: unknown): IdPair | undefined => {
+      const id = isObject(object) && typeof object.id === 'string' ? object.id : undefined
+      const target = id ? this.ids.toTarget(id) : undefined
+      return id && target ? { target, model: id } : undefined
+    }
+    let cursor: IdPair | undefined
+    let oldest: IdPair | undefined
+    for (let n = 0; n < MAX_PAGES; n++) {
+      const answer = await this.read(page(cursor), 'read back, page by page')
+      const data = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data : []
+      oldest = pairOf(data.at(-1)) ?? oldest
+      if (
+        answer.status !== 200 ||
+        !isObject(answer.body) ||
+        answer.body.has_more !== true ||
+        data.length === 0
+      )
+        break
+      cursor = oldest
+    }
+    if (!how.backwards || !oldest || !takes(names.before)) return
+    cursor = oldest
+    for (let n = 0; n < MAX_PAGES; n++) {
+      const answer = await this.read(page(cursor, names.before), 'read back, page by page upwards')
+      const data = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data : []
+      if (
+        answer.status !== 200 ||
+        !isObject(answer.body) ||
+        answer.body.has_more !== true ||
+        data.length === 0
+      )
+        break
+      cursor = pairOf(data[0])
+      if (!cursor) break
+    }
+  }
+
+  /** One page of the list being read across steps (see the `page` step). */
+  private async page(step: Extract<Step, { kind: 'page' }>): Promise<void> {
+    const current = this.current as Recorded
+    const names = paginationNames(this.deps.contract)
+    const lists = listOperations(this.deps.contract).filter((op) =>
+      [names?.limit, names?.after].every((name) => op.parameters.some((p) => p.name === name)),
+    )
+    if (!names || lists.length === 0) {
+      current.title = 'read a page (the contract has no paginated list: nothing sent)'
+      return
+    }
+    if (!this.paging) {
+      const operation = lists[step.list % lists.length] as ContractOperation
+      const backwards = step.backwards && operation.parameters.some((p) => p.name === names.before)
+      this.paging = { collection: operation.path, pageSize: step.pageSize, direction: names.after }
+      // Upwards from the oldest object known to this account: the first page up from it.
+      const prefix = backwards ? listPrefix(this.deps.contract, operation) : undefined
+      const oldest = prefix ? this.pool('live', prefix)[0] : undefined
+      if (oldest) this.paging = { ...this.paging, direction: names.before, cursor: oldest }
+    }
+    const { collection, pageSize, direction, cursor } = this.paging
+    const path = (side: 'target' | 'model') =>
+      `${collection}?${names.limit}=${pageSize}${cursor ? `&${direction}=${cursor[side]}` : ''}`
+    current.title = `read the next page of ${collection} (${pageSize} a page, ${direction === names.before ? 'upwards' : 'downwards'})`
+    const answer = await this.read({ target: path('target'), model: path('model') }, 'a page')
+    const data = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data : []
+    const next = data.at(direction === names.before ? 0 : -1)
+    const id = isObject(next) && typeof next.id === 'string' ? next.id : undefined
+    const target = id ? this.ids.toTarget(id) : undefined
+    if (answer.status === 200 && isObject(answer.body) && answer.body.has_more === true && id && target)
+      this.paging.cursor = { target, model: id }
+    else this.paging = undefined
+  }
+
+  private async again(step: Extract<Step, { kind: 'again' }>): Promise<void> {
+    const current = this.current as Recorded
+    if (this.idempotent.length === 0) {
+      current.title = 'repeat an earlier request with its Idempotency-Key (none was made yet: nothing sent)'
+      return
+    }
+    const earlier = this.idempotent[step.pick % this.idempotent.length] as (typeof this.idempotent)[number]
+    const role = step.key === 'same' ? earlier.role : step.key
+    const rekey = (request: SideRequest, side: 'target' | 'model'): SideRequest => {
+      const headers = { ...request.headers }
+      const key = this.keyOf(role, side)
+      if (key === undefined) delete headers.authorization
+      else headers.authorization = `Bearer ${key}`
+      return { ...request, headers }
+    }
+    const pair = { target: rekey(earlier.pair.target, 'target'), model: rekey(earlier.pair.model, 'model') }
+    current.title = `${pair.target.method} ${pair.target.path} again, same body and Idempotency-Key (key: ${role})`
+    await this.separateWrite()
+    await this.exchange(pair, { operation: earlier.operation, role, title: current.title })
+  }
+
+  private async advance(seconds: number): Promise<void> {
+    const current = this.current as Recorded
+    current.title = `advance the clock ${seconds} s (POST /_mock/clock/advance)`
+    await this.advanceBy(seconds)
+  }
+
+  private async call(step: Extract<Step, { kind: 'call' }>): Promise<void> {
+    const current = this.current as Recorded
+    current.title = 'place a simulated call (POST /_mock/accounts/{account_id}/calls)'
+    const placed = await this.placeCall(step)
+    if (!placed) return
+    // Let the call run to its end and its analysis: what is read then no longer depends on the sub-second.
+    const settle = step.ringSeconds + step.durationSeconds + 125
+    current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${placed} (ringing ${step.ringSeconds} s, talking ${step.durationSeconds} s), then advance the clock ${settle} s`
+    await this.advanceBy(settle)
+  }
+
+  /** Places a call on both sides; the target agent's ID, or undefined when none was placed (with a note). */
+  private async placeCall(step: Omit<Extract<Step, { kind: 'call' }>, 'kind'>): Promise<string | undefined> {
+    const { target, model, time, capabilities } = this.deps
+    const current = this.current as Recorded
+    const agents = this.pool('live', 'agt')
+    if (capabilities.calls === false || agents.length === 0) {
+      current.note =
+        capabilities.calls === false
+          ? "the target's control plane places no calls: nothing sent"
+          : 'no agent yet: no call placed'
+      return undefined
+    }
+    const agent = agents[step.agent % agents.length] as IdPair
+    const numbers = step.channel === 'web' ? {} : { from_number: NUMBERS.theirs, to_number: NUMBERS.ours }
+    const input = (agentId: string) => ({
+      agent_id: agentId,
+      outcome: step.outcome,
+      channel: step.channel,
+      direction: step.channel === 'web' ? 'inbound' : step.direction,
+      ring_seconds: step.ringSeconds,
+      duration_seconds: step.durationSeconds,
+      ...numbers,
+    })
+    await this.separateWrite()
+    let placed: Record<string, unknown>
+    try {
+      placed = await target.control.placeCall(this.accounts.target.main, input(agent.target))
+    } catch (error) {
+      if (!(error instanceof MockControlError)) throw error
+      if (/ answered 40[45] /.test(error.message)) capabilities.calls = false
+      current.note = `the target's control plane placed no call: ${error.message.slice(0, 120)}`
+      return undefined
+    }
+    capabilities.calls = true
+    this.interact(
+      'control',
+      'POST',
+      `/accounts/${this.accounts.target.main}/calls`,
+      {},
+      input(agent.target),
+      placed,
+    )
+    time.step(Math.floor(Date.parse(String(placed.created_at)) / 1000))
+    const twin = await model.control.placeCall(this.accounts.model.main, input(agent.model))
+    this.ids.set(String(placed.id), String(twin.id))
+    this.wrote(placed.created_at)
+    this.pool('live', 'call').push({ target: String(placed.id), model: String(twin.id) })
+    this.stamps.push({
+      field: 'created_at',
+      second: Math.floor(Date.parse(String(placed.created_at)) / 1000),
+    })
+    return agent.target
+  }
+
+  /** Moves the target's clock (and so the model's). */
+  private async advanceBy(seconds: number): Promise<void> {
+    const { target, time } = this.deps
+    const answer = await target.control.advanceClock(seconds)
+    this.interact('control', 'POST', '/clock/advance', {}, { seconds }, answer)
+    time.advanced(seconds)
+    time.read(answer.now)
+  }
+
+  // ---------------------------------------------------------------- one request on both sides
+
+  private async exchange(
+    pair: { target: SideRequest; model: SideRequest },
+    meta: { operation?: ContractOperation; role: KeyRole; title: string; uncompared?: string },
+  ): Promise<{ target: SideAnswer; model: SideAnswer }> {
+    const { contract, target, model, time } = this.deps
+    const t = await target.send(pair.target)
+    this.requests++
+    this.interact('v1', pair.target.method, pair.target.path, pair.target.headers, pair.target.body, t.body)
+    // The second the target handled the request in: its answer tells (the rate-limit fields); an answer
+    // without them (a 401) is followed by a reading of its clock. A request may read the clock more than once
+    // and straddle a second: the model then runs it again in the neighbouring seconds before a difference counts.
+    const told = secondOf(t)
+    let chosen: number
+    let seconds: number[]
+    if (told === undefined) {
+      chosen = time.read((await target.control.clock()).now)
+      seconds = [chosen - 1]
+    } else {
+      time.saw(told)
+      chosen = told
+      seconds = [told + 1, told - 1]
+    }
+    const checkpoint = this.ids.checkpoint()
+    time.step(chosen)
+    let m = await model.send(pair.model)
+    const record = {
+      title: meta.title,
+      request: pair.target,
+      target: t,
+      model: m,
+      differences: [] as Difference[],
+      note: undefined as string | undefined,
+    }
+    this.current?.exchanges.push(record)
+    if (meta.uncompared) {
+      record.note = meta.uncompared
+      return { target: t, model: m }
+    }
+    if (t.notFromTarget) {
+      record.note = t.notFromTarget
+      // Nothing is counted either side for a 401; anything else the model counted, the target never saw.
+      if (t.status !== 401 || m.status !== 401) throw new SequenceCut(t.notFromTarget)
+      return { target: t, model: m }
+    }
+    const bare = pair.target.path.split('?')[0] as string
+    const pathOperations = matchOperation(contract.operations, pair.target.method, bare).pathOperations
+    const compare = (answer: SideAnswer) =>
+      compareAnswers({
+        contract,
+        operation: meta.operation,
+        pathOperations,
+        head: pair.target.method === 'HEAD',
+        target: t,
+        model: answer,
+        urls: { target: t.url, model: answer.url },
+        ids: this.ids,
+      })
+    record.differences = compare(m)
+    for (const second of seconds) {
+      if (record.differences.length === 0) break
+      this.ids.rollback(checkpoint)
+      model.undoLast()
+      time.again(second)
+      const again = await model.send(pair.model)
+      const differences = compare(again)
+      if (differences.length === 0) {
+        m = again
+        record.model = again
+        record.differences = []
+      }
+    }
+    if (t.problems.length > 0 && record.differences.length === 0)
+      record.differences.push({
+        at: "the target's answer",
+        target: t.problems.join('; ').slice(0, 400),
+        model: 'conforms',
+        decidedBy: responseSentence(contract, meta.operation ?? pathOperations[0], t.status),
+      })
+    if (record.differences.length > 0) throw new DifferenceFound(this.records)
+    if (!['GET', 'HEAD'].includes(pair.model.method) && m.status < 300) this.wrote(time.current())
+    this.learn(pair, t, m, meta)
+    return { target: t, model: m }
+  }
+
+  /** What later steps choose from: objects on each side, deleted ones, values seen, instants. */
+  private learn(
+    pair: { target: SideRequest; model: SideRequest },
+    t: SideAnswer,
+    m: SideAnswer,
+    meta: { operation?: ContractOperation; role: KeyRole },
+  ): void {
+    const replayed = m.headers['idempotent-replayed'] !== undefined
+    if (m.status >= 300 || replayed) return
+
+    const kind = OTHER_ACCOUNT_ROLES.has(meta.role) ? 'other' : 'live'
+    if (pair.model.method === 'DELETE') {
+      const id = isObject(m.body) && typeof m.body.id === 'string' ? m.body.id : undefined
+      const targetId = id ? this.ids.toTarget(id) : undefined
+      if (id && targetId) {
+        const prefix = id.slice(0, id.indexOf('_'))
+        for (const k of ['live', 'other'] as const) {
+          const list = this.pool(k, prefix)
+          const at = list.findIndex((p) => p.model === id)
+          if (at >= 0) list.splice(at, 1)
+        }
+        if (kind === 'live') this.pool('deleted', prefix).push({ target: targetId, model: id })
+      }
+      return
+    }
+    const objects = isObject(m.body) && Array.isArray(m.body.data) ? m.body.data : [m.body]
+    for (const object of objects) {
+      if (!isObject(object) || typeof object.id !== 'string' || !ID_SHAPE.test(object.id)) continue
+      const targetId = this.ids.toTarget(object.id)
+      if (!targetId) continue
+      const prefix = object.id.slice(0, object.id.indexOf('_'))
+      const list = this.pool(kind, prefix)
+      if (!list.some((p) => p.model === object.id)) list.push({ target: targetId, model: object.id })
+    }
+    // Every instant an answer shows (creation, start, end of a call): bounds of filters and ranges come from them.
+    const instants = (value: unknown, field = ''): void => {
+      if (typeof value === 'string' && INSTANT_SHAPE.test(value)) {
+        const second = Math.floor(Date.parse(value) / 1000)
+        if (!Number.isNaN(second) && !this.stamps.some((s) => s.second === second && s.field === field))
+          this.stamps.push({ field, second })
+      } else if (Array.isArray(value)) for (const item of value) instants(item, field)
+      else if (isObject(value)) for (const [name, item] of Object.entries(value)) instants(item, name)
+    }
+    instants(m.body)
+    const remember = (value: unknown, field = ''): void => {
+      if (typeof value === 'string') {
+        if (!field || ID_SHAPE.test(value) || INSTANT_SHAPE.test(value)) return
+        const list = this.seen.get(field) ?? []
+        if (!list.includes(value)) list.push(value)
+        this.seen.set(field, list.slice(-SEEN_KEPT))
+      } else if (Array.isArray(value)) for (const item of value) remember(item, field)
+      else if (isObject(value)) for (const [name, item] of Object.entries(value)) remember(item, name)
+    }
+    if (pair.model.body) {
+      try {
+        remember(JSON.parse(pair.model.body))
+      } catch {
+        // not JSON: nothing to remember
+      }
+    }
+    remember(m.body)
+    void t
+  }
+
+  private interact(
+    plane: Interaction['plane'],
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: unknown,
+    answer: unknown,
+  ): void {
+    this.current?.interactions.push({
+      plane,
+      method,
+      path,
+      headers,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      answer,
+    })
+  }
+}
+
+/**
+ * The second the target handled a request in, as its answer tells: `X-RateLimit-Reset` is now + `t` of the
+ * window with the least left (on a tie, the shorter: docs/decisions/006-rate-limits.md). Undefined for an
+ * answer without the rate-limit fields (a 401).
+ */
+function secondOf(answer: SideAnswer): number | undefined {
+  const reset = Number(answer.headers['x-ratelimit-reset'])
+  const remaining = answer.headers['x-ratelimit-remaining']
+  const parsed = parseRateLimit(answer.headers.ratelimit ?? '')
+  if (!Number.isInteger(reset) || remaining === undefined || !parsed.ok) return undefined
+  const window = parsed.value.filter((w) => String(w.remaining) === remaining).at(-1)
+  return window ? reset - window.reset : undefined
+}

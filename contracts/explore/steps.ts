@@ -1,0 +1,417 @@
+import fc from 'fast-check'
+import { parameterBreakages } from '../contract/breakages.ts'
+import type { Contract } from '../contract/contract.ts'
+import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
+import { listPrefix } from './contract-shapes.ts'
+import { idPrefixes, resolveNode } from './schema-node.ts'
+import { valueArbitrary } from './schema-values.ts'
+
+/**
+ * The keys a sequence holds, by role: those of its account (full secret, publishable, the `read` group, none
+ * at all, revoked, expiring, bound to an origin, a spare one that a step may revoke, and one lacking each scope
+ * of the contract: `lacking-<scope>`) and of another account (secret, revoked); `unknown` is a well-formed key
+ * nobody issued, `none` sends no Authorization header.
+ */
+export const KEY_ROLES = [
+  'secret',
+  'publishable',
+  'read',
+  'no-scope',
+  'revoked',
+  'expiring',
+  'origin',
+  'spare',
+  'other-secret',
+  'other-revoked',
+  'unknown',
+  'none',
+] as const
+export type KeyRole = (typeof KEY_ROLES)[number] | `lacking-${string}`
+
+/** The role of the key that holds every scope but `scope`. */
+export const lacking = (scope: string): KeyRole => `lacking-${scope}`
+
+/** Roles whose keys belong to the other account. */
+export const OTHER_ACCOUNT_ROLES: ReadonlySet<KeyRole> = new Set(['other-secret', 'other-revoked'])
+
+/** Where a parameter's value comes from; resolved against what the sequence has seen, at run time. */
+export type ParamChoice =
+  | { from: 'absent' }
+  | { from: 'value'; value: unknown }
+  /** A value that breaks the parameter's schema (one rule), from `parameterBreakages`. */
+  | { from: 'broken'; value: string; what: string }
+  /** A value sent earlier for a parameter of the same name (an Idempotency-Key used again). */
+  | { from: 'seen'; pick: number; fallback: string }
+  /** The ID of an object: alive in the account, deleted, of the other account. */
+  | { from: 'object'; pool: 'live' | 'deleted' | 'other'; prefix: string; pick: number }
+  /** A well-formed ID that names nothing. */
+  | { from: 'unknown'; prefix: string }
+  /** An instant: now on the target's clock, or an object's `created_at`, plus `offset` seconds. */
+  | { from: 'instant'; base: 'now' | 'object'; pick: number; offset: number }
+
+/** The body of a request. */
+export type BodyChoice =
+  | { form: 'valid'; value: unknown }
+  /** A valid body broken in one place (`bodyBreakages` of the value, the `pick`th). */
+  | { form: 'broken'; value: unknown; pick: number }
+  /** A body that is not a JSON object, or not sent as JSON. */
+  | { form: 'raw'; text: string; contentType: string }
+
+/** A request to one operation of the contract. */
+export interface ApiStep {
+  kind: 'api'
+  operationId: string
+  /** HEAD for a GET, or a method the path does not document (405); the operation's own by default. */
+  method?: string
+  key: KeyRole
+  params: Record<string, ParamChoice>
+  body?: BodyChoice
+  origin: 'none' | 'allowed' | 'other'
+  /**
+   * After a write the model accepted, read the object and its list back: the list page by page (`pageSize`
+   * objects a page, following the cursors of the answers; 0: one page of the default size), then from its
+   * oldest object back up with `ending_before` when `backwards`.
+   */
+  readBack: false | { pageSize: number; backwards: boolean }
+  /** How many times the request is sent (operations that create: several objects, for lists to page through). */
+  repeat: number
+}
+
+export type Step =
+  | ApiStep
+  /** The same request as an earlier one that carried an Idempotency-Key, with the same or another key. */
+  | { kind: 'again'; pick: number; key: KeyRole | 'same' }
+  /** `POST /_mock/clock/advance` on the target; the model's clock follows the target's. */
+  | { kind: 'advance'; seconds: number }
+  /** A simulated call placed through the control plane (when it offers `/calls`), then let run to its end. */
+  | {
+      kind: 'call'
+      agent: number
+      outcome: string
+      channel: 'phone' | 'web'
+      direction: 'inbound' | 'outbound'
+      ringSeconds: number
+      durationSeconds: number
+    }
+  /** A key revoked through the control plane. */
+  | { kind: 'revoke'; key: KeyRole }
+  /**
+   * The next page of the list being read (other steps in between: a client paging while objects come and go),
+   * or the first page of a list (the `list`th of the contract's) when none is being read or it has ended.
+   */
+  | { kind: 'page'; list: number; pageSize: number; backwards: boolean }
+
+/** How a sequence's accounts are set up: the same on the target and on the model. */
+export interface SetupSpec {
+  plan: 'free' | 'pro' | 'enterprise'
+  /** Custom quotas, or the plan's. */
+  limits: { hourly: number; burst: number } | null
+  /** Seconds until the `expiring` key's `expires_at`. */
+  expiresIn: number
+  /** How many objects the account starts with, for each operation that creates (`creatingOperations`). */
+  objects: number[]
+  /** Simulated calls the account starts with (when the target's control plane places calls). */
+  calls: { outcome: string; ringSeconds: number; durationSeconds: number }[]
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete']
+
+/**
+ * Clock moves: near the bounds of the windows (docs/decisions/006-rate-limits.md) and of the idempotency keys
+ * (docs/decisions/008-lists-and-idempotency.md), never on them.
+ */
+export const ADVANCES = [2, 7, 29, 31, 58, 62, 119, 125, 3590, 3610, 86_390, 86_410, 90_000] as const
+
+/**
+ * The key of a request: the full secret key half of the time; otherwise, as often as all the others together,
+ * the keys that lack exactly one of the scopes the operation needs (`x-required-permission`, where a 403 and a
+ * permission that implies another meet) and, for a read, the publishable key; then every other key alike.
+ */
+function keyArbitrary(contract: Contract, operation?: ContractOperation): fc.Arbitrary<KeyRole> {
+  const near: KeyRole[] = (operation?.permissions ?? []).map(lacking)
+  if (operation?.method === 'get') near.push('publishable')
+  const others = [
+    ...KEY_ROLES.filter((r) => r !== 'secret' && !near.includes(r)),
+    ...contract.scopes.map(lacking).filter((r) => !near.includes(r)),
+  ]
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constant<KeyRole>('secret') },
+    ...(near.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...near) }] : []),
+    { weight: near.length > 0 ? 2 : 4, arbitrary: fc.constantFrom(...others) },
+  )
+}
+
+function examplesOf(
+  contract: Contract,
+  operation: ContractOperation,
+  parameter: ContractParameter,
+): unknown[] {
+  const item = contract.document.paths[operation.path] as Record<string, unknown> & { parameters?: unknown[] }
+  const raw = [
+    ...(item.parameters ?? []),
+    ...((item[operation.method] as { parameters?: unknown[] })?.parameters ?? []),
+  ]
+  for (const entry of raw) {
+    const resolved = resolveNode(contract.document, entry, '#').schema as {
+      name?: string
+      examples?: Record<string, { value?: unknown }>
+    }
+    if (resolved.name === parameter.name)
+      return Object.values(resolved.examples ?? {})
+        .map((e) => e.value)
+        .filter((v) => v !== undefined)
+  }
+  return []
+}
+
+/** An index into a list counted from its newest item: the newest most often. */
+const recent = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(0) },
+  { weight: 2, arbitrary: fc.nat({ max: 3 }) },
+  { weight: 1, arbitrary: fc.nat() },
+)
+
+/** The choices of one parameter, from its schema alone (and the contract's examples). */
+function paramArbitrary(
+  contract: Contract,
+  operation: ContractOperation,
+  parameter: ContractParameter,
+): fc.Arbitrary<ParamChoice> {
+  const document = contract.document
+  const schema = parameter.schema
+  const optional = parameter.in !== 'path'
+  // Each optional parameter is sent about once in three requests, fewer when the operation has many: a
+  // request with every filter at once is refused for one of them and tells nothing of the others.
+  const optionals = operation.parameters.filter((p) => p.in !== 'path').length
+  const present = Math.min(1 / 2, 1.5 / Math.max(1, optionals))
+  const absentWeight = (others: number) => Math.max(1, Math.round((others * (1 - present)) / present))
+  const broken = parameterBreakages(document, schema)
+  const brokenArbitrary = {
+    weight: 1,
+    arbitrary:
+      broken.length > 0
+        ? fc
+            .constantFrom(...broken)
+            .map((b): ParamChoice => ({ from: 'broken', value: b.value, what: b.what }))
+        : fc.constant<ParamChoice>({ from: 'absent' }),
+  }
+  const withOptional = (...choices: fc.WeightedArbitrary<ParamChoice>[]) => {
+    const others = choices.reduce((sum, c) => sum + c.weight, brokenArbitrary.weight)
+    const absent = { weight: absentWeight(others), arbitrary: fc.constant<ParamChoice>({ from: 'absent' }) }
+    return fc.oneof(...(optional ? [absent] : []), ...choices, brokenArbitrary)
+  }
+  const prefixes = idPrefixes(resolveNode(document, schema, '#').schema)
+  if (prefixes) {
+    const prefix = prefixes[0] === '*' ? (listPrefix(contract, operation) ?? 'agt') : (prefixes[0] as string)
+    // A path names the newest objects most often (the one a step just made); a cursor or a filter any of them.
+    const picks = parameter.in === 'path' ? recent : fc.nat()
+    const object = (pool: 'live' | 'deleted' | 'other') =>
+      picks.map((pick): ParamChoice => ({ from: 'object', pool, prefix, pick }))
+    return withOptional(
+      { weight: 10, arbitrary: object('live') },
+      { weight: 2, arbitrary: object('deleted') },
+      { weight: 2, arbitrary: object('other') },
+      { weight: 1, arbitrary: fc.constant<ParamChoice>({ from: 'unknown', prefix }) },
+    )
+  }
+  if (schema.format === 'date-time')
+    return withOptional({
+      weight: 4,
+      arbitrary: fc
+        .record({
+          base: fc.constantFrom<'now' | 'object'>('now', 'object'),
+          pick: fc.nat(),
+          offset: fc.oneof(
+            { weight: 3, arbitrary: fc.constantFrom(-1, 0, 1) },
+            { weight: 2, arbitrary: fc.constantFrom(-7 * 86_400, -86_400, -3600, -60, 60, 3600) },
+          ),
+        })
+        .map((instant): ParamChoice => ({ from: 'instant', ...instant })),
+    })
+  const examples = examplesOf(contract, operation, parameter)
+  const valid = valueArbitrary(document, schema)
+  const seen = fc
+    .tuple(fc.nat(), valid)
+    .map(([pick, fallback]): ParamChoice => ({ from: 'seen', pick, fallback: String(fallback) }))
+  const value = (examples.length > 0 ? fc.oneof(fc.constantFrom(...examples), valid) : valid).map(
+    (v): ParamChoice => ({ from: 'value', value: v }),
+  )
+  // A header (an Idempotency-Key) and a path's catalogue value (an integration) are often the one sent before.
+  if (parameter.in === 'header' || parameter.in === 'path')
+    return withOptional({ weight: 3, arbitrary: value }, { weight: 3, arbitrary: seen })
+  return withOptional({ weight: 5, arbitrary: value })
+}
+
+const RAW_BODIES: BodyChoice[] = [
+  { form: 'raw', text: '{"name": ', contentType: 'application/json' },
+  { form: 'raw', text: '[]', contentType: 'application/json' },
+  { form: 'raw', text: 'null', contentType: 'application/json' },
+  { form: 'raw', text: '{}', contentType: 'text/plain' },
+]
+
+function bodyArbitrary(
+  contract: Contract,
+  operation: ContractOperation,
+): fc.Arbitrary<BodyChoice> | undefined {
+  const body = operation.requestBody
+  if (!body) return undefined
+  const valid = valueArbitrary(contract.document, body.schema)
+  const base =
+    body.examples.length > 0
+      ? fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: fc.constantFrom(...body.examples) })
+      : valid
+  return fc.oneof(
+    { weight: 12, arbitrary: base.map((value): BodyChoice => ({ form: 'valid', value })) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(base, fc.nat())
+        .map(([value, pick]): BodyChoice => ({ form: 'broken', value, pick })),
+    },
+    { weight: 1, arbitrary: fc.constantFrom(...RAW_BODIES) },
+  )
+}
+
+/** The methods a path does not document (answered 405), in the contract's spelling. */
+function undocumented(contract: Contract, operation: ContractOperation): string[] {
+  const item = contract.document.paths[operation.path] as Record<string, unknown>
+  return METHODS.filter((m) => item[m] === undefined).map((m) => m.toUpperCase())
+}
+
+/** The arbitrary of requests to one operation: its parameters, body, key, method and origin. */
+function apiStepArbitrary(contract: Contract, operation: ContractOperation): fc.Arbitrary<ApiStep> {
+  const params = Object.fromEntries(
+    operation.parameters
+      .filter((p) => p.in !== 'cookie')
+      .map((p) => [p.name, paramArbitrary(contract, operation, p)]),
+  )
+  const others = undocumented(contract, operation)
+  const methods: fc.WeightedArbitrary<string | undefined>[] = [
+    { weight: 12, arbitrary: fc.constant(undefined) },
+  ]
+  if (operation.method === 'get') methods.push({ weight: 1, arbitrary: fc.constant('HEAD') })
+  if (others.length > 0) methods.push({ weight: 1, arbitrary: fc.constantFrom(...others) })
+  const body = bodyArbitrary(contract, operation)
+  return fc.record({
+    kind: fc.constant('api' as const),
+    operationId: fc.constant(operation.operationId),
+    method: fc.oneof(...methods),
+    key: keyArbitrary(contract, operation),
+    params: fc.record(params),
+    body: body ?? fc.constant(undefined),
+    origin: fc.oneof(
+      { weight: 10, arbitrary: fc.constant('none' as const) },
+      { weight: 1, arbitrary: fc.constantFrom('allowed' as const, 'other' as const) },
+    ),
+    readBack:
+      operation.method === 'get'
+        ? fc.constant(false as const)
+        : fc.oneof(
+            { weight: 1, arbitrary: fc.constant(false as const) },
+            {
+              weight: 3,
+              arbitrary: fc.record({
+                pageSize: fc.oneof(
+                  { weight: 1, arbitrary: fc.constant(0) },
+                  { weight: 2, arbitrary: fc.integer({ min: 1, max: 3 }) },
+                ),
+                backwards: fc.boolean(),
+              }),
+            },
+          ),
+    repeat: operation.responses.has('201')
+      ? fc.oneof(
+          { weight: 2, arbitrary: fc.constant(1) },
+          { weight: 1, arbitrary: fc.integer({ min: 2, max: 5 }) },
+        )
+      : fc.constant(1),
+  })
+}
+
+/** How often a request goes to an operation, by method: writes make the state that reads then show. */
+const METHOD_WEIGHT: Record<string, number> = { post: 5, patch: 4, delete: 3, get: 3 }
+
+/**
+ * Every kind of step, generated from the contract's operations (each of them, writes more often than reads)
+ * and its clock and keys.
+ */
+export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
+  const api = fc.oneof(
+    ...contract.operations.map((op) => ({
+      weight: METHOD_WEIGHT[op.method] ?? 2,
+      arbitrary: apiStepArbitrary(contract, op),
+    })),
+  )
+  return fc.oneof(
+    { weight: 16, arbitrary: api },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(...ADVANCES).map((seconds): Step => ({ kind: 'advance', seconds })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({
+          pick: fc.nat(),
+          key: fc.oneof(
+            { weight: 4, arbitrary: fc.constant('same' as const) },
+            { weight: 1, arbitrary: fc.constantFrom<KeyRole>('other-secret', 'spare', 'read') },
+            { weight: 1, arbitrary: keyArbitrary(contract) },
+          ),
+        })
+        .map((again): Step => ({ kind: 'again', ...again })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .record({
+          agent: fc.nat(),
+          outcome: fc.constantFrom('completed', 'no_answer', 'busy', 'failed', 'canceled'),
+          channel: fc.constantFrom<'phone' | 'web'>('phone', 'web'),
+          direction: fc.constantFrom<'inbound' | 'outbound'>('inbound', 'outbound'),
+          ringSeconds: fc.integer({ min: 0, max: 10 }),
+          durationSeconds: fc.integer({ min: 0, max: 300 }),
+        })
+        .map((call): Step => ({ kind: 'call', ...call })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .record({ list: fc.nat(), pageSize: fc.integer({ min: 1, max: 3 }), backwards: fc.boolean() })
+        .map((page): Step => ({ kind: 'page', ...page })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom<KeyRole>('spare', 'publishable', 'other-secret')
+        .map((key): Step => ({ kind: 'revoke', key })),
+    },
+  )
+}
+
+/** How each sequence's accounts are set up. */
+export function setupArbitrary(creating: number): fc.Arbitrary<SetupSpec> {
+  return fc.record({
+    plan: fc.constantFrom<SetupSpec['plan']>('pro', 'free', 'enterprise'),
+    limits: fc.oneof(
+      { weight: 3, arbitrary: fc.constant(null) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          hourly: fc.integer({ min: 12, max: 60 }),
+          burst: fc.integer({ min: 4, max: 12 }),
+        }),
+      },
+    ),
+    expiresIn: fc.constantFrom(45, 300, 4000),
+    objects: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: creating, maxLength: creating }),
+    calls: fc.array(
+      fc.record({
+        outcome: fc.constantFrom('completed', 'no_answer', 'busy', 'failed', 'canceled'),
+        ringSeconds: fc.integer({ min: 0, max: 10 }),
+        durationSeconds: fc.integer({ min: 0, max: 300 }),
+      }),
+      { maxLength: 3 },
+    ),
+  })
+}

@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createMockPlatform } from '../../mocks/platform.ts'
+import { exploreInProcess, withoutIds } from './support/explore-run.ts'
+import { faultyPlatform, RELATIONAL_FAULTS } from './support/relational-faults.ts'
+
+const fault = (name: string) => {
+  const found = RELATIONAL_FAULTS.find((f) => f.name === name)
+  if (!found) throw new Error(`no fault ${name}`)
+  return found
+}
+
+/** A key value of the run, whole: no report may hold one (a redacted `sk-svc-...WXYZ` is allowed). */
+const KEY_VALUE = /\b[sp]k-svc-[A-Za-z0-9]{12,}/
+
+describe('exploration against a faulty implementation (a deleted agent still readable by its ID)', () => {
+  it('fails with the shrunk steps, the contract place that decides, and a script; the same with the same seed', async () => {
+    const runs = []
+    for (let i = 0; i < 2; i++) {
+      const platform = await createMockPlatform()
+      const faulty = faultyPlatform(platform, fault('deleted-agent-readable'))
+      const run = await exploreInProcess(faulty, { seed: 2, sequences: 5 })
+      const keys = [...faulty.world.keys.keys()]
+      runs.push({ ...run, keys })
+    }
+    const [first, second] = runs
+    expect(first?.outcome.status).toBe('failed')
+    const failure = first?.outcome.failure
+    expect(failure?.actual).toMatch(
+      /^at step \d \(GET \/agents\/agt_\S+ \(read back\)\), status: target 200, model 404/,
+    )
+    expect(failure?.actual).toContain('--seed 2')
+    // Shrunk: the delete (with its read back) is all it takes, after the setup's agents.
+    expect(first?.result?.difference?.shrunkSteps).toBeLessThanOrEqual(2)
+    const steps = failure?.steps ?? ''
+    expect(steps).toMatch(/^\d\. DELETE \/agents\/agt_\S+ \(key: /m)
+    expect(steps).toMatch(/differs at status: target 200, model 404 not_found_error\/resource_not_found/)
+    expect(steps).toMatch(/decided by getAgent 404: #\/components\/responses\/NotFound "404 - /)
+    const script = failure?.script ?? ''
+    expect(script).toContain('"Authorization: Bearer $EXPLORE_KEY_SECRET"')
+    expect(script).toMatch(/AGT_\d+=\$\(json "\$OUT\/s\d+\.json" 'id'\)/)
+    for (const text of [steps, script, failure?.actual ?? '']) {
+      expect(text).not.toMatch(KEY_VALUE)
+      for (const key of first?.keys ?? []) expect(text).not.toContain(key)
+    }
+    // The script is a shell script (parsed by sh, not run here: the e2e test runs one against HTTP).
+    const dir = mkdtempSync(join(tmpdir(), 'explore-script-'))
+    try {
+      writeFileSync(join(dir, 'replay.sh'), script)
+      execFileSync('sh', ['-n', join(dir, 'replay.sh')])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    // Replayed with the same seed: the same sequence found and shrunk alike (IDs aside; whether real time
+    // passed a second between two writes, and what the clock then read, may differ).
+    const outline = (text: string) =>
+      withoutIds(text)
+        .split('\n')
+        .filter((line) => /^\d+\. |^ {3}differs at /.test(line))
+    expect(outline(second?.outcome.failure?.steps ?? '')).toEqual(outline(steps))
+    expect(outline(steps).length).toBeGreaterThan(1)
+  }, 120_000)
+})
+
+describe('exploration against the mock', () => {
+  it('passes a fixed seed, telling what it explored (the in-process entry the mutation run can call)', async () => {
+    const started = performance.now()
+    const run = await exploreInProcess(await createMockPlatform(), { seed: 11, sequences: 12 })
+    const ms = performance.now() - started
+    console.log(
+      `exploration in-process, seed 11, 12 sequences: ${(ms / 1000).toFixed(1)} s, ${run.result?.requests} requests`,
+    )
+    expect(run.outcome.status, run.outcome.failure?.actual).toBe('passed')
+    expect(run.result?.sequences).toBe(12)
+    expect(run.result?.requests).toBeGreaterThan(100)
+    expect(run.outcome.notes.join('\n')).toMatch(
+      /^explored 12 sequence\(s\), \d+ request\(s\) in [\d.]+ s, seed 11$/m,
+    )
+  }, 120_000)
+
+  it('stops when the request budget is spent, and says so', async () => {
+    const run = await exploreInProcess(await createMockPlatform(), { seed: 3, sequences: 50, budget: 60 })
+    expect(run.outcome.status).toBe('passed')
+    expect(run.result?.stopped).toMatch(/request budget/)
+    expect(run.result?.sequences).toBeLessThan(50)
+  }, 120_000)
+})
