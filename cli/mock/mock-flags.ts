@@ -16,8 +16,9 @@ Options:
   --keys-file <path>    write {base_url, control_url, account_id, secret_key, publishable_key} as JSON (mode 600)
   --state-file <path>   keep all state across restarts: a snapshot at <path> and a log of changes at
                         <path>.log, each change durable before its response (same as --store file:<path>)
-  --store <store>       where the state lives: memory (default), file:<path>, or redis://host:port/db to
-                        share one state between several mock processes
+  --store <store>       where the state lives: memory (default), file:<path>, or redis://host:port/db
+                        (or redis-cluster://host:port[,host:port...]) to share one state between
+                        several mock processes
   --admin-token <token> require this bearer token on the control plane (/_mock/), which then also
                         answers non-loopback clients
   --allowed-hosts <list> host names the control plane, dashboard and docs answer besides localhost,

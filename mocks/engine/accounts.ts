@@ -79,6 +79,7 @@ export function createAccountStore(clock: Clock, state: EngineState) {
     },
     entries: () => accounts.entries(),
     clear: () => accounts.clear(),
+    account: (id) => id,
   })
   // Stryker restore all
 

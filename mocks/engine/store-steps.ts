@@ -1,7 +1,7 @@
 import { ApiError } from './api-error.ts'
 import type { RequestHandler } from './pipeline/handle-request.ts'
 import { newId } from './random.ts'
-import { type StateStore, StoreUnavailable } from './state/store.ts'
+import { type StateStore, type StepScope, StoreUnavailable } from './state/store.ts'
 import type { EngineRequest, EngineResponse } from './types.ts'
 import type { EventBus } from './webhooks/event-bus.ts'
 
@@ -12,6 +12,8 @@ export interface StoreStepsOptions {
   bus: EventBus
   /** Runs what fell due on the mock clock. */
   runDue: () => void
+  /** What a request reads, for a shared store (`StepScope`); undefined: anything. */
+  scopeOf?: (request: EngineRequest) => StepScope | undefined
 }
 
 /**
@@ -23,10 +25,13 @@ export function createStoreSteps(options: StoreStepsOptions) {
   const { store, requests, bus } = options
   const watchers = new Set<() => void>()
 
-  /** Runs one step through the store, then tells listeners of its events and watchers that it happened. */
-  async function run<T>(work: () => T): Promise<T> {
+  /**
+   * Runs one step through the store, then tells listeners of its events and watchers that it happened.
+   * `scope`: what the step reads, when known (`StateStore.run`).
+   */
+  async function run<T>(work: () => T, scope?: () => StepScope | undefined): Promise<T> {
     try {
-      const result = await store.run(work)
+      const result = await store.run(work, scope)
       bus.flush()
       return result
     } catch (error) {
@@ -42,13 +47,17 @@ export function createStoreSteps(options: StoreStepsOptions) {
    * clock advance); a step whose changes could not be kept answers 503, having changed nothing.
    */
   async function handle(request: EngineRequest): Promise<EngineResponse> {
+    const { scopeOf } = options
     try {
-      return await run(() => {
-        options.runDue()
-        const response = requests.handle(request)
-        options.runDue()
-        return response
-      })
+      return await run(
+        () => {
+          options.runDue()
+          const response = requests.handle(request)
+          options.runDue()
+          return response
+        },
+        scopeOf && (() => scopeOf(request)),
+      )
     } catch (error) {
       if (!(error instanceof StoreUnavailable)) throw error
       const unavailable = new ApiError(

@@ -93,6 +93,7 @@ export function createAccountDataStore(state: EngineState) {
         }
       },
       clear: () => byAccount.clear(),
+      account: (key) => splitKey(key)[0],
     })
   }
   // Stryker restore all
