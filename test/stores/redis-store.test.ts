@@ -1,24 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { hasRedisServer, startRedis, type TestRedis } from '../../scripts/lib/redis-server.ts'
 import { httpJson, provisionAccount } from '../reliability/support/http-json.ts'
 import { type SpawnedMock, spawnMock } from '../reliability/support/spawn-mock.ts'
 import { agentBody } from '../reliability/support/targets.ts'
 import { type Acknowledged, emptyAcknowledged, startWriteLoad } from '../reliability/support/write-load.ts'
+import { REDIS_TOPOLOGIES, redisAvailable, type SharedRedis } from './support/shared-redis.ts'
 
 /**
- * Several mock processes on one Redis store (`--store redis://...`), as a team runs a shared mock behind a
- * load balancer: one state, exact rules across processes, and no acknowledged write lost when one dies.
+ * Several mock processes on one Redis store (`--store redis://...`, or `redis-cluster://...`), as a team runs a
+ * shared mock behind a load balancer: one state, exact rules across processes, and no acknowledged write lost
+ * when one dies.
  */
-const available = hasRedisServer()
-const required = process.env.REQUIRE_REDIS === '1'
-if (!available && required)
-  throw new Error('REQUIRE_REDIS=1 but redis-server is not installed (apt-get install redis-server).')
-const suite = available ? describe : describe.skip
-if (!available)
-  console.warn('redis-server is not installed: the Redis store tests are skipped (CI installs it).')
+const each = redisAvailable() ? describe.each(REDIS_TOPOLOGIES) : describe.skip.each(REDIS_TOPOLOGIES)
 
-suite('three mock processes on one Redis store', () => {
-  let redis: TestRedis
+each('three mock processes on %s', (_name, startRedis) => {
+  let redis: SharedRedis
   let mocks: SpawnedMock[] = []
   const store = () => ['--quiet', '--store', redis.url]
 
@@ -85,12 +80,12 @@ suite('three mock processes on one Redis store', () => {
   })
 })
 
-suite('a mock process killed on a Redis store', () => {
-  let redis: TestRedis
+each('a mock process killed on %s', (_name, startRedis) => {
+  let redis: SharedRedis
   const started: SpawnedMock[] = []
   beforeAll(async () => {
     redis = await startRedis()
-  })
+  }, 60_000)
   afterEach(async () => {
     await Promise.all(started.splice(0).map((mock) => mock.kill('SIGKILL')))
   })
@@ -137,7 +132,7 @@ suite('a mock process killed on a Redis store', () => {
   }, 120_000)
 })
 
-suite('a mock on a Redis store that goes away', () => {
+each('a mock on %s that goes away', (_name, startRedis) => {
   it('answers 503 with the error envelope while Redis is down', async () => {
     const redis = await startRedis()
     const mock = await spawnMock(['--quiet', '--store', redis.url])

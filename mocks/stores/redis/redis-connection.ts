@@ -92,7 +92,13 @@ export async function connectRedis(target: RedisTarget): Promise<RedisConnection
   const client: Redis | Cluster =
     target.kind === 'redis'
       ? new Redis(target.url, { ...redisOptions, lazyConnect: true })
-      : new Cluster(target.nodes, { lazyConnect: true, redisOptions, clusterRetryStrategy: () => 200 })
+      : new Cluster(target.nodes, {
+          lazyConnect: true,
+          redisOptions,
+          // Connected before the first step: a command while the cluster is unreachable fails (503) at once.
+          enableOfflineQueue: false,
+          clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
+        })
   client.on('error', () => {
     // Reported by the command that fails; a reconnect follows.
   })

@@ -255,17 +255,42 @@ return {'reload', v, e, {}}
 `
 
 /**
- * Takes the global lock (`SET NX PX`) for `token`; answers false when another holds it, else Redis's time (ms),
- * the global version and epoch, whether the store holds a state, and an intent left by a holder that died
- * (`token`, JSON) or false. KEYS: lock, state, intent. ARGV: token, ttl ms.
+ * Takes the global lock (`SET NX PX`) for `token` and reads what the caller needs to bring its copy up to date
+ * in the same round trip. Answers false when another holds the lock, else `{time, version, epoch, init,
+ * intentToken, intentBody, status, changes, accounts, journal}`: Redis's time (ms), the global version and
+ * epoch, whether the store holds a state, an intent left by a holder that died ('' if none), then, when the
+ * caller's epoch is the store's, `status` `same`, `delta` (changes: the global sets missed) or `whole`, the ids
+ * of the accounts, and the journal entries after the caller's newest (each `{id, fields}`).
+ * KEYS: lock, state, intent, feed, accounts, journal (of the caller's epoch). ARGV: token, ttl ms, known
+ * global version, known epoch, newest journal id read, journal entries at most.
  */
 export const ACQUIRE = `
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
 local t = redis.call('TIME')
 local st = redis.call('HMGET', KEYS[2], 'v', 'e', 'init')
+local v = tonumber(st[1] or '0')
+local e = tonumber(st[2] or '0')
 local intent = redis.call('HMGET', KEYS[3], 'tok', 'body')
-return {tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), tonumber(st[1] or '0'), tonumber(st[2] or '0'),
-  st[3] or '', intent[1] or '', intent[2] or ''}
+local out = {tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), v, e, st[3] or '', intent[1] or '',
+  intent[2] or ''}
+local known = tonumber(ARGV[3])
+if e ~= tonumber(ARGV[4]) then
+  out[7] = 'whole'
+  return out
+end
+if v == known then
+  out[7] = 'same'
+  out[8] = {}
+elseif known >= 0 and known < v and v - known <= redis.call('LLEN', KEYS[4]) then
+  out[7] = 'delta'
+  out[8] = redis.call('LRANGE', KEYS[4], -(v - known), -1)
+else
+  out[7] = 'whole'
+  return out
+end
+out[9] = redis.call('SMEMBERS', KEYS[5])
+out[10] = redis.call('XRANGE', KEYS[6], '(' .. ARGV[5], '+', 'COUNT', ARGV[6])
+return out
 `
 
 /**

@@ -18,14 +18,19 @@ import {
 } from './redis-connection.ts'
 import { globalKeys, partitionKeys, recordField } from './redis-keys.ts'
 import {
+  applyAccount,
+  applyGlobalEntries,
+  applyJournal,
   applyStale,
   inParallel,
   type Replica,
+  readAccount,
   readWhole,
+  type StreamEntry,
   type SyncContext,
   syncAccount,
+  syncAccounts,
   syncGlobal,
-  syncJournal,
 } from './replica-sync.ts'
 import { StoreGate } from './store-gate.ts'
 
@@ -75,6 +80,8 @@ interface Lock {
   epoch: number
   global: number
   init: boolean
+  /** What was read with the lock for this copy: the global sets it missed, the accounts, the journal. */
+  read: { status: 'same' | 'delta' | 'whole'; changes: string[]; accounts: string[]; journal: StreamEntry[] }
 }
 
 /** What a batch of steps over one account asks for before its steps are tried again. */
@@ -170,23 +177,53 @@ export async function createRedisStore(
 
   // ---- the global lock ----
 
-  async function acquire(ttl = lockTtl): Promise<Lock> {
+  /**
+   * Takes the global lock. `preRead` (one Redis): in the same round trip, reads every account this copy holds,
+   * sent after the lock in one pipeline, so read once the lock is taken; their answers are put there.
+   */
+  async function acquire(ttl = lockTtl, preRead?: Map<string, unknown>): Promise<Lock> {
     const token = randomBytes(16).toString('hex')
     for (let attempt = 0; ; attempt++) {
-      const [reply] = await connection.trip(
-        connection.script('acquire', [globals.lock, globals.state, globals.intent], [token, ttl]),
+      const keys = [
+        globals.lock,
+        globals.state,
+        globals.intent,
+        globals.feed,
+        globals.accounts(replica.epoch),
+        globals.journal(replica.epoch),
+      ]
+      const args = [token, ttl, replica.global, replica.epoch, replica.journalId, ctx.journalCapacity]
+      // One Redis runs a pipeline in order: the reads come after the lock. A cluster's nodes do not: after it.
+      const readFirst = preRead && attempt === 0 && !connection.cluster ? [...replica.accounts.keys()] : []
+      const [reply, ...read] = await connection.trip(
+        connection.script('acquire', keys, args),
+        ...readFirst.map((account) => readAccount(ctx, account, replica.accounts.get(account), false)),
       )
+      preRead?.clear()
       if (reply) {
-        const [time, global, epoch, init, intentToken, intentBody] = reply as [
-          number,
-          number,
-          number,
-          string,
-          string,
-          string,
-        ]
-        const lock = { token, deadline: time + ttl - MARGIN_MS, epoch, global, init: init === '1' }
+        const [time, global, epoch, init, intentToken, intentBody, status, changes, accounts, journal] =
+          reply as [
+            number,
+            number,
+            number,
+            string,
+            string,
+            string,
+            Lock['read']['status'],
+            string[],
+            string[],
+            StreamEntry[],
+          ]
+        const lock: Lock = {
+          token,
+          deadline: time + ttl - MARGIN_MS,
+          epoch,
+          global,
+          init: init === '1',
+          read: { status, changes: changes ?? [], accounts: accounts ?? [], journal: journal ?? [] },
+        }
         if (intentToken) await carryOut(intentToken, intentBody, lock)
+        else for (const [i, account] of readFirst.entries()) preRead?.set(account, read[i])
         return lock
       }
       // Held by another: try again when it is let go (or a little later each time, should that be missed).
@@ -267,19 +304,27 @@ export async function createRedisStore(
     engine().restore(await readWhole(ctx, lock.epoch, lock.global))
   }
 
-  /** Brings everything up to date under the global lock: the global part, every account, the journal. */
-  async function syncEverything(lock: Lock): Promise<void> {
+  /**
+   * Brings everything up to date under the global lock: the global part and the journal (read with the
+   * lock), every account this copy held (`preRead`: read with the lock), then the others, all at once.
+   */
+  async function syncEverything(lock: Lock, preRead: Map<string, unknown>): Promise<void> {
     const engineState = engine()
-    if (lock.epoch !== replica.epoch || (await syncGlobal(ctx, engineState)) === 'whole') {
+    const { read } = lock
+    if (
+      read.status === 'whole' ||
+      applyGlobalEntries(ctx, engineState, lock.global, read.changes) === 'whole'
+    ) {
       await readWholeInto(lock)
       return
     }
-    const accounts = new Set(await client.smembers(globals.accounts(replica.epoch)))
-    for (const account of replica.accounts.keys()) accounts.add(account)
-    await inParallel([...accounts], async (account) => {
-      await syncAccount(ctx, engineState, account, { clear: true })
-    })
-    await syncJournal(ctx, engineState)
+    applyJournal(ctx, engineState, read.journal)
+    const rest = new Set(read.accounts)
+    for (const account of replica.accounts.keys()) rest.add(account)
+    for (const [account, reply] of preRead)
+      if (applyAccount(ctx, engineState, account, reply as Parameters<typeof applyAccount>[3]))
+        rest.delete(account)
+    if (rest.size > 0) await syncAccounts(ctx, engineState, [...rest])
   }
 
   /** The global part only (a step over one account found it newer): a new epoch is read whole, under the lock. */
@@ -572,8 +617,9 @@ export async function createRedisStore(
         let lock: Lock | undefined
         let jobs: Job[] = []
         try {
-          lock = await acquire()
-          await syncEverything(lock)
+          const preRead = new Map<string, unknown>()
+          lock = await acquire(lockTtl, preRead)
+          await syncEverything(lock, preRead)
           jobs = globalQueue.splice(0)
           stats.globalSteps += jobs.length
           await globalBatch(jobs, lock)
@@ -584,8 +630,9 @@ export async function createRedisStore(
             job.reject(failure)
           }
         } finally {
-          if (lock) await release(lock)
           gate.leaveExclusive()
+          // Sent, not waited for: this connection's next command (the next lock) comes after it in Redis.
+          if (lock) void release(lock)
         }
       }
     } finally {
@@ -628,14 +675,15 @@ export async function createRedisStore(
 
   /** Keeps a global step's changes: answers false when an account changed under it (it runs again). */
   async function commitRouted(lock: Lock, routed: RoutedChanges): Promise<boolean> {
-    const added = routed.accountsAdded.length + routed.keysAdded.length
-    if (added > 0) {
-      const pipeline: Promise<unknown>[] = []
+    // New accounts and keys enter the indexes with the first command of the commit (nobody looks a key up
+    // before its creation was answered; an entry whose creation is then not kept finds nothing).
+    const indexed = () => {
+      const sent: Promise<unknown>[] = []
       if (routed.accountsAdded.length > 0)
-        pipeline.push(client.sadd(globals.accounts(replica.epoch), ...routed.accountsAdded))
+        sent.push(client.sadd(globals.accounts(replica.epoch), ...routed.accountsAdded))
       if (routed.keysAdded.length > 0)
-        pipeline.push(client.hset(globals.keys(replica.epoch), Object.fromEntries(routed.keysAdded)))
-      await connection.trip(...pipeline)
+        sent.push(client.hset(globals.keys(replica.epoch), Object.fromEntries(routed.keysAdded)))
+      return sent
     }
     const parts = [...routed.accounts.keys()]
     const globalEncoded = encodeChanges(routed.global)
@@ -653,6 +701,7 @@ export async function createRedisStore(
           args.length / 2,
           ...args,
         ]),
+        ...indexed(),
       )
       const answer = reply as unknown[]
       if (answer[0] !== 'ok') {
@@ -691,7 +740,7 @@ export async function createRedisStore(
       }))
       const global = replica.global + (routed.global.length > 0 ? 1 : 0)
       const intent = JSON.stringify({ epoch: replica.epoch, global, parts: intentParts })
-      await commitGlobal(lock, globalEncoded, intent)
+      await commitGlobal(lock, globalEncoded, intent, indexed())
       await connection.trip(
         ...intentParts.map((part) =>
           connection.script('apply', applyKeys(part.account, part.drop), [
@@ -717,7 +766,11 @@ export async function createRedisStore(
         const known = replica.accounts.get(part.account)
         replica.accounts.set(part.account, { version: part.base + 1, counted: known?.counted ?? -1 })
       }
-    } else if (routed.global.length > 0) await commitGlobal(lock, globalEncoded, '')
+    } else if (routed.global.length > 0) await commitGlobal(lock, globalEncoded, '', indexed())
+    else {
+      const sent = indexed()
+      if (sent.length > 0) await connection.trip(...sent)
+    }
     const removed: Promise<unknown>[] = []
     if (routed.accountsRemoved.length > 0)
       removed.push(client.srem(globals.accounts(replica.epoch), ...routed.accountsRemoved))
@@ -727,7 +780,12 @@ export async function createRedisStore(
     return true
   }
 
-  async function commitGlobal(lock: Lock, encoded: { args: string[]; payload: string }, intent: string) {
+  async function commitGlobal(
+    lock: Lock,
+    encoded: { args: string[]; payload: string },
+    intent: string,
+    alongside: Promise<unknown>[],
+  ) {
     const [reply] = await connection.trip(
       connection.script(
         'commitGlobal',
@@ -741,6 +799,7 @@ export async function createRedisStore(
         ],
         [lock.token, feedLength, encoded.payload, intent, '0', encoded.args.length / 2, ...encoded.args],
       ),
+      ...alongside,
     )
     replica.global = Number((reply as unknown[])[1])
   }

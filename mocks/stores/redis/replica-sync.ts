@@ -46,21 +46,49 @@ function accountKeys(ctx: SyncContext, account: string) {
   return [keys.state, keys.records, keys.feed, keys.windows]
 }
 
-/** Reads an account (`known`: -1 to read it whole); `clear`: the caller holds the global lock. */
-async function readAccount(
+/** The command that reads an account (`known` undefined: whole); `clear`: the caller holds the global lock. */
+export function readAccount(
   ctx: SyncContext,
   account: string,
   known: { version: number; counted: number } | undefined,
   clear: boolean,
 ): Promise<AccountReply | ['busy', string]> {
-  const [reply] = await ctx.connection.trip(
-    ctx.connection.script('readAccount', accountKeys(ctx, account), [
-      known?.version ?? -1,
-      known?.counted ?? -1,
-      clear ? '1' : '0',
-    ]),
-  )
-  return reply as AccountReply | ['busy', string]
+  return ctx.connection.script('readAccount', accountKeys(ctx, account), [
+    known?.version ?? -1,
+    known?.counted ?? -1,
+    clear ? '1' : '0',
+  ]) as Promise<AccountReply | ['busy', string]>
+}
+
+/** Applies an account's reply to this copy; false when a global step's mark kept it from being read. */
+export function applyAccount(
+  ctx: SyncContext,
+  state: EngineState,
+  account: string,
+  reply: AccountReply | ['busy', string],
+): boolean {
+  if (reply[0] === 'busy') return false
+  state.apply(changesOf(state, account, reply))
+  ctx.replica.accounts.set(account, { version: reply[1], counted: reply[2] })
+  return true
+}
+
+/**
+ * Brings this copy of every account in `accounts` up to date, `PARALLEL` per round trip, under the global lock
+ * (a global step's mark found is a dead process's: dropped).
+ */
+export async function syncAccounts(
+  ctx: SyncContext,
+  state: EngineState,
+  accounts: readonly string[],
+): Promise<void> {
+  for (let i = 0; i < accounts.length; i += PARALLEL) {
+    const chunk = accounts.slice(i, i + PARALLEL)
+    const replies = await ctx.connection.trip(
+      ...chunk.map((account) => readAccount(ctx, account, ctx.replica.accounts.get(account), true)),
+    )
+    for (const [j, reply] of replies.entries()) applyAccount(ctx, state, chunk[j] as string, reply)
+  }
 }
 
 /** The changes an account reply brings to a copy (its records, or the sets it missed, and its windows). */
@@ -87,11 +115,8 @@ export async function syncAccount(
   options: { clear: boolean; whole?: boolean },
 ): Promise<{ busy: number } | undefined> {
   const known = options.whole ? undefined : ctx.replica.accounts.get(account)
-  const reply = await readAccount(ctx, account, known, options.clear)
-  if (reply[0] === 'busy') return { busy: Number(reply[1]) }
-  state.apply(changesOf(state, account, reply))
-  ctx.replica.accounts.set(account, { version: reply[1], counted: reply[2] })
-  return undefined
+  const [reply] = await ctx.connection.trip(readAccount(ctx, account, known, options.clear))
+  return applyAccount(ctx, state, account, reply) ? undefined : { busy: Number(reply[1]) }
 }
 
 /** Applies the sets an account's `stale` answer brought (or reads it whole when they no longer reach back). */
@@ -120,6 +145,16 @@ export async function syncGlobal(ctx: SyncContext, state: EngineState): Promise<
   const [status, version, epoch, entries] = reply as [string, number, number, string[]]
   if (status === 'same') return 'ok'
   if (status === 'reload' || epoch !== ctx.replica.epoch) return 'whole'
+  return applyGlobalEntries(ctx, state, version, entries)
+}
+
+/** Applies the global sets a copy missed, up to `version`; 'whole' when one of them starts a new epoch. */
+export function applyGlobalEntries(
+  ctx: SyncContext,
+  state: EngineState,
+  version: number,
+  entries: readonly string[],
+): 'ok' | 'whole' {
   const sets: StoredChangeSet[] = []
   for (const entry of entries) {
     const { set } = decodeEntry(entry)
@@ -131,7 +166,7 @@ export async function syncGlobal(ctx: SyncContext, state: EngineState): Promise<
   return 'ok'
 }
 
-type StreamEntry = [id: string, fields: string[]]
+export type StreamEntry = [id: string, fields: string[]]
 
 /** Journal entries of a stream reply that another process wrote, as changes of the journal table. */
 function journalChanges(ctx: SyncContext, entries: readonly StreamEntry[]): Change[] {
@@ -144,15 +179,8 @@ function journalChanges(ctx: SyncContext, entries: readonly StreamEntry[]): Chan
   return changes
 }
 
-/** Adds the journal entries other processes appended since the last read. */
-export async function syncJournal(ctx: SyncContext, state: EngineState): Promise<void> {
-  const entries = (await ctx.connection.client.xrange(
-    ctx.globals.journal(ctx.replica.epoch),
-    `(${ctx.replica.journalId}`,
-    '+',
-    'COUNT',
-    ctx.journalCapacity,
-  )) as StreamEntry[]
+/** Adds the journal entries other processes appended since the last read (`entries`: the stream after it). */
+export function applyJournal(ctx: SyncContext, state: EngineState, entries: readonly StreamEntry[]): void {
   if (entries.length === 0) return
   ctx.replica.journalId = entries.at(-1)?.[0] ?? ctx.replica.journalId
   state.apply([{ changes: journalChanges(ctx, entries) }])
