@@ -15,7 +15,8 @@ each('calls and webhooks with two mock processes on %s', (_name, startRedis) => 
   beforeAll(async () => {
     redis = await startRedis()
     a = await startMockProcess(['--quiet', '--store', redis.url])
-    b = await startMockProcess(['--quiet', '--store', redis.url])
+    // The other process is the command users run (bin/voice-api-kit.js, the build).
+    b = await startMockProcess(['--quiet', '--store', redis.url], { built: true })
     receiver = await startReceiver()
   }, 60_000)
   afterAll(async () => {

@@ -147,3 +147,19 @@ each('a mock on %s that goes away', (_name, startRedis) => {
     }
   }, 60_000)
 })
+
+;(redisAvailable() ? describe : describe.skip)('--store redis:// given a node of a Redis Cluster', () => {
+  it('stops at start with one line naming redis-cluster://', async () => {
+    const cluster = await (REDIS_TOPOLOGIES[1] as (typeof REDIS_TOPOLOGIES)[number])[1]()
+    try {
+      const mock = spawnMock(['--store', `redis://127.0.0.1:${cluster.ports[0]}/0`])
+      await expect(mock).rejects.toThrow(
+        new RegExp(
+          `is a node of a Redis Cluster: use --store redis-cluster://127\\.0\\.0\\.1:${cluster.ports[0]}`,
+        ),
+      )
+    } finally {
+      await cluster.stop()
+    }
+  }, 60_000)
+})

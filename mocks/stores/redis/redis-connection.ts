@@ -102,13 +102,21 @@ export async function connectRedis(target: RedisTarget): Promise<RedisConnection
   client.on('error', () => {
     // Reported by the command that fails; a reconnect follows.
   })
+  let clusterNode = false
   try {
     await client.connect()
     if (target.kind === 'cluster') await client.ping()
+    else clusterNode = /cluster_enabled:1/.test(await client.info('cluster'))
   } catch (error) {
     client.disconnect()
     const where = target.kind === 'redis' ? target.url : description
     throw new RedisUnavailable(`Cannot reach ${where}: ${(error as Error).message}`)
+  }
+  if (clusterNode) {
+    client.disconnect()
+    throw new RedisUnavailable(
+      `${description} is a node of a Redis Cluster: use --store redis-cluster://${new URL((target as { url: string }).url).host}[,<other nodes>].`,
+    )
   }
   for (const [name, lua] of Object.entries(LUA)) client.defineCommand(`vak_${name}`, { lua })
   const commands = client as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>

@@ -1,3 +1,4 @@
+import type { RedisTarget } from '../../../mocks/stores/redis/redis-store.ts'
 import { startRedisCluster } from '../../../scripts/lib/redis-cluster.ts'
 import { hasRedisServer, startRedis } from '../../../scripts/lib/redis-server.ts'
 
@@ -5,6 +6,10 @@ import { hasRedisServer, startRedis } from '../../../scripts/lib/redis-server.ts
 export interface SharedRedis {
   /** What `--store` takes: `redis://...` or `redis-cluster://...`. */
   url: string
+  /** What `createRedisStore` takes. */
+  target: RedisTarget
+  /** The ports of its servers. */
+  ports: number[]
   stop(): Promise<void>
 }
 
@@ -13,8 +18,21 @@ export interface SharedRedis {
  * on loopback (`redis-server --cluster-enabled yes`, `redis-cli --cluster create`).
  */
 export const REDIS_TOPOLOGIES: [name: string, start: () => Promise<SharedRedis>][] = [
-  ['one Redis', () => startRedis()],
-  ['a three-master Redis Cluster', () => startRedisCluster(3)],
+  [
+    'one Redis',
+    async () => {
+      const redis = await startRedis()
+      return { ...redis, target: { kind: 'redis', url: redis.url }, ports: [redis.port] }
+    },
+  ],
+  [
+    'a three-master Redis Cluster',
+    async () => {
+      const cluster = await startRedisCluster(3)
+      const nodes = cluster.ports.map((port) => ({ host: '127.0.0.1', port }))
+      return { ...cluster, target: { kind: 'cluster', nodes } }
+    },
+  ],
 ]
 
 /** Whether redis-server is installed; with REQUIRE_REDIS=1 (CI), its absence is an error. */
