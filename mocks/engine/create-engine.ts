@@ -169,7 +169,8 @@ export async function createEngine(options: EngineOptions) {
     requests,
     bus: simulation.webhooks.bus,
     runDue: simulation.runDue,
-    scopeOf: requestScope({ keys, accounts, clock }),
+    // A shared store (one that counts requests itself) needs to know what each request reads.
+    scopeOf: store.counted ? requestScope({ keys, accounts, clock }) : undefined,
   })
 
   return {

@@ -64,6 +64,20 @@ each('three mock processes on %s', (_name, startRedis) => {
     expect(listed.body.data).toHaveLength(1)
   })
 
+  it("shows requests answered by one process in another's journal", async () => {
+    const { key, keyId } = await provisionAccount(mocks[0]?.origin ?? '', { plan: 'pro' })
+    const answered = await httpJson(mocks[0]?.origin ?? '', 'GET', '/v1/agents/agt_journaled', { key })
+    const requestId = answered.headers['request-id']
+    let journaled: { id: string; status: number }[] = []
+    // Appended in the background: within a moment.
+    for (let i = 0; i < 50 && journaled.length === 0; i++) {
+      const journal = await httpJson(mocks[2]?.origin ?? '', 'GET', `/_mock/journal?key_id=${keyId}`)
+      journaled = journal.body.data
+      if (journaled.length === 0) await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(journaled.map(({ id, status }) => ({ id, status }))).toEqual([{ id: requestId, status: 404 }])
+  })
+
   it('shows a reset through one process in every other, with the demo keys still valid', async () => {
     const keys = await httpJson(mocks[0]?.origin ?? '', 'GET', '/_mock/accounts')
     const demo = keys.body.data[0].id as string

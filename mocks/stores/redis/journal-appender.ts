@@ -4,14 +4,14 @@ import type { RedisConnection } from './redis-connection.ts'
 const BATCH = 256
 
 /**
- * The journal of the shared store: entries appended to a Redis stream (the newest `capacity` kept) in the
- * background, many per command, never on an answer's path. The journal is bookkeeping (soft): an entry lost
+ * The journal of the shared store: entries appended to a Redis list (the newest `capacity` kept, and counted) in
+ * the background, many per command, never on an answer's path. The journal is bookkeeping (soft): an entry lost
  * with a process that dies before its append loses nothing a client was told had happened.
  */
 export function createJournalAppender(options: {
   connection: RedisConnection
-  /** The stream of the store's current epoch (entries of an earlier epoch are dropped). */
-  stream: () => { key: string; epoch: number }
+  /** The list and count of the store's current epoch (entries of an earlier epoch are dropped). */
+  stream: () => { keys: [list: string, count: string]; epoch: number }
   processId: string
   capacity: number
 }) {
@@ -21,13 +21,16 @@ export function createJournalAppender(options: {
 
   async function flush(): Promise<void> {
     while (queue.length > 0) {
-      const { key, epoch } = options.stream()
+      const { keys, epoch } = options.stream()
       const batch = queue.slice(0, BATCH).filter((entry) => entry.epoch === epoch)
       queue = queue.slice(BATCH)
       if (batch.length === 0) continue
       connection.stats.journalCommands++
       await connection
-        .script('journal', [key], [options.capacity, options.processId, ...batch.map((entry) => entry.json)])
+        .script('journal', keys, [
+          options.capacity,
+          ...batch.map((entry) => `${options.processId} ${entry.json}`),
+        ])
         .catch(() => {
           // Soft: dropped when Redis cannot take it.
         })

@@ -34,8 +34,10 @@ export interface GlobalKeys {
   accounts(epoch: number): string
   /** Hash: SHA-256 of a key value -> its account id. */
   keys(epoch: number): string
-  /** Stream: the journal (soft). */
+  /** List: the newest journal entries (soft), each `<process id> <JSON>`. */
   journal(epoch: number): string
+  /** String: how many journal entries were ever appended (the last one's number). */
+  journalCount(epoch: number): string
 }
 
 export function globalKeys(prefix: string): GlobalKeys {
@@ -50,6 +52,7 @@ export function globalKeys(prefix: string): GlobalKeys {
     accounts: (epoch) => `${at}${epoch}:accounts`,
     keys: (epoch) => `${at}${epoch}:keys`,
     journal: (epoch) => `${at}${epoch}:journal`,
+    journalCount: (epoch) => `${at}${epoch}:journal:n`,
   }
 }
 

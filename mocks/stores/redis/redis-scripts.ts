@@ -34,7 +34,8 @@ end
  * - `stale(...)`: the caller's copy of the account is older: nothing counted;
  * - `{'ok', version, ...}`: for each request asked to count, `admitted, count, second`, then `used, oldest`
  *   of each window before it (oldest -1: the window is empty).
- * A request asked to count again (`prev`: the second it was counted in) is first taken out of that second.
+ * A request asked to count again (`prev`: the second it was counted in) is first taken out of that second; so
+ * is one with `count` '0' and a `prev` (a count taken back). The windows are read and written once per call.
  * KEYS: state, feed, windows, one list per window (shortest first), then the global state when the caller
  * checks the global version here (one Redis, not a cluster).
  * ARGV: known version, known global version, now (epoch second), window count, then per window its seconds
@@ -68,61 +69,73 @@ if knownG < g then return {'global', g} end
 if v ~= knownV then return stale(feed, v, knownV) end
 if knownG > g then redis.call('HSET', state, 'g', knownG) end
 
-local function evict()
-  local gone = {}
-  for i = 1, nw do
-    while true do
-      local head = redis.call('LINDEX', lists[i], 0)
-      if not head or tonumber(head) + sizes[i] > now then break end
-      redis.call('HINCRBY', windows, 't' .. sizes[i], -tonumber(redis.call('HGET', windows, head) or '0'))
-      redis.call('LPOP', lists[i])
-      if i == longest then gone[#gone + 1] = head end
-    end
-  end
-  for _, second in ipairs(gone) do redis.call('HDEL', windows, second) end
-end
-
-local function uncount(second)
-  if tonumber(redis.call('HGET', windows, second) or '0') <= 0 then return end
-  redis.call('HINCRBY', windows, second, -1)
-  for i = 1, nw do
-    local head = redis.call('LINDEX', lists[i], 0)
-    if head and tonumber(head) <= tonumber(second) then redis.call('HINCRBY', windows, 't' .. sizes[i], -1) end
-  end
-end
-
-local out = {'ok', v}
-for j = 1, jobs do
-  local count, prev = ARGV[p], ARGV[p + 1]
-  p = p + 2
-  if prev ~= '0' then uncount(prev) end
-  if count == '1' then
-    evict()
-    local admitted = 1
-    local row = {}
+local counting = false
+for j = 0, jobs - 1 do
+  if ARGV[p + 2 * j] == '1' then counting = true end
+  local prev = ARGV[p + 2 * j + 1]
+  -- A request counted again, or whose count is taken back: out of the second it was counted in.
+  if prev ~= '0' and tonumber(redis.call('HGET', windows, prev) or '0') > 0 then
+    redis.call('HINCRBY', windows, prev, -1)
     for i = 1, nw do
-      local used = tonumber(redis.call('HGET', windows, 't' .. sizes[i]) or '0')
-      row[#row + 1] = used
-      row[#row + 1] = tonumber(redis.call('LINDEX', lists[i], 0) or '-1')
-      if used >= quotas[i] then admitted = 0 end
+      local head = redis.call('LINDEX', lists[i], 0)
+      if head and tonumber(head) <= tonumber(prev) then redis.call('HINCRBY', windows, 't' .. sizes[i], -1) end
     end
-    local second, c = now, 0
-    if admitted == 1 then
-      local last = redis.call('LINDEX', lists[longest], -1)
-      if last and tonumber(last) > now then second = tonumber(last) end
-      c = redis.call('HINCRBY', windows, tostring(second), 1)
-      for i = 1, nw do
-        redis.call('HINCRBY', windows, 't' .. sizes[i], 1)
-        local tail = redis.call('LINDEX', lists[i], -1)
-        if not tail or tonumber(tail) ~= second then redis.call('RPUSH', lists[i], second) end
-      end
-      redis.call('HINCRBY', state, 'wc', 1)
-    end
-    out[#out + 1] = admitted
-    out[#out + 1] = c
-    out[#out + 1] = second
-    for _, value in ipairs(row) do out[#out + 1] = value end
   end
+end
+local out = {'ok', v}
+if not counting then return out end
+
+-- The windows once for the whole batch: what left them, what they hold, then each request in turn.
+local gone = {}
+for i = 1, nw do
+  while true do
+    local head = redis.call('LINDEX', lists[i], 0)
+    if not head or tonumber(head) + sizes[i] > now then break end
+    redis.call('HINCRBY', windows, 't' .. sizes[i], -tonumber(redis.call('HGET', windows, head) or '0'))
+    redis.call('LPOP', lists[i])
+    if i == longest then gone[#gone + 1] = head end
+  end
+end
+for _, second in ipairs(gone) do redis.call('HDEL', windows, second) end
+local totals, heads = {}, {}
+for i = 1, nw do
+  totals[i] = tonumber(redis.call('HGET', windows, 't' .. sizes[i]) or '0')
+  heads[i] = tonumber(redis.call('LINDEX', lists[i], 0) or '-1')
+end
+local second = now
+local last = redis.call('LINDEX', lists[longest], -1)
+if last and tonumber(last) > now then second = tonumber(last) end
+local count = tonumber(redis.call('HGET', windows, tostring(second)) or '0')
+local added = 0
+for j = 0, jobs - 1 do
+  if ARGV[p + 2 * j] == '1' then
+    local admitted = 1
+    for i = 1, nw do if totals[i] >= quotas[i] then admitted = 0 end end
+    out[#out + 1] = admitted
+    out[#out + 1] = admitted == 1 and count + 1 or 0
+    out[#out + 1] = second
+    for i = 1, nw do
+      out[#out + 1] = totals[i]
+      out[#out + 1] = heads[i]
+      if admitted == 1 then
+        totals[i] = totals[i] + 1
+        if heads[i] < 0 then heads[i] = second end
+      end
+    end
+    if admitted == 1 then
+      added = added + 1
+      count = count + 1
+    end
+  end
+end
+if added > 0 then
+  redis.call('HINCRBY', windows, tostring(second), added)
+  for i = 1, nw do
+    redis.call('HINCRBY', windows, 't' .. sizes[i], added)
+    local tail = redis.call('LINDEX', lists[i], -1)
+    if not tail or tonumber(tail) ~= second then redis.call('RPUSH', lists[i], second) end
+  end
+  redis.call('HINCRBY', state, 'wc', added)
 end
 return out
 `
@@ -260,9 +273,9 @@ return {'reload', v, e, {}}
  * intentToken, intentBody, status, changes, accounts, journal}`: Redis's time (ms), the global version and
  * epoch, whether the store holds a state, an intent left by a holder that died ('' if none), then, when the
  * caller's epoch is the store's, `status` `same`, `delta` (changes: the global sets missed) or `whole`, the ids
- * of the accounts, and the journal entries after the caller's newest (each `{id, fields}`).
- * KEYS: lock, state, intent, feed, accounts, journal (of the caller's epoch). ARGV: token, ttl ms, known
- * global version, known epoch, newest journal id read, journal entries at most.
+ * of the accounts, the journal's count and its entries after the caller's last (at most the list's length).
+ * KEYS: lock, state, intent, feed, accounts, journal, journal count (of the caller's epoch). ARGV: token, ttl
+ * ms, known global version, known epoch, journal entries read.
  */
 export const ACQUIRE = `
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
@@ -289,7 +302,10 @@ else
   return out
 end
 out[9] = redis.call('SMEMBERS', KEYS[5])
-out[10] = redis.call('XRANGE', KEYS[6], '(' .. ARGV[5], '+', 'COUNT', ARGV[6])
+local n = tonumber(redis.call('GET', KEYS[7]) or '0')
+local missed = math.min(n - tonumber(ARGV[5]), redis.call('LLEN', KEYS[6]))
+out[10] = n
+if missed > 0 then out[11] = redis.call('LRANGE', KEYS[6], -missed, -1) else out[11] = {} end
 return out
 `
 
@@ -363,12 +379,11 @@ return 0
 `
 
 /**
- * Appends journal entries to the journal stream, keeping about the newest `max`. KEYS: stream.
- * ARGV: max, process id, then each entry's JSON.
+ * Appends journal entries (each `<process id> <JSON>`) to the journal list, keeping the newest `max`, and
+ * counts them. KEYS: list, count. ARGV: max, then the entries.
  */
 export const JOURNAL = `
-for i = 3, #ARGV do
-  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'p', ARGV[2], 'j', ARGV[i])
-end
-return #ARGV - 2
+redis.call('RPUSH', KEYS[1], unpack(ARGV, 2))
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[1]), -1)
+return redis.call('INCRBY', KEYS[2], #ARGV - 1)
 `

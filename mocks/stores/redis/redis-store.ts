@@ -26,7 +26,6 @@ import {
   type Replica,
   readAccount,
   readWhole,
-  type StreamEntry,
   type SyncContext,
   syncAccount,
   syncAccounts,
@@ -81,7 +80,13 @@ interface Lock {
   global: number
   init: boolean
   /** What was read with the lock for this copy: the global sets it missed, the accounts, the journal. */
-  read: { status: 'same' | 'delta' | 'whole'; changes: string[]; accounts: string[]; journal: StreamEntry[] }
+  read: {
+    status: 'same' | 'delta' | 'whole'
+    changes: string[]
+    accounts: string[]
+    journalCount: number
+    journal: string[]
+  }
 }
 
 /** What a batch of steps over one account asks for before its steps are tried again. */
@@ -132,7 +137,7 @@ export async function createRedisStore(
   const connection: RedisConnection = await connectRedis(targetOf(target))
   const { stats, client } = connection
   const globals = globalKeys(prefix)
-  const replica: Replica = { epoch: 0, global: 0, accounts: new Map(), journalId: '0-0' }
+  const replica: Replica = { epoch: 0, global: 0, accounts: new Map(), journalRead: 0 }
   const ctx: SyncContext = {
     connection,
     prefix,
@@ -143,7 +148,10 @@ export async function createRedisStore(
   }
   const journal = createJournalAppender({
     connection,
-    stream: () => ({ key: globals.journal(replica.epoch), epoch: replica.epoch }),
+    stream: () => ({
+      keys: [globals.journal(replica.epoch), globals.journalCount(replica.epoch)],
+      epoch: replica.epoch,
+    }),
     processId: ctx.processId,
     capacity: ctx.journalCapacity,
   })
@@ -191,8 +199,9 @@ export async function createRedisStore(
         globals.feed,
         globals.accounts(replica.epoch),
         globals.journal(replica.epoch),
+        globals.journalCount(replica.epoch),
       ]
-      const args = [token, ttl, replica.global, replica.epoch, replica.journalId, ctx.journalCapacity]
+      const args = [token, ttl, replica.global, replica.epoch, replica.journalRead]
       // One Redis runs a pipeline in order: the reads come after the lock. A cluster's nodes do not: after it.
       const readFirst = preRead && attempt === 0 && !connection.cluster ? [...replica.accounts.keys()] : []
       const [reply, ...read] = await connection.trip(
@@ -201,26 +210,44 @@ export async function createRedisStore(
       )
       preRead?.clear()
       if (reply) {
-        const [time, global, epoch, init, intentToken, intentBody, status, changes, accounts, journal] =
-          reply as [
-            number,
-            number,
-            number,
-            string,
-            string,
-            string,
-            Lock['read']['status'],
-            string[],
-            string[],
-            StreamEntry[],
-          ]
+        const [
+          time,
+          global,
+          epoch,
+          init,
+          intentToken,
+          intentBody,
+          status,
+          changes,
+          accounts,
+          count,
+          journal,
+        ] = reply as [
+          number,
+          number,
+          number,
+          string,
+          string,
+          string,
+          Lock['read']['status'],
+          string[] | undefined,
+          string[] | undefined,
+          number | undefined,
+          string[] | undefined,
+        ]
         const lock: Lock = {
           token,
           deadline: time + ttl - MARGIN_MS,
           epoch,
           global,
           init: init === '1',
-          read: { status, changes: changes ?? [], accounts: accounts ?? [], journal: journal ?? [] },
+          read: {
+            status,
+            changes: changes ?? [],
+            accounts: accounts ?? [],
+            journalCount: count ?? replica.journalRead,
+            journal: journal ?? [],
+          },
         }
         if (intentToken) await carryOut(intentToken, intentBody, lock)
         else for (const [i, account] of readFirst.entries()) preRead?.set(account, read[i])
@@ -318,7 +345,7 @@ export async function createRedisStore(
       await readWholeInto(lock)
       return
     }
-    applyJournal(ctx, engineState, read.journal)
+    applyJournal(ctx, engineState, read.journalCount, read.journal)
     const rest = new Set(read.accounts)
     for (const account of replica.accounts.keys()) rest.add(account)
     for (const [account, reply] of preRead)
@@ -857,6 +884,7 @@ export async function createRedisStore(
       globals.accounts(epoch),
       globals.keys(epoch),
       globals.journal(epoch),
+      globals.journalCount(epoch),
     )
     const pairs = keyIndex.flat()
     await Promise.all([
@@ -875,7 +903,7 @@ export async function createRedisStore(
     replica.epoch = epoch
     replica.global = Number(version)
     replica.accounts = new Map([...byAccount.keys()].map((account) => [account, { version: 1, counted: 0 }]))
-    replica.journalId = '0-0'
+    replica.journalRead = 0
     lock.epoch = epoch
     lock.global = replica.global
     if (previous > 0) forgetEpoch(previous)
@@ -902,6 +930,7 @@ export async function createRedisStore(
           globals.accounts(epoch),
           globals.keys(epoch),
           globals.journal(epoch),
+          globals.journalCount(epoch),
         )
       } catch {
         // Left for later: they are never read again.
@@ -976,8 +1005,17 @@ export async function createRedisStore(
     },
 
     async close() {
-      while (globalPumping || pumping.size > 0 || globalQueue.length > 0) await sleep(5)
-      await journal.drain()
+      // What is under way finishes (a while at most: Redis may be gone), then nothing more is taken.
+      const until = Date.now() + 10_000
+      while ((globalPumping || pumping.size > 0 || globalQueue.length > 0) && Date.now() < until)
+        await sleep(5)
+      const failure = new StoreUnavailable(`${connection.description}: the store was closed`)
+      for (const job of [
+        ...globalQueue.splice(0),
+        ...[...queues.values()].flatMap((queue) => queue.splice(0)),
+      ])
+        job.reject(failure)
+      await Promise.race([journal.drain(), sleep(1000)])
       connection.close()
     },
   }

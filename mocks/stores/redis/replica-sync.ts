@@ -11,8 +11,8 @@ export interface Replica {
   global: number
   /** Each account's version and count of counted requests (its windows' version) in this copy. */
   accounts: Map<string, { version: number; counted: number }>
-  /** The newest journal entry read (a stream id). */
-  journalId: string
+  /** Journal entries read (the count of the journal list when it was last read). */
+  journalRead: number
 }
 
 export interface SyncContext {
@@ -166,24 +166,27 @@ export function applyGlobalEntries(
   return 'ok'
 }
 
-export type StreamEntry = [id: string, fields: string[]]
-
-/** Journal entries of a stream reply that another process wrote, as changes of the journal table. */
-function journalChanges(ctx: SyncContext, entries: readonly StreamEntry[]): Change[] {
+/** Journal list entries (`<process id> <JSON>`) that another process wrote, as changes of the journal table. */
+function journalChanges(ctx: SyncContext, entries: readonly string[]): Change[] {
   const changes: Change[] = []
-  for (const [, fields] of entries) {
-    if (fields[1] === ctx.processId) continue
-    const entry = JSON.parse(fields[3] ?? 'null') as { id?: string } | null
+  for (const line of entries) {
+    const space = line.indexOf(' ')
+    if (line.slice(0, space) === ctx.processId) continue
+    const entry = JSON.parse(line.slice(space + 1)) as { id?: string } | null
     if (entry?.id) changes.push({ table: 'journal', key: entry.id, value: entry })
   }
   return changes
 }
 
-/** Adds the journal entries other processes appended since the last read (`entries`: the stream after it). */
-export function applyJournal(ctx: SyncContext, state: EngineState, entries: readonly StreamEntry[]): void {
-  if (entries.length === 0) return
-  ctx.replica.journalId = entries.at(-1)?.[0] ?? ctx.replica.journalId
-  state.apply([{ changes: journalChanges(ctx, entries) }])
+/** Adds the journal entries other processes appended since the last read; `count`: the list's count now. */
+export function applyJournal(
+  ctx: SyncContext,
+  state: EngineState,
+  count: number,
+  entries: readonly string[],
+) {
+  ctx.replica.journalRead = count
+  if (entries.length > 0) state.apply([{ changes: journalChanges(ctx, entries) }])
 }
 
 /**
@@ -211,14 +214,11 @@ export async function readWhole(ctx: SyncContext, epoch: number, global: number)
     for (const set of changesOf(undefined, account, reply)) add(set.changes)
     ctx.replica.accounts.set(account, { version: reply[1], counted: reply[2] })
   })
-  const newest = (await client.xrevrange(
-    ctx.globals.journal(epoch),
-    '+',
-    '-',
-    'COUNT',
-    ctx.journalCapacity,
-  )) as StreamEntry[]
-  ctx.replica.journalId = newest[0]?.[0] ?? '0-0'
-  add(journalChanges({ ...ctx, processId: '' }, [...newest].reverse()))
+  const [count, newest] = await Promise.all([
+    client.get(ctx.globals.journalCount(epoch)),
+    client.lrange(ctx.globals.journal(epoch), -ctx.journalCapacity, -1),
+  ])
+  ctx.replica.journalRead = Number(count ?? 0)
+  add(journalChanges({ ...ctx, processId: '' }, newest))
   return { version: 2, tables }
 }
