@@ -1,10 +1,13 @@
 /**
- * Several mock processes on one Redis against one mock in memory, in rounds, on this machine as it is:
+ * Several mock processes on one Redis against mocks in memory, in rounds, on this machine as it is:
  * `GET /v1/agents?limit=20` with the demo account's limits lifted, `--connections` autocannon connections in
- * all (split between the processes). For each run: requests per second of the memory mock and of 1..n
- * processes on Redis, the ratios (Redis, 1 process / memory; n processes / 1 process), Redis commands per
- * request (from Redis's INFO) and the stores' own count of round trips per request (printed by each process
- * as it stops), and the load average, since a shared machine moves every figure.
+ * all (split between the processes). For each run: requests per second of one mock in memory, of as many
+ * mocks in memory as the largest Redis configuration (each with a state of its own: what this machine gives
+ * that many processes when they share nothing), and of 1..n processes on one Redis; the ratios (Redis, 1
+ * process / memory; n processes / 1 process; and the same for memory); CPU per request of the mocks and of
+ * Redis; the commands Redis ran per request (its INFO, scripts' inner commands included) and the stores' own
+ * count of round trips per request (printed by each process as it stops); and the load average, since a
+ * shared machine moves every figure.
  *   node --import tsx scripts/bench/shared-store.ts [--runs 3] [--duration 5] [--connections 12] [--processes 1,3]
  * Needs the build (`npm run build`: dist/cli/main.js) and redis-server.
  */
@@ -14,7 +17,7 @@ import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { hasRedisServer, startRedis } from '../lib/redis-server.ts'
-import { installCleanup, removeOnExit, spawnChild } from './children.ts'
+import { cpuMs, installCleanup, removeOnExit, spawnChild } from './children.ts'
 import { drive } from './load.ts'
 import { MOCK_DIST_MAIN, RESULTS_DIR } from './paths.ts'
 import { liftLimits, type MockServer } from './servers.ts'
@@ -62,16 +65,26 @@ async function startMock(index: number, store: string[]): Promise<MockServer & {
   }
 }
 
-/** Drives every mock at once with `connections` split between them; the summed requests per second. */
-async function together(mocks: MockServer[], key: string): Promise<number> {
+/**
+ * Drives every mock at once with `connections` split between them (each with `key`, or its own demo key): the
+ * summed requests per second, and the CPU time (µs per request) the mocks and `others` (Redis) used meanwhile.
+ */
+async function together(
+  mocks: MockServer[],
+  key: string | undefined,
+  others: number[] = [],
+): Promise<{ rate: number; mockCpu: number; otherCpu: number }> {
   const each = Math.max(1, Math.round(connections / mocks.length))
   const request = (mock: MockServer) => ({
     url: `${mock.origin}/v1/agents?limit=20`,
     method: 'GET',
-    headers: { authorization: `Bearer ${key}` },
+    headers: { authorization: `Bearer ${key ?? mock.secretKey}` },
   })
   await Promise.all(mocks.map((mock) => drive(request(mock), each, 1)))
   let answered = 0
+  const cpu = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMs(pid), 0)
+  const pids = mocks.map((mock) => mock.child.pid)
+  const [mocksBefore, othersBefore] = [cpu(pids), cpu(others)]
   const started = performance.now()
   const results = await Promise.all(
     mocks.map((mock) =>
@@ -80,9 +93,15 @@ async function together(mocks: MockServer[], key: string): Promise<number> {
       }),
     ),
   )
+  const seconds = (performance.now() - started) / 1000
+  const perRequest = (ms: number) => Math.round((ms * 1000) / answered)
   const bad = results.reduce((sum, result) => sum + result.non2xx + result.errors, 0)
   if (bad > 0) throw new Error(`${bad} answers were not 2xx`)
-  return answered / ((performance.now() - started) / 1000)
+  return {
+    rate: answered / seconds,
+    mockCpu: perRequest(cpu(pids) - mocksBefore),
+    otherCpu: perRequest(cpu(others) - othersBefore),
+  }
 }
 
 const commands = (port: number) =>
@@ -98,11 +117,23 @@ console.log(
 for (let run = 1; run <= runs; run++) {
   const loadBefore = loadavg()[0] ?? 0
   const memory = await startMock(0, [])
-  const memoryRate = await together([memory], memory.secretKey)
+  const memoryRun = await together([memory], memory.secretKey)
+  const memoryRate = memoryRun.rate
   await memory.child.stop()
+  const most = Math.max(...counts)
+  const apart = await Promise.all(Array.from({ length: most }, (_, i) => startMock(i, [])))
+  const apartRun = await together(apart, undefined)
+  await Promise.all(apart.map((mock) => mock.child.stop()))
   const redis = await startRedis({ appendfsync: 'everysec' })
   const rates = new Map<number, number>()
-  const notes: string[] = []
+  const notes: string[] = [
+    `memory: mock CPU ${memoryRun.mockCpu} µs/request; ${most} in memory apart: ${apartRun.mockCpu} µs/request`,
+  ]
+  const redisPid = Number(
+    /process_id:(\d+)/.exec(
+      execFileSync('redis-cli', ['-p', String(redis.port), 'info', 'server'], { encoding: 'utf8' }),
+    )?.[1],
+  )
   try {
     for (const processes of counts) {
       execFileSync('redis-cli', ['-p', String(redis.port), 'flushall'])
@@ -113,14 +144,14 @@ for (let run = 1; run <= runs; run++) {
       const mocks = [first, ...others]
       const before = commands(redis.port)
       const started = performance.now()
-      const rate = await together(mocks, first.secretKey)
+      const { rate, mockCpu, otherCpu } = await together(mocks, first.secretKey, [redisPid])
       const seconds = (performance.now() - started) / 1000
       const perRequest = (commands(redis.port) - before) / (rate * seconds)
       rates.set(processes, rate)
       await Promise.all(mocks.map((mock) => mock.child.stop()))
       const stats = mocks.map((mock) => mock.statsLine()).filter(Boolean)
       notes.push(
-        `${processes}p: ${perRequest.toFixed(2)} Redis commands/request${stats.length > 0 ? ` (${stats.join('; ')})` : ''}`,
+        `${processes}p: mock CPU ${mockCpu} µs/request, Redis CPU ${otherCpu} µs/request, ${perRequest.toFixed(2)} commands Redis ran per request (scripts' inner ones included)${stats.length > 0 ? `; ${stats.join('; ')}` : ''}`,
       )
     }
   } finally {
@@ -134,7 +165,7 @@ for (let run = 1; run <= runs; run++) {
     ...[...rates].filter(([p]) => p > 1).map(([p, rate]) => `${p}p / 1p ${(rate / one).toFixed(2)}`),
   ].join(', ')
   console.log(
-    `run ${run}: memory ${Math.round(memoryRate)}, ${figures} req/s; ${ratios}; load average ${loadBefore.toFixed(1)} -> ${loadAfter.toFixed(1)}`,
+    `run ${run}: memory ${Math.round(memoryRate)}, ${most} in memory apart ${Math.round(apartRun.rate)}, ${figures} req/s; ${ratios}, memory ${most}p apart / 1p ${(apartRun.rate / memoryRate).toFixed(2)}; load average ${loadBefore.toFixed(1)} -> ${loadAfter.toFixed(1)}`,
   )
   for (const note of notes) console.log(`  ${note}`)
 }

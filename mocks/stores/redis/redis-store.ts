@@ -384,7 +384,8 @@ export async function createRedisStore(
       queues.set(route, queue)
     }
     queue.push(job)
-    void pump(route)
+    // Started after the requests that arrived with this one were read too, so that they share its round trip.
+    if (queue.length === 1 && !pumping.has(route)) setImmediate(() => void pump(route))
   }
 
   function toGlobal(job: Job): void {
