@@ -64,6 +64,40 @@ each('three mock processes on %s', (_name, startRedis) => {
     expect(listed.body.data).toHaveLength(1)
   })
 
+  it('applies a plan change, a move of the clock and a deletion made through one process on the next request to another', async () => {
+    const [a, b, c] = mocks.map((mock) => mock.origin) as [string, string, string]
+    const { accountId, key } = await provisionAccount(a, { plan: 'enterprise' })
+    expect((await httpJson(b, 'GET', '/v1/user', { key })).status).toBe(200)
+    // Limits: a burst of 2, set through a; b counts what it answered already.
+    const patched = await httpJson(a, 'PATCH', `/_mock/accounts/${accountId}`, {
+      body: { limits: { hourly: 100, burst: 2 } },
+    })
+    expect(patched.status).toBe(200)
+    const statuses = []
+    for (const origin of [b, c, b]) statuses.push((await httpJson(origin, 'GET', '/v1/user', { key })).status)
+    expect(statuses).toEqual([200, 429, 429])
+    // A key that expires in an hour, and the clock moved two hours on through c: refused by b at once.
+    const expiring = await httpJson(c, 'POST', `/_mock/accounts/${accountId}/keys`, {
+      body: {
+        type: 'secret',
+        name: 'expiring',
+        restrictions: { expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+      },
+    })
+    expect(expiring.status).toBe(201)
+    const moved = await httpJson(c, 'POST', '/_mock/clock/advance', { body: { seconds: 7200 } })
+    expect(moved.status).toBe(200)
+    const refused = await httpJson(b, 'GET', '/v1/user', { key: expiring.body.value })
+    expect(refused.status).toBe(401)
+    expect(refused.body.error.message).toMatch(/expired/)
+    // The burst window (60 s) is empty two hours on: admitted again, as of the moved clock.
+    expect((await httpJson(a, 'GET', '/v1/user', { key })).status).toBe(200)
+    // Deleted through a: gone for b and c.
+    expect((await httpJson(a, 'DELETE', `/_mock/accounts/${accountId}`)).status).toBe(200)
+    expect((await httpJson(b, 'GET', '/v1/user', { key })).status).toBe(401)
+    expect((await httpJson(c, 'GET', `/_mock/accounts/${accountId}`)).status).toBe(404)
+  })
+
   it("shows requests answered by one process in another's journal", async () => {
     const { key, keyId } = await provisionAccount(mocks[0]?.origin ?? '', { plan: 'pro' })
     const answered = await httpJson(mocks[0]?.origin ?? '', 'GET', '/v1/agents/agt_journaled', { key })
