@@ -1,51 +1,22 @@
 // @ts-check
 /**
- * StrykerJS: mutation testing of the mock's engine, killed by the contract suite (`npm run mutants`).
- * Vitest runs test/mutants/contract-checks.mutants.ts (vitest.mutants.config.ts): one test per check, so
- * per-test coverage runs only the checks that reach a mutant.
- *
- * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ * StrykerJS, the contract run (`npm run mutants`): the engine modules whose behaviour the v1 API shows, killed
+ * by the contract suite alone. Vitest runs test/mutants/contract-checks.mutants.ts (vitest.mutants.config.ts):
+ * one test per check, so per-test coverage runs only the checks that reach a mutant. What the v1 API cannot
+ * show is mutated by the own-tests run instead (stryker.own-tests.config.mjs); the line between the two is
+ * docs/decisions/015-mutation-scope.md, and scripts/mutation/scope.mjs draws it.
  */
+import { CONTRACT_RUN_MUTATES } from './scripts/mutation/scope.mjs'
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutants.config.ts', related: false },
-  mutate: [
-    // The engine. The contract's Ajv set-up (openapi/contract-ajv.ts) is shared with the suite, which validates
-    // every answer with it: mutating it would mutate the oracle too, so it lives outside the engine.
-    'mocks/engine/**/*.ts',
-    // The demo data: its content is the mock's own choice. The contract fixes only its shape, which every
-    // response check verifies and test/seed.test.ts checks against the contract; no contract suite can
-    // tell one valid data set from another, so its mutants would survive as equivalent by the hundred.
-    '!mocks/engine/seed/**',
-    // The control plane is the mock's own API (openapi/mock-control.yaml, test/mock/control-plane.test.ts),
-    // not the v1 contract: the suite only uses it to provision, and its journal and host allow-list
-    // (DNS rebinding guard) are not observable through v1 at all.
-    '!mocks/engine/control-plane.ts',
-    '!mocks/engine/journal.ts',
-    '!mocks/engine/host-check.ts',
-    // The control plane's operations on simulated calls and webhooks (start a call, create or rotate the
-    // signing secret, list deliveries) and the parsing of a call's plan: the mock's own API, which the suite
-    // uses only to place a call for the webhook checks. Their v1 effects (the call's log, its events, their
-    // signatures and retries) come from the modules that stay mutated. Covered by test/calls/*.test.ts (bad-input,
-    // mock-api-calls, webhook-deliveries) and test/mock/control-plane.test.ts.
-    '!mocks/engine/calls/call-control-handlers.ts',
-    '!mocks/engine/calls/call-plan.ts',
-    '!mocks/engine/webhooks/webhook-control-handlers.ts',
-    // Where the state lives beyond the process: the state tables' change log (what a request changed, as a
-    // store saves, replicates or undoes it), the store interface, the clock's and the demo ids' tables, and the
-    // check of a saved state at start-up. The suite talks to one running mock and cannot see how it records,
-    // saves or restores (test/stores/*.test.ts and test/calls/persistent-calls.test.ts cover them).
-    '!mocks/engine/state/**',
-    // The mock's check of its own answers against the contract (`checkResponses`), off in the mutation run:
-    // the suite, not the mock, must notice a wrong answer (test/mock/scenario-answers.test.ts covers it).
-    '!mocks/engine/contract/contract-drift.ts',
-    // Scenarios (error states, latency and network faults on demand, docs/decisions/012-scenarios.md): the mock's own
-    // feature, turned on through the control plane or `Prefer`, never by the contract suite, which sees only
-    // the path with no scenario (every check takes it). Covered by test/mock/scenario-*.test.ts,
-    // test/mock/scenarios-control.test.ts, test/stores/scenarios-stored.test.ts and
-    // test/contract-suite-scenarios.test.ts.
-    '!mocks/engine/scenarios/**',
-  ],
+  mutate: CONTRACT_RUN_MUTATES,
+  // Free text and the envelope's optional fields (docs/decisions/011-allowed-forms.md): no fair suite can
+  // tell their mutants from the original (scripts/mutation/free-text-ignorer.mjs).
+  plugins: ['@stryker-mutator/*', './scripts/mutation/free-text-ignorer.mjs'],
+  ignorers: ['free-text'],
   coverageAnalysis: 'perTest',
   // Two cores: one worker each; `npm run mutants -- --concurrency 1` leaves one free.
   concurrency: 2,

@@ -27,6 +27,8 @@ export {
   type SessionStore,
 } from './browser/session-store.ts'
 export { type MockWorker, type MockWorkerOptions, startMockWorker } from './browser/start-mock-worker.ts'
+export type { Capsule, OpenedCapsule } from './engine/capsule/capsule.ts'
+export { CapsuleError } from './engine/capsule/read-capsule.ts'
 export type { CallEvent, EventContext, EventListener } from './engine/webhooks/call-event.ts'
 export type { CallStart, MockCalls } from './msw/create-mock-api.ts'
 export { createHandlers, DEFAULT_BASE_URL, type HandlerOptions } from './msw/handlers.ts'

@@ -8,6 +8,8 @@
  * await api.scenarios.add({ operation: 'listAgents', status: 500 }) // error states, delays, network errors
  * ```
  */
+export type { Capsule, OpenedCapsule } from './engine/capsule/capsule.ts'
+export { CapsuleError } from './engine/capsule/read-capsule.ts'
 export type { CallEvent, EventContext, EventListener } from './engine/webhooks/call-event.ts'
 export {
   type CallStart,

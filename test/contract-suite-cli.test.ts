@@ -41,7 +41,7 @@ describe('voice-api-kit contract: target configuration', () => {
     ])
     expect(flags.target.destructive).toBe(true)
     expect(flags.target.areas).toEqual(['authentication', 'rate-limits'])
-    expect(flags.reporters).toEqual(['junit'])
+    expect(flags.reporters).toEqual(['summary', 'junit'])
     expect(flags.outputs).toEqual({ junit: 'out.xml' })
   })
 
@@ -184,5 +184,26 @@ describe('voice-api-kit contract: a run against the mock', () => {
     )
     expect(readFileSync(html, 'utf8')).toMatch(/^<!doctype html>/)
     expect(readdirSync(dir).sort()).toEqual(['report.html', 'results.xml'])
+  }, 120_000)
+
+  it('says in its teardown how far the run moved the mock clock, and how to put it back', async () => {
+    const before = mock.platform.clock.offsetSeconds()
+    const run = await runCommand([
+      '--base-url',
+      mock.baseUrl,
+      '--provision',
+      'mock',
+      '--destructive',
+      '--area',
+      'webhooks',
+    ])
+    expect(run.stderr).toBe('')
+    const moved = mock.platform.clock.offsetSeconds() - before
+    expect(moved).toBeGreaterThan(60)
+    expect(run.stdout).toContain(
+      `The run moved the mock's clock forward by ${moved.toLocaleString('en-US')} s`,
+    )
+    expect(run.stdout).toContain('POST /_mock/reset puts it back')
+    expect(run.stdout).not.toContain('is as it was')
   }, 120_000)
 })

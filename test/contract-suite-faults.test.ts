@@ -80,6 +80,38 @@ function perKeyBudget(): Fault {
   }
 }
 
+const DAY_MS = 86_400_000
+const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+
+/**
+ * Analytics of the default range (the last 7 days) computed over 8: the answer still states the 7 days, its
+ * first day is clipped to them, but the totals and that day count the calls of the day before the range.
+ */
+function widenedAnalytics(): Fault {
+  const widened = new WeakSet<EngineRequest>()
+  return {
+    request(request) {
+      const url = new URL(request.url, 'http://faulty.test')
+      if (request.method !== 'GET' || url.pathname !== '/v1/analytics/calls' || url.searchParams.has('start'))
+        return request
+      url.searchParams.set('start', isoSeconds(Date.now() - 8 * DAY_MS))
+      const sent = { ...request, url: url.pathname + url.search }
+      widened.add(sent)
+      return sent
+    },
+    response(response, request) {
+      if (!widened.has(request) || response.status !== 200) return response
+      const body = bodyOf(response) as { start: string; end: string; series: Body[] }
+      const start = Date.parse(body.end) - 7 * DAY_MS
+      body.start = isoSeconds(start)
+      body.series = body.series.filter((bucket) => Date.parse(String(bucket.end)) > start)
+      const first = body.series[0]
+      if (first) first.start = body.start
+      return response
+    },
+  }
+}
+
 /**
  * Each new check, against an implementation with a fault of the kind it was written for (the mock wrapped
  * in test code that rewrites its requests or answers; the engine untouched): the check fails. The same
@@ -323,6 +355,141 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
         if (reset !== undefined && response.headers['x-ratelimit-reset'])
           response.headers['x-ratelimit-reset'] = reset
         return response
+      },
+    }),
+  },
+  {
+    check: 'resources/relations/filtered-pages',
+    shows: 'missing',
+    fault: 'a starting_after cursor that skips the object just after it',
+    apply: () =>
+      onAnswers(
+        (request) => request.method === 'GET' && /[?&]starting_after=/.test(request.url),
+        (body) => {
+          if (Array.isArray(body.data)) body.data = body.data.slice(1)
+        },
+      ),
+  },
+  {
+    check: 'resources/relations/filtered-pages',
+    shows: 'missing',
+    fault: 'an ending_before cursor that skips the object just before it',
+    apply: () =>
+      onAnswers(
+        (request) => request.method === 'GET' && /[?&]ending_before=/.test(request.url),
+        (body) => {
+          if (Array.isArray(body.data)) body.data = body.data.slice(0, -1)
+        },
+      ),
+  },
+  {
+    check: 'resources/relations/filtered-pages',
+    shows: 'missing',
+    fault: 'a filter that drops one matching call log from each page',
+    apply: () =>
+      onAnswers(
+        (request) =>
+          request.method === 'GET' &&
+          pathOf(request) === '/v1/call-logs' &&
+          /[?&](status|direction|agent_id|started_after|started_before|min_duration_seconds|max_duration_seconds)=/.test(
+            request.url,
+          ),
+        (body) => {
+          if (Array.isArray(body.data) && body.data.length > 1) body.data.splice(1, 1)
+        },
+      ),
+  },
+  {
+    check: 'resources/relations/objects-and-entries',
+    shows: 'metadata',
+    fault: 'list entries of agents without their metadata',
+    apply: () =>
+      onAnswers(
+        (request) => request.method === 'GET' && pathOf(request) === '/v1/agents',
+        (body) => {
+          for (const agent of (body.data as Body[] | undefined) ?? []) agent.metadata = {}
+        },
+      ),
+  },
+  {
+    check: 'resources/relations/head',
+    shows: 'ratelimit',
+    fault: 'HEAD answered without the rate-limit headers GET has',
+    apply: () => ({
+      response(response, request) {
+        if (request.method !== 'HEAD') return response
+        for (const name of Object.keys(response.headers))
+          if (name.includes('ratelimit')) delete response.headers[name]
+        return response
+      },
+    }),
+  },
+  {
+    check: 'resources/relations/head',
+    shows: 'status 200',
+    fault: 'HEAD not routed: 405 where GET answers',
+    apply: () => ({
+      response(response, request) {
+        if (request.method !== 'HEAD') return response
+        return { ...response, status: 405, headers: { ...response.headers, allow: 'GET' } }
+      },
+    }),
+  },
+  {
+    check: 'resources/relations/analytics-and-logs',
+    shows: 'call_count',
+    fault: 'analytics counting the calls of a day before the range',
+    apply: widenedAnalytics,
+  },
+  {
+    check: 'resources/relations/equivalent-requests',
+    shows: 'the same body',
+    fault: 'a timestamp with an offset read as if it were UTC',
+    apply: () => ({
+      request: (request) => ({ ...request, url: request.url.replace(/(\d)-05(%3A|:)00(?=&|$)/gi, '$1Z') }),
+    }),
+  },
+  {
+    check: 'bad-input/unknown-ids/agents',
+    shows: 'invalid_parameter',
+    fault: 'unknown query parameters ignored on DELETE',
+    apply: () => ({
+      request: (request) =>
+        request.method === 'DELETE' ? { ...request, url: request.url.replace(/\?.*$/, '') } : request,
+    }),
+  },
+  {
+    check: 'bad-input/unknown-ids/team-members',
+    shows: '405',
+    fault: 'the object looked up before the method: 404 in place of 405',
+    apply: () => ({
+      response(response, request) {
+        if (response.status !== 405 || !pathOf(request).startsWith('/v1/team-members/')) return response
+        const { allow: _allow, ...headers } = response.headers
+        const body = {
+          error: {
+            type: 'not_found_error',
+            code: 'resource_not_found',
+            message: 'No such team member.',
+            request_id: headers['request-id'],
+          },
+        }
+        return { ...response, status: 404, headers, body }
+      },
+    }),
+  },
+  {
+    check: 'authentication/writes-without-key',
+    shows: '401',
+    fault: 'a DELETE without a key answered 404 (the object looked up before the key)',
+    apply: () => ({
+      response(response, request) {
+        if (request.method !== 'DELETE' || request.headers.authorization !== undefined) return response
+        return {
+          status: 404,
+          headers: { 'content-type': 'application/json', 'request-id': 'req_0faulty0' },
+          body: { error: { type: 'not_found_error', code: 'resource_not_found', message: 'Not found.' } },
+        }
       },
     }),
   },

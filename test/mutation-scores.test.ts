@@ -6,19 +6,35 @@ const mutants = (statuses: Record<string, number>) =>
 
 const report = {
   files: {
-    'mocks/engine/auth.ts': { mutants: mutants({ Killed: 17, Timeout: 1, Survived: 2, Ignored: 3 }) },
+    'mocks/engine/auth.ts': {
+      mutants: [
+        ...mutants({ Killed: 17, Timeout: 1, Survived: 2, Ignored: 3 }),
+        { status: 'Ignored', statusReason: "Free text: an ApiError's message." },
+        {
+          status: 'Ignored',
+          statusReason: 'An optional field: error.param (docs/decisions/011-allowed-forms.md).',
+        },
+      ],
+    },
     'mocks/engine/cors.ts': { mutants: mutants({ Killed: 6, Survived: 1, NoCoverage: 1, CompileError: 1 }) },
   },
 }
 
 describe('fileScores', () => {
-  it('counts killed and timed-out mutants as detected, and leaves ignored and erroneous ones out', () => {
+  it('counts killed and timed-out mutants as detected, and leaves ignored and erroneous ones out, free text apart from marks', () => {
     const { files, total } = fileScores(report)
     expect(files.map((f) => [f.file, f.score])).toEqual([
       ['mocks/engine/auth.ts', 90],
       ['mocks/engine/cors.ts', 75],
     ])
-    expect(files[0]).toMatchObject({ killed: 17, timeout: 1, survived: 2, noCoverage: 0, ignored: 3 })
+    expect(files[0]).toMatchObject({
+      killed: 17,
+      timeout: 1,
+      survived: 2,
+      noCoverage: 0,
+      freeText: 2,
+      ignored: 3,
+    })
     expect(total).toMatchObject({ file: 'All files', killed: 23, timeout: 1, survived: 3, noCoverage: 1 })
     expect(total.score).toBeCloseTo((24 / 28) * 100)
   })
@@ -47,10 +63,10 @@ describe('the score tables', () => {
   it('prints a row per file and the total, as Markdown and as aligned text', () => {
     const markdown = markdownTable(fileScores(report)).split('\n')
     expect(markdown[0]).toBe(
-      '| file | score | killed | timeout | survived | no coverage | marked (equivalent, or not seen through v1) |',
+      '| file | score | killed | timeout | survived | no coverage | free text (ignorer) | marked equivalent |',
     )
-    expect(markdown[2]).toBe('| mocks/engine/auth.ts | 90.00% | 17 | 1 | 2 | 0 | 3 |')
-    expect(markdown.at(-1)).toBe('| **All files** | **85.71%** | 23 | 1 | 3 | 1 | 3 |')
+    expect(markdown[2]).toBe('| mocks/engine/auth.ts | 90.00% | 17 | 1 | 2 | 0 | 2 | 3 |')
+    expect(markdown.at(-1)).toBe('| **All files** | **85.71%** | 23 | 1 | 3 | 1 | 2 | 3 |')
     const text = textTable(fileScores(report)).split('\n')
     expect(text).toHaveLength(4)
     expect(new Set(text.map((line) => line.length)).size).toBe(1)

@@ -7,9 +7,9 @@ import type { OpenApiDocument } from '../mocks/engine/contract/document.ts'
 import { createEngine } from '../mocks/engine/create-engine.ts'
 import { createKeyStore } from '../mocks/engine/keys/key-store.ts'
 import { type AccountData, createAccountDataStore } from '../mocks/engine/resources/account-data.ts'
-import { integrationCatalog } from '../mocks/engine/resources/integrations.ts'
 import type { CallLog } from '../mocks/engine/resources/types.ts'
 import { MODELS, VOICES } from '../mocks/engine/seed/catalog.ts'
+import { integrationCatalog } from '../mocks/engine/seed/integration-catalog.ts'
 import { type SeedSize, seedDemoAccount } from '../mocks/engine/seed/seed.ts'
 import { createState } from '../mocks/engine/state/state.ts'
 import { createContractAjv } from '../openapi/contract-ajv.ts'
@@ -230,16 +230,21 @@ describe('seedDemoAccount', () => {
       .flatMap((log) => timingProblems(log, data.agents.get(log.agent_id)?.recording_enabled === true, NOW))
     expect(problems.slice(0, 20)).toEqual([])
     const statuses = new Set(data.callLogs.values().map((log) => log.status))
-    expect([...statuses].sort()).toEqual([
-      'busy',
-      'canceled',
-      'completed',
-      'failed',
-      'in_progress',
-      'no_answer',
-      'queued',
-      'ringing',
-    ])
+    expect([...statuses].sort()).toEqual(['busy', 'canceled', 'completed', 'failed', 'no_answer'])
+  })
+
+  it('seeds only finished calls, each completed one analysed: none stays ringing or waits for an analysis', async () => {
+    // Nothing moves a seeded call on (a started call moves on the schedule): a live status or a missing analysis
+    // would stay as seeded forever (`ringing ... 12 min ago` on the dashboard).
+    for (const seed of [1, 5, 9]) {
+      const { data } = await seedWith(seed, { callLogs: 2000 })
+      const logs = data.callLogs.values()
+      expect(logs.filter((log) => ['queued', 'ringing', 'in_progress'].includes(log.status))).toEqual([])
+      const pending = logs.filter((log) => log.status === 'completed' && log.analysis === null)
+      expect(pending.map((log) => `${log.id} ended ${log.ended_at}`)).toEqual([])
+      const lastEnd = Math.max(...logs.map((log) => Date.parse(log.ended_at ?? '')))
+      expect(lastEnd).toBeLessThanOrEqual(NOW - 120_000)
+    }
   })
 
   it('spreads call logs over the 30 days before now, newest first, with unique ids', async () => {

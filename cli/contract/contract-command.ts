@@ -12,8 +12,9 @@ import {
   targetFromFile,
 } from '../../contracts/target/resolve-target.ts'
 import type { TargetConfig } from '../../contracts/target/target.ts'
+import { withHint } from '../usage-error.ts'
 import { createContractReporter } from './contract-reporter.ts'
-import { CONTRACT_HELP, parseContractFlags } from './flags.ts'
+import { CONTRACT_HELP, FLAG_NAMES, parseContractFlags } from './flags.ts'
 import { checkWritable } from './report-file.ts'
 
 /** Where the command prints: lines to stdout and one-line errors to stderr (tests capture both). */
@@ -87,7 +88,7 @@ export async function runContractCommand(
     if (flags.outputs.html) checkWritable(flags.outputs.html)
   } catch (error) {
     if (error instanceof TargetError) {
-      output.err(`voice-api-kit contract: ${error.message} See --help.`)
+      output.err(`voice-api-kit contract: ${withHint(error.message, 'See --help.')}`)
       return 2
     }
     throw error
@@ -103,9 +104,15 @@ export async function runContractCommand(
   let result: RunResult
   try {
     result = await runChecks(target, {
+      names: FLAG_NAMES,
       onOpen: (session) => reporter.onOpen(session),
       onOutcome: (outcome) => reporter.onOutcome(outcome),
       onWait: (event) => reporter.onWait(event),
+      // Against the mock, each failed check leaves the mock's state before it, to reproduce it from.
+      onFailedCapsule:
+        target.provision === 'mock'
+          ? (check, capsule) => reporter.onFailedCapsule(check, capsule)
+          : undefined,
     })
   } catch (error) {
     const secrets = [target.secretKey, target.publishableKey, target.revokedKey, target.expiredKey].filter(

@@ -1,3 +1,5 @@
+import { dirname, join } from 'node:path'
+import type { ContractCheck } from '../../contracts/checks/types.ts'
 import type { WaitEvent } from '../../contracts/http/pacer.ts'
 import { entryOf, type ReportEntry } from '../../contracts/report/entries.ts'
 import { toHtml } from '../../contracts/report/html.ts'
@@ -18,6 +20,9 @@ export interface ContractReporterOptions {
   /** Where lines go (default stdout). */
   write?: (text: string) => void
 }
+
+/** `capsule-resources_agents_create-read.json` for the check `resources/agents/create-read`. */
+export const capsuleFileName = (checkId: string) => `capsule-${checkId.replace(/[^A-Za-z0-9.-]+/g, '_')}.json`
 
 const MARK = { passed: 'ok  ', failed: 'FAIL', skipped: 'skip', 'not-applicable': 'n/a ' } as const
 
@@ -47,6 +52,10 @@ export function createContractReporter(options: ContractReporterOptions) {
   const has = (name: ReporterName) => options.reporters.includes(name)
   const printing = has('summary') || has('verbose')
   const entries: ReportEntry[] = []
+  /** The capsules written, by check id: the file name (beside the reports) or why it could not be written. */
+  const capsules = new Map<string, { file?: string; path: string; problem?: string }>()
+  // Beside the HTML report (its links are relative), else the JUnit report, else the working folder.
+  const capsuleDir = dirname(options.outputs.html ?? options.outputs.junit ?? 'contract-report.html')
   let dots = ''
 
   const flush = () => {
@@ -69,8 +78,16 @@ export function createContractReporter(options: ContractReporterOptions) {
       if (printing) line(`${options.header}\n${describePlan(session)}`)
     },
 
+    /** Writes the capsule of the mock before a failed check beside the reports (at once: it is not held). */
+    onFailedCapsule(check: ContractCheck, capsule: string): void {
+      const file = capsuleFileName(check.id)
+      const path = join(capsuleDir, file)
+      const problem = writeReportFile(path, capsule)
+      capsules.set(check.id, problem ? { path, problem } : { file, path })
+    },
+
     onOutcome(outcome: CheckOutcome): void {
-      const entry = entryOf(outcome)
+      const entry = { ...entryOf(outcome), capsule: capsules.get(outcome.check.id)?.file }
       entries.push(entry)
       if (has('verbose'))
         line(
@@ -126,6 +143,10 @@ export function createContractReporter(options: ContractReporterOptions) {
             }),
         ],
       ]
+      for (const [id, written] of capsules) {
+        if (written.problem) problems.push(`The capsule before ${id} ${written.problem}.`)
+        else write(`Capsule of the mock before ${id} written to ${written.path}`)
+      }
       for (const [path, what, render] of files) {
         if (!path) continue
         const failed = writeReportFile(path, render())

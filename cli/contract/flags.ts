@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util'
 import { AREAS } from '../../contracts/checks/types.ts'
-import { parseOriginKey, parseScopedKey, TargetError } from '../../contracts/target/resolve-target.ts'
-import type { Plan, TargetConfig } from '../../contracts/target/target.ts'
+import type { OptionNames } from '../../contracts/target/option-names.ts'
+import { parseOriginKey, parseScopedKey, plan, TargetError } from '../../contracts/target/resolve-target.ts'
+import type { TargetConfig } from '../../contracts/target/target.ts'
+import { argumentProblem } from '../usage-error.ts'
 
 /** `voice-api-kit contract --help`. */
 export const CONTRACT_HELP = `Usage: voice-api-kit contract --base-url <url> [options]
@@ -37,14 +39,26 @@ Run:
   --max-wait <s>           longest wait to honour Retry-After (VOICE_API_MAX_WAIT; default 60)
 
 Report:
-  --reporter <name>        summary (default), verbose (one line per check), junit (JUnit XML),
-                           html (one self-contained page: results by area, failures, API coverage); repeatable
+  --reporter <name>        summary (on the console unless verbose is asked for), verbose (one line per
+                           check), junit (JUnit XML), html (one self-contained page: results by area,
+                           failures, API coverage); repeatable
   --output <file>          where junit or html writes (defaults contract-results.xml, contract-report.html);
                            with both: --output junit=<file> --output html=<file>
   -h, --help               show this help
 
 Exit code: 0 when checks passed and none failed; 1 when a check failed, when no check passed, when the run
 could not start (target unreachable, key refused) or a report could not be written; 2 for a usage error.`
+
+/** The settings as the command's messages name them: its flags, and the variables where there is one. */
+export const FLAG_NAMES: OptionNames = {
+  baseUrl: '--base-url',
+  secretKey: '--secret-key or VOICE_API_KEY',
+  publishableKey: '--publishable-key or VOICE_API_PUBLISHABLE_KEY',
+  provisionMock: '--provision mock',
+  mockControlUrl: '--mock-control-url',
+  mockAdminToken: '--mock-admin-token',
+  maxWait: '--max-wait',
+}
 
 /** The command's reporters: two print, two write a file. */
 export const REPORTERS = ['summary', 'verbose', 'junit', 'html'] as const
@@ -94,7 +108,7 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
       },
     }).values as typeof values
   } catch (error) {
-    throw new TargetError((error as Error).message.split('\n')[0] ?? 'Bad arguments.')
+    throw new TargetError(argumentProblem(error))
   }
   if (values.help) return 'help'
   const text = (name: string) => values[name] as string | undefined
@@ -113,7 +127,9 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
   for (const area of areas)
     if (!(area in AREAS))
       throw new TargetError(`--area must be among ${Object.keys(AREAS).join(', ')}, got '${area}'.`)
-  const chosen = (reporters.length > 0 ? [...new Set(reporters)] : ['summary']) as ReporterName[]
+  // The console always tells how the run goes (progress, waits, the summary), whatever files are written.
+  const chosen = [...new Set(reporters)] as ReporterName[]
+  if (!chosen.includes('verbose') && !chosen.includes('summary')) chosen.unshift('summary')
   const target: Partial<TargetConfig> = {
     baseUrl: text('base-url'),
     secretKey: text('secret-key'),
@@ -122,7 +138,7 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
     expiredKey: text('expired-key'),
     scopedKeys: (values['scoped-key'] as string[] | undefined)?.map(parseScopedKey),
     originKey: text('origin-key') === undefined ? undefined : parseOriginKey(text('origin-key') as string),
-    plan: text('plan') as Plan | undefined,
+    plan: plan(text('plan')),
     provision: text('provision') as TargetConfig['provision'],
     mockAdminToken: text('mock-admin-token'),
     mockControlUrl: text('mock-control-url'),
@@ -141,8 +157,15 @@ export function parseContractFlags(argv: string[]): ContractFlags | 'help' {
   }
 }
 
-/** `--output <file>` for the one file reporter, or `--output junit=<file> --output html=<file>`. */
-function outputsOf(given: readonly string[], reporters: readonly ReporterName[]): ContractFlags['outputs'] {
+/**
+ * `--output <file>` for the one file reporter, or `--output junit=<file> --output html=<file>`; a file reporter
+ * without one writes to its file in `defaults`. Throws TargetError for an --output that names no file reporter.
+ */
+export function outputsOf(
+  given: readonly string[],
+  reporters: readonly string[],
+  defaults: { junit: string; html: string } = DEFAULT_OUTPUT,
+): ContractFlags['outputs'] {
   const files = reporters.filter((r): r is 'junit' | 'html' => r === 'junit' || r === 'html')
   const outputs: ContractFlags['outputs'] = {}
   const plain: string[] = []
@@ -167,6 +190,6 @@ function outputsOf(given: readonly string[], reporters: readonly ReporterName[])
       )
     outputs[open[0] as 'junit' | 'html'] = plain[0]
   }
-  for (const reporter of files) outputs[reporter] ??= DEFAULT_OUTPUT[reporter]
+  for (const reporter of files) outputs[reporter] ??= defaults[reporter]
   return outputs
 }

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http'
+import { CapsuleError } from '../../mocks/engine/capsule/read-capsule.ts'
 import { parseAllowedHost } from '../../mocks/engine/control/host-check.ts'
 import { SavedStateError } from '../../mocks/engine/saved-state.ts'
 import type { StateStore } from '../../mocks/engine/state/store.ts'
@@ -8,6 +9,7 @@ import { createHttpServer, listen } from '../../mocks/server/http-server.ts'
 import { isLoopbackHost, isWildcardHost } from '../../mocks/server/loopback-host.ts'
 import { docsPage } from '../../mocks/server/pages.ts'
 import { runWebhooks } from '../../mocks/server/webhooks/run-webhooks.ts'
+import { readCapsuleFile } from './capsule-file.ts'
 import { prepareKeysFile, previousKeys, writeKeysFile } from './keys-file.ts'
 import type { MockFlags } from './mock-flags.ts'
 import { openStore } from './open-store.ts'
@@ -27,12 +29,16 @@ export async function startMock(
   log: (line: string) => void = console.log,
 ): Promise<RunningMock> {
   if (flags.keysFile) prepareKeysFile(flags.keysFile)
+  // Read (and bounded) before the store is opened: a capsule that cannot be read changes nothing.
+  const capsule = flags.fromCapsule === undefined ? undefined : readCapsuleFile(flags.fromCapsule)
   const opened = await openStore(flags.store)
   const store: StateStore = opened.store
   let platform: MockPlatform
   try {
     platform = await createMockPlatform({
-      seed: flags.seed,
+      // A capsule brings its seed (--seed is refused with it).
+      seed: capsule === undefined ? flags.seed : undefined,
+      capsule,
       plan: flags.plan,
       adminToken: flags.adminToken,
       // The name the mock was told to listen on is its own too (an address needs no entry).
@@ -45,6 +51,8 @@ export async function startMock(
   } catch (error) {
     await store.close().catch(() => {})
     if (error instanceof SavedStateError) throw new Error(`${store.description}: ${error.message}`)
+    if (error instanceof CapsuleError)
+      throw new Error(`--from-capsule ${flags.fromCapsule}: ${error.message}`)
     throw error
   }
 
@@ -66,7 +74,8 @@ export async function startMock(
   const origin = `http://${hostForUrl}:${port}`
   const baseUrl = `${origin}/v1`
   if (!isWildcardHost(flags.host)) publicBaseUrl = baseUrl
-  const known = opened.restored() ? previousKeys(platform, flags.keysFile) : platform.demo
+  const known =
+    opened.restored() && capsule === undefined ? previousKeys(platform, flags.keysFile) : platform.demo
   const { secretKey, publishableKey } = known
 
   // Calls move and webhooks go out in real time; with a shared store, calls started by other processes are
@@ -107,7 +116,7 @@ export async function startMock(
   log(`voice-api-kit mock listening on ${baseUrl}`)
   if (!flags.quiet) {
     log(
-      `  account          ${platform.demo.account.id} (${platform.demo.account.plan} plan, seed ${flags.seed})`,
+      `  account          ${platform.demo.account.id} (${platform.demo.account.plan} plan, seed ${platform.seed})`,
     )
     log(
       `  control plane    ${origin}/_mock${flags.adminToken ? ' (admin token required)' : ' (loopback only)'}`,
@@ -116,8 +125,12 @@ export async function startMock(
     if (flags.store.kind !== 'memory') log(`  state            ${opened.summary()}`)
     for (const note of opened.notes()) log(`  note             ${note}`)
     if (flags.keysFile) log(`  keys file        ${flags.keysFile}`)
+    if (flags.fromCapsule) log(`  capsule          ${flags.fromCapsule} opened`)
     log('demo keys, shown once (paste into your shell):')
-    const unknown = '# unchanged since the state was created: see the keys file'
+    const unknown =
+      capsule === undefined
+        ? '# unchanged since the state was created: see the keys file'
+        : '# the keys of the mock the capsule was taken from'
     log(secretKey ? `  export SECRET_KEY=${secretKey}` : `  ${unknown} (secret key)`)
     log(publishableKey ? `  export PUBLISHABLE_KEY=${publishableKey}` : `  ${unknown} (publishable key)`)
   }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
 import { parseAllowedHost } from '../../mocks/engine/control/host-check.ts'
-import { choiceFlag, integerFlag, UsageError } from '../usage-error.ts'
+import { argumentProblem, choiceFlag, integerFlag, UsageError } from '../usage-error.ts'
 import { type StoreSpec, storeFlag } from './store-spec.ts'
 
 export const MOCK_HELP = `Usage: voice-api-kit mock [options]
@@ -19,6 +19,10 @@ Options:
   --store <store>       where the state lives: memory (default), file:<path>, or redis://host:port/db
                         (or redis-cluster://host:port[,host:port...]) to share one state between
                         several mock processes
+  --from-capsule <file> start from a capsule (GET /_mock/capsule of any mock, or the dashboard's "Download
+                        capsule"): its accounts, keys (the ones made there keep working), data, clock,
+                        scenarios and calls; with --state-file or --store it replaces the stored state.
+                        Its seed is used (not with --seed)
   --admin-token <token> require this bearer token on the control plane (/_mock/), which then also
                         answers non-loopback clients
   --allowed-hosts <list> host names the control plane, dashboard and docs answer besides localhost,
@@ -28,7 +32,8 @@ Options:
                         (comma-separated names or addresses; '.example.dev' allows every name under it);
                         a webhook_url elsewhere is never contacted, and its delivery says why
   --max-connections <n> connections held at once (default 1024, or 3/4 of the descriptors left after
-                        64 when fewer); past it the longest-idle one is closed, or 503 when all are busy
+                        64 when fewer); past it the longest-idle one is closed (a request body that
+                        has not moved for 1 s counts as idle), or 503 when all are busy
   --quiet               print only the first line (the base URL)
   -h, --help            show this help
 
@@ -41,6 +46,8 @@ export interface MockFlags {
   plan: 'free' | 'pro' | 'enterprise'
   keysFile?: string
   store: StoreSpec
+  /** A capsule file to start from (`--from-capsule`). */
+  fromCapsule?: string
   adminToken?: string
   /** Names the control plane answers besides loopback ones, IP addresses and `host` (`parseAllowedHost` forms). */
   allowedHosts: string[]
@@ -66,6 +73,7 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
         'keys-file': { type: 'string' },
         'state-file': { type: 'string' },
         store: { type: 'string' },
+        'from-capsule': { type: 'string' },
         'admin-token': { type: 'string' },
         'allowed-hosts': { type: 'string' },
         'max-connections': { type: 'string' },
@@ -75,11 +83,15 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
       },
     })
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'Bad arguments.')
+    throw new UsageError(argumentProblem(error))
   }
   const values = parsed.values as Record<string, string | boolean | undefined>
   if (values.help) return 'help'
   const text = (name: string) => values[name] as string | undefined
+  const fromCapsule = text('from-capsule')
+  if (fromCapsule === '') throw new UsageError('--from-capsule needs the path of a capsule file.')
+  if (fromCapsule !== undefined && text('seed') !== undefined)
+    throw new UsageError('Give --from-capsule or --seed, not both: the capsule brings its seed.')
   const adminToken = text('admin-token')
   if (adminToken !== undefined && adminToken.length < 16)
     throw new UsageError('--admin-token must be at least 16 characters long.')
@@ -90,6 +102,7 @@ export function parseMockFlags(argv: string[]): MockFlags | 'help' {
     plan: choiceFlag('plan', text('plan'), 'pro', ['free', 'pro', 'enterprise'] as const),
     keysFile: text('keys-file'),
     store: storeFlag(text('store'), text('state-file')),
+    fromCapsule,
     adminToken,
     allowedHosts: allowedHostsFlag(text('allowed-hosts')),
     webhookHosts: webhookHostsFlag(text('webhook-hosts')),

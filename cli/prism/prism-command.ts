@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { integerFlag, UsageError } from '../usage-error.ts'
+import { argumentProblem, integerFlag, UsageError } from '../usage-error.ts'
 import { contractFile } from './contract-file.ts'
 
 export const PRISM_HELP = `Usage: voice-api-kit prism [--port <n>] [--host <address>] [--dynamic]
@@ -82,7 +82,7 @@ function parse(argv: string[], defaultPort: number, flagName: 'dynamic' | 'error
     }
   } catch (error) {
     if (error instanceof UsageError) throw error
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'Bad arguments.')
+    throw new UsageError(argumentProblem(error))
   }
 }
 

@@ -98,13 +98,13 @@ function localTimes(timeZone: string) {
   }
 }
 
-type Bucket = { start: string; end: string; metrics: Metrics }
+export type Bucket = { start: string; end: string; metrics: Metrics }
 
 /**
  * Buckets that tile `[start, end)` (the first starting at `start`, each starting where the one before ended, the
  * last ending at `end`) with every inner bound where `aligned` says a bucket starts in the zone.
  */
-function expectCalendar(
+export function expectCalendar(
   series: readonly Bucket[],
   range: { start: number; end: number },
   aligned: (at: number) => boolean,
@@ -132,7 +132,7 @@ function expectCalendar(
 }
 
 /** Each bucket's call_count equal to the listed call logs created in it. */
-function expectBucketCounts(
+export function expectBucketCounts(
   series: readonly Bucket[],
   logs: readonly Log[],
   what: string,

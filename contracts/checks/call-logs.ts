@@ -7,7 +7,7 @@ import type { CheckContext, ContractCheck } from './types.ts'
 type Log = Record<string, unknown>
 
 /** A filter of `GET /call-logs` and the rule it stands for (the contract's description of each). */
-interface Filter {
+export interface Filter {
   /** Which family of filters it belongs to (one check per family). */
   family: string
   query: string
@@ -17,14 +17,14 @@ interface Filter {
 }
 
 /** The largest page: filtered listings are compared one page each. */
-const PAGE = 100
+export const PAGE = 100
 /** How many call logs a boundary filter (started_*, min/max duration) selects at most, ties aside. */
 const BOUNDARY = 40
 
 const duration = (log: Log) => (typeof log.duration_seconds === 'number' ? log.duration_seconds : null)
 
 /** Filters built from the data itself, boundary values included (exclusive times, inclusive durations). */
-function filtersFor(logs: readonly Log[]): Filter[] {
+export function filtersFor(logs: readonly Log[]): Filter[] {
   const filters: Filter[] = []
   // Two values per filter: a filter that is ignored, or compares the wrong field, shows on either.
   const pick = <T>(values: T[]) => [...new Set(values)].slice(0, 2)

@@ -78,3 +78,45 @@ export function resolveLocation(location: string | undefined, requestUrl: string
 export function locates(location: string | undefined, requestUrl: string, suffix: string): boolean {
   return resolveLocation(location, requestUrl)?.pathname.endsWith(suffix) ?? false
 }
+
+const TIMESTAMP = /^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/
+
+/**
+ * Whether two JSON values mean the same: objects with the same members whatever their order, arrays element
+ * by element, timestamps as the instants they name (`...:27Z` = `...:27.000Z`), everything else as is.
+ */
+export function sameMeaning(a: unknown, b: unknown): boolean {
+  if (typeof a === 'string' && typeof b === 'string')
+    return a === b || (TIMESTAMP.test(a) && TIMESTAMP.test(b) && sameInstant(a, b))
+  if (Array.isArray(a) || Array.isArray(b))
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((item, i) => sameMeaning(item, b[i]))
+    )
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const x = a as Record<string, unknown>
+    const y = b as Record<string, unknown>
+    const keys = Object.keys(x)
+    return (
+      keys.length === Object.keys(y).length &&
+      keys.every((key) => Object.hasOwn(y, key) && sameMeaning(x[key], y[key]))
+    )
+  }
+  return a === b
+}
+
+/**
+ * The same instant written another way, as the contract lets a client send it in a query parameter (any
+ * offset, a fraction of a second, `t` in lower case): `2026-03-06T19:26:11Z` -> `2026-03-06t14:26:11.0-05:00`.
+ * The fraction is kept as written, so the instant is exactly the same. Undefined when `value` is not a timestamp.
+ */
+export function otherOffset(value: string): string | undefined {
+  const match = TIMESTAMP.exec(value)
+  if (!match) return undefined
+  const whole = Date.parse(`${value.slice(0, 19).replace('t', 'T')}${match[2]?.toUpperCase()}`)
+  if (Number.isNaN(whole)) return undefined
+  const shifted = new Date(whole - 5 * 3_600_000).toISOString().slice(0, 19).replace('T', 't')
+  return `${shifted}${match[1] ?? '.0'}-05:00`
+}

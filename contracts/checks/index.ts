@@ -14,13 +14,16 @@ import { normalisationChecks } from './normalisation.ts'
 import { paginationChecks } from './pagination.ts'
 import { rateLimitMeaningChecks } from './rate-limit-meaning.ts'
 import { rateLimitChecks } from './rate-limits.ts'
+import { relationChecks } from './relations.ts'
 import { responseChecks } from './responses.ts'
 import { routingChecks } from './routing.ts'
 import { simulatedCallCheck } from './simulated-calls.ts'
 import { teamMemberChecks } from './team-members.ts'
 import { timestampChecks } from './timestamps.ts'
 import { AREAS, type Area, type ContractCheck } from './types.ts'
+import { usedUpWindowCheck } from './used-up-window.ts'
 import { webhookChecks } from './webhooks.ts'
+import { writesRefusedChecks } from './writes-refused.ts'
 
 /**
  * Every check of the suite, in run order (rate limits last, since they exhaust windows). Checks that cover
@@ -46,8 +49,15 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...timestampChecks,
     ...idempotencyRetryChecks,
     ...badInputChecks(contract.operations),
+    // Relations compare answers the checks above fetched (the run's cache); the writes that cannot write come
+    // after every read, since any request other than GET empties that cache.
+    ...relationChecks,
+    ...writesRefusedChecks(contract.operations),
     ...webhookChecks,
     ...idempotencyExpiryChecks,
+    // Run by the runner the first time the run waits for a used-up window (its 429s are then free), and
+    // reported here; here it runs when no window was used up before it.
+    usedUpWindowCheck,
     ...rateLimitChecks,
     ...rateLimitMeaningChecks,
   ]

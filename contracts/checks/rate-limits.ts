@@ -42,7 +42,7 @@ function expectPolicy(exchange: Exchange, quotas: LimitAccount['quotas']): void 
 }
 
 /** The 429 the contract documents: body, policy, `Retry-After` equal to `error.retry_after`, `r=0`. */
-function expect429(exchange: Exchange, policy: 'burst' | 'hourly', window: number): number {
+export function expect429(exchange: Exchange, policy: 'burst' | 'hourly', window: number): number {
   expectError(exchange, 429, { type: 'rate_limit_error', code: 'rate_limit_exceeded' })
   const error = jsonObject(exchange).error as Record<string, unknown>
   ensure(error.policy === policy, `error.policy "${policy}"`, JSON.stringify(error.policy), exchange)

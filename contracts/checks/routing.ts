@@ -105,7 +105,7 @@ const undocumentedMethods: ContractCheck = {
 }
 
 /** `Allow` lists every documented method of the path and not the one refused. */
-function checkAllow(exchange: Exchange, documented: string[], refused: string, why: string): void {
+export function checkAllow(exchange: Exchange, documented: string[], refused: string, why: string): void {
   const header = exchange.response.headers.allow ?? ''
   const allow = header.split(',').map((m) => m.trim().toLowerCase())
   for (const method of documented)

@@ -1,11 +1,14 @@
 import { loadContractDocument, type OpenApiDocument, resolveRef } from './load-contract.ts'
 import { type ContractOperation, listOperations } from './operations.ts'
 import { createSchemaValidator, type SchemaValidator } from './schema-validator.ts'
+import { type ContractWebhook, listWebhooks } from './webhooks.ts'
 
 /** Everything the checks know about the API, all read from the contract document. */
 export interface Contract {
   document: OpenApiDocument
   operations: ContractOperation[]
+  /** The top-level `webhooks`: the events the platform POSTs to receivers, with their body schemas. */
+  webhooks: ContractWebhook[]
   validator: SchemaValidator
   /** An operation by operationId; throws for an unknown id (a check out of step with the contract). */
   operation(operationId: string): ContractOperation
@@ -46,6 +49,7 @@ function buildContract(path?: string): Contract {
   return {
     document,
     operations,
+    webhooks: listWebhooks(document),
     validator,
     operation(operationId) {
       const found = byId.get(operationId)

@@ -67,7 +67,8 @@ export function listOperations(document: OpenApiDocument): ContractOperation[] {
   return operations
 }
 
-function requestBodyOf(document: OpenApiDocument, raw: unknown): ContractOperation['requestBody'] {
+/** A request body's JSON schema and its documented examples (their values), resolved. */
+export function requestBodyOf(document: OpenApiDocument, raw: unknown): ContractOperation['requestBody'] {
   if (!raw) return undefined
   const body = resolveRef<{ required?: boolean; content?: Record<string, Record<string, unknown>> }>(
     document,

@@ -104,7 +104,8 @@ export function createClient(options: ClientOptions) {
       const retryAfter = Number(header ?? Number.NaN)
       if (!Number.isFinite(retryAfter) || retryAfter > options.maxWaitSeconds)
         throw new RetryTooLong(
-          `the target answered 429 with Retry-After ${header ?? '(none)'}, longer than --max-wait ${options.maxWaitSeconds} s`,
+          `the target answered 429 with Retry-After ${header ?? '(none)'}`,
+          options.maxWaitSeconds,
         )
       await pacer.wait(
         retryAfter * 1000,

@@ -2,7 +2,15 @@
 export class BudgetExhausted extends Error {}
 
 /** Thrown when the target asks to wait longer than the run may (`Retry-After` over `--max-wait`). */
-export class RetryTooLong extends Error {}
+export class RetryTooLong extends Error {
+  constructor(
+    /** What would have to be waited for, and how long: `the target answered 429 with Retry-After 300`. */
+    readonly reason: string,
+    readonly maxWaitSeconds: number,
+  ) {
+    super(`${reason}, longer than --max-wait ${maxWaitSeconds} s`)
+  }
+}
 
 /** The target could not be reached at all (connection refused, DNS, TLS, reset): no HTTP answer. */
 export class TargetUnreachable extends Error {

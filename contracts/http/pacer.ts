@@ -45,6 +45,7 @@ export function createPacer(options: PacerOptions) {
   const windows = new Map<string, WindowState>()
   let waitedMs = 0
   let waits = 0
+  let whenUsedUp: (() => Promise<void>) | undefined
 
   async function wait(ms: number, reason: string, request?: string): Promise<void> {
     if (ms <= 0) return
@@ -74,11 +75,23 @@ export function createPacer(options: PacerOptions) {
       }
     },
 
-    /** Waits until every window of the account has room for one more request (`request` names it). */
+    /**
+     * Waits until every window of the account has room for one more request (`request` names it). When a
+     * window is used up and an action is waiting for that moment (`onceUsedUp`), the action runs first.
+     */
     async ready(request: string): Promise<void> {
-      const at = now()
-      const full = [...windows].filter(([, w]) => w.remaining <= 0 && w.freeAt > at)
+      let at = now()
+      const usedUp = () => [...windows].filter(([, w]) => w.remaining <= 0 && w.freeAt > at)
+      let full = usedUp()
       if (full.length === 0) return
+      const action = whenUsedUp
+      if (action) {
+        whenUsedUp = undefined
+        await action()
+        at = now()
+        full = usedUp()
+        if (full.length === 0) return
+      }
       const [name, longest] = full.reduce((a, b) => (b[1].freeAt > a[1].freeAt ? b : a))
       const seconds = (longest.freeAt - MARGIN_MS - at) / 1000
       const what =
@@ -87,7 +100,8 @@ export function createPacer(options: PacerOptions) {
           : `the ${name} window`
       if (seconds > options.maxWaitSeconds)
         throw new RetryTooLong(
-          `${what} is used up for another ${Math.ceil(seconds)} s, longer than --max-wait ${options.maxWaitSeconds} s`,
+          `${what} is used up for another ${Math.ceil(seconds)} s`,
+          options.maxWaitSeconds,
         )
       await wait(longest.freeAt - at, `${what} to free up`, request)
       for (const [, state] of full) {
@@ -98,6 +112,15 @@ export function createPacer(options: PacerOptions) {
 
     /** Waits `ms` for a stated reason (a `Retry-After`, a check that lets a window pass). */
     wait,
+
+    /**
+     * Runs `action` once, the next time a request has to wait for a used-up window, before the wait: while a
+     * window is used up the target refuses every request with a 429, which no window counts
+     * (docs/decisions/006-rate-limits.md). A later call replaces an action that has not run yet.
+     */
+    onceUsedUp(action: () => Promise<void>): void {
+      whenUsedUp = action
+    },
 
     /** Waits so far: how many, and their total in ms. */
     stats: () => ({ waits, waitedMs }),

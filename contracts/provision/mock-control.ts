@@ -93,6 +93,15 @@ export function createMockControl(options: MockControlOptions) {
     /** Places a simulated call (docs/decisions/013-calls-and-webhooks.md): its `queued` call log. */
     placeCall: (accountId: string, input: Record<string, unknown>) =>
       call<Record<string, unknown>>('POST', `/accounts/${accountId}/calls`, input, 201),
+    /** The mock's whole state as a capsule, as its JSON text (`GET /_mock/capsule`). */
+    async capsuleText(): Promise<string> {
+      const headers: Record<string, string> = {}
+      if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`
+      const response = await options.transport({ method: 'GET', url: `${root}/capsule`, headers })
+      if (response.status !== 200)
+        throw new MockControlError(`control plane GET /_mock/capsule answered ${response.status}`)
+      return response.text
+    },
     rateLimit: (accountId: string) =>
       call<{
         windows: { policy: string; limit: number; used: number; remaining: number; reset_seconds: number }[]

@@ -15,6 +15,16 @@ export interface Provisioned {
   undo: (() => Promise<void>)[]
   /** Accounts created (deleted in teardown). */
   accounts: string[]
+  /** What teardown tells of the mock once the undo steps ran: what was put back, and what could not be. */
+  closingNotes: () => Promise<string[]>
+}
+
+/** Seconds as the teardown says them: `157 s`, `200,000 s (about 2.3 days)`. */
+export function describeSeconds(seconds: number): string {
+  const exact = `${(Math.round(seconds * 1000) / 1000).toLocaleString('en-US')} s`
+  if (seconds >= 86_400) return `${exact} (about ${(seconds / 86_400).toFixed(1)} days)`
+  if (seconds >= 3_600) return `${exact} (about ${(seconds / 3_600).toFixed(1)} hours)`
+  return exact
 }
 
 /**
@@ -31,6 +41,7 @@ export async function provisionMock(
 ): Promise<Provisioned> {
   // A scenario left on would answer checks in the implementation's place: none survives into a run.
   await control.clearScenarios()
+  const clockBefore = (await control.clock()).offset_seconds
   const undo: (() => Promise<void>)[] = []
   const keyIds: string[] = []
   const account = await control.createAccount({
@@ -97,7 +108,25 @@ export async function provisionMock(
     names: new Map(),
     secrets: () => collectSecrets(keyring),
   }
-  return { keyring, accountId: account.id, undo, accounts: [account.id] }
+  /**
+   * The mock's clock only moves forward (its control plane has no way back but a reset of the whole mock), and
+   * the checks move it: teardown says how far, rather than claim the mock is as it was.
+   */
+  async function closingNotes(): Promise<string[]> {
+    const notes = [
+      callLogs
+        ? 'The accounts the run created on the mock were deleted, with their keys; the seeded account it read call logs from has its limits back, and the read key the run made on it is revoked (revoked keys stay listed).'
+        : 'The accounts the run created on the mock were deleted, with their keys.',
+    ]
+    const moved = (await control.clock()).offset_seconds - clockBefore
+    if (moved > 0)
+      notes.push(
+        `The run moved the mock's clock forward by ${describeSeconds(moved)}; it never goes back by itself, and timestamps, key expiry and rate-limit windows follow it. POST /_mock/reset puts it back, with the rest of the mock's state.`,
+      )
+    return notes
+  }
+
+  return { keyring, accountId: account.id, undo, accounts: [account.id], closingNotes }
 }
 
 /** The first seeded account (created before this run's), which holds the demo call logs. */

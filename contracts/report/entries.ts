@@ -1,11 +1,11 @@
-import type { Area } from '../checks/types.ts'
 import type { CheckOutcome, FailureReport, OutcomeStatus } from '../runner/outcome.ts'
 import { formatFailure } from './format-failure.ts'
 
 /** One check's line in a report, whichever runner produced it. */
 export interface ReportEntry {
   id: string
-  area: Area | 'setup'
+  /** The area it is reported under: a suite `Area` or `setup`; another kit's reports have areas of their own. */
+  area: string
   group: string
   title: string
   status: OutcomeStatus
@@ -19,6 +19,8 @@ export interface ReportEntry {
   requests: number
   /** Requests of the check answered from the run's cache. */
   cacheHits?: number
+  /** A failed check's capsule of the mock before it ran: its file, beside the reports. */
+  capsule?: string
 }
 
 /** A check's outcome as a report entry. */

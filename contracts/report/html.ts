@@ -1,5 +1,5 @@
-import { AREAS } from '../checks/types.ts'
 import { type Coverage, coverageFigure } from '../runner/coverage.ts'
+import { type AreaTitles, areasIn, SUITE_AREA_TITLES } from './area-titles.ts'
 import type { ReportEntry } from './entries.ts'
 import { HTML_STYLE } from './html-style.ts'
 import type { RunFigures } from './summary.ts'
@@ -14,13 +14,16 @@ export interface HtmlReportInput {
   /** Messages about the run as a whole (it stopped early, nothing passed). */
   notices?: readonly string[]
   generatedAt?: Date
+  /** The page's title and heading (default `Contract suite report`). */
+  title?: string
+  /** The areas, in report order, with their titles (the suite's by default). */
+  areas?: AreaTitles
 }
 
 const html = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 
 const LABEL = { passed: 'passed', failed: 'failed', skipped: 'skipped', 'not-applicable': 'not applicable' }
-const areaTitle = (area: string) => (AREAS as Record<string, string>)[area] ?? 'Setup'
 
 function counts(entries: readonly ReportEntry[]): string {
   return (Object.keys(LABEL) as (keyof typeof LABEL)[])
@@ -28,6 +31,13 @@ function counts(entries: readonly ReportEntry[]): string {
     .filter(([, n]) => n > 0)
     .map(([s, n]) => `${n} ${LABEL[s]}`)
     .join(', ')
+}
+
+/** The capsule of the mock before a failed check, when the run took one: its link and how to open it. */
+function capsuleLink(entry: ReportEntry): string {
+  if (!entry.capsule) return ''
+  const file = html(entry.capsule)
+  return `<h3>Reproduce the mock's state</h3><p class="capsule"><a href="${file}" download>${file}</a>: the mock's whole state before this check. Start a mock from it with <code>voice-api-kit mock --from-capsule ${file}</code>, or open it in the dashboard ("Open capsule").</p>`
 }
 
 function failureBlock(entry: ReportEntry): string {
@@ -41,12 +51,13 @@ function failureBlock(entry: ReportEntry): string {
         part('Request', d.request),
         part('Response', d.response),
         part('Reproduce with curl', d.curl),
+        capsuleLink(entry),
       ].join('\n')
     : `<pre>${html(entry.failure ?? '')}</pre>`
   return `<details class="failure" open id="${html(entry.id)}"><summary>${html(entry.group)} &gt; ${html(entry.title)}</summary>\n${body}\n</details>`
 }
 
-function areaSection(area: string, entries: readonly ReportEntry[]): string {
+function areaSection(area: string, title: string, entries: readonly ReportEntry[]): string {
   const rows = entries
     .map(
       (e) =>
@@ -60,7 +71,7 @@ function areaSection(area: string, entries: readonly ReportEntry[]): string {
     .map(failureBlock)
     .join('\n')
   return `<section class="area" id="area-${html(area)}" data-area="${html(area)}">
-<h2>${html(areaTitle(area))} <small>(${counts(entries)})</small></h2>
+<h2>${html(title)} <small>(${counts(entries)})</small></h2>
 ${failures}
 <table><thead><tr><th>result</th><th>group</th><th>check</th><th>requests</th></tr></thead>
 <tbody>
@@ -106,7 +117,10 @@ ${rows}
 export function toHtml(input: HtmlReportInput): string {
   const { entries, figures = {} } = input
   const failed = entries.some((e) => e.status === 'failed') || (input.notices?.length ?? 0) > 0
-  const areas = [...Object.keys(AREAS), 'setup'].filter((area) => entries.some((e) => e.area === area))
+  const titles = input.areas ?? SUITE_AREA_TITLES
+  const areaTitle = (area: string) => titles[area] ?? area
+  const areas = areasIn(titles, entries)
+  const title = input.title ?? 'Contract suite report'
   const stats = figures.stats
   const figureRows = [
     ['Checks', counts(entries) || 'none'],
@@ -133,12 +147,12 @@ export function toHtml(input: HtmlReportInput): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Contract suite report</title>
+<title>${html(title)}</title>
 <style>${HTML_STYLE}</style>
 </head>
 <body>
 <header>
-<h1>Contract suite report</h1>
+<h1>${html(title)}</h1>
 <p class="target">${html(input.header)}${input.generatedAt ? ` &middot; ${html(input.generatedAt.toISOString())}` : ''}</p>
 <p class="verdict ${failed ? 'failed' : 'ok'}" id="verdict">${failed ? 'Failed' : 'Passed'}: ${html(counts(entries) || 'no check ran')}</p>
 ${notices}
@@ -155,6 +169,7 @@ ${areas
   .map((a) =>
     areaSection(
       a,
+      areaTitle(a),
       entries.filter((e) => e.area === a),
     ),
   )

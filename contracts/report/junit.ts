@@ -1,4 +1,4 @@
-import { AREAS } from '../checks/types.ts'
+import { type AreaTitles, SUITE_AREA_TITLES } from './area-titles.ts'
 import type { ReportEntry } from './entries.ts'
 
 const escapeXml = (text: string) =>
@@ -15,8 +15,14 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3)
 /**
  * JUnit XML for CI: one `<testsuite>` per area, one `<testcase>` per check (classname = area and group);
  * a failure carries the whole report (request, response, expectation, curl); a skip carries its reason.
+ * `titles` names the areas (the suite's by default).
  */
-export function toJUnit(entries: readonly ReportEntry[], name: string, durationMs: number): string {
+export function toJUnit(
+  entries: readonly ReportEntry[],
+  name: string,
+  durationMs: number,
+  titles: AreaTitles = SUITE_AREA_TITLES,
+): string {
   const areas = [...new Set(entries.map((e) => e.area))]
   const count = (list: readonly ReportEntry[], status: string) =>
     list.filter((e) => e.status === status).length
@@ -27,7 +33,7 @@ export function toJUnit(entries: readonly ReportEntry[], name: string, durationM
   ]
   for (const area of areas) {
     const mine = entries.filter((e) => e.area === area)
-    const title = (AREAS as Record<string, string>)[area] ?? 'Setup'
+    const title = titles[area] ?? area
     const time = mine.reduce((sum, e) => sum + e.durationMs, 0)
     lines.push(
       `  <testsuite name="${escapeXml(title)}" tests="${mine.length}" failures="${count(mine, 'failed')}" errors="0" skipped="${skippedOf(mine)}" time="${seconds(time)}">`,

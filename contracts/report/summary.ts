@@ -1,6 +1,6 @@
-import { AREAS } from '../checks/types.ts'
 import { type Coverage, coverageFigure } from '../runner/coverage.ts'
 import type { RunStats } from '../runner/session.ts'
+import { type AreaTitles, areasIn, SUITE_AREA_TITLES } from './area-titles.ts'
 import type { ReportEntry } from './entries.ts'
 
 const STATUSES = ['passed', 'failed', 'skipped', 'not-applicable'] as const
@@ -10,8 +10,6 @@ const LABEL: Record<(typeof STATUSES)[number], string> = {
   skipped: 'skipped',
   'not-applicable': 'not applicable',
 }
-
-const areaTitle = (area: string) => (AREAS as Record<string, string>)[area] ?? 'Setup'
 
 /** What a run cost and covered, for the lines under the totals. */
 export interface RunFigures {
@@ -44,16 +42,18 @@ export function figureLines(figures: RunFigures): string[] {
 /**
  * A readable summary: one line per area with its counts, the totals with what the run cost (requests,
  * waiting) and covered, then every failure in full (expected, actual, request, response, curl), then every
- * skipped check with its reason.
+ * skipped check with its reason. `titles` names the areas, in report order (the suite's by default).
  */
 export function formatSummary(
   entries: readonly ReportEntry[],
   header: string,
   durationMs: number,
   figures: RunFigures = {},
+  titles: AreaTitles = SUITE_AREA_TITLES,
 ): string {
   const lines = [header, '']
-  const areas = [...Object.keys(AREAS), 'setup'].filter((area) => entries.some((e) => e.area === area))
+  const areaTitle = (area: string) => titles[area] ?? area
+  const areas = areasIn(titles, entries)
   const width = Math.max(0, ...areas.map((a) => areaTitle(a).length))
   for (const area of areas) {
     const mine = entries.filter((e) => e.area === area)
@@ -64,8 +64,11 @@ export function formatSummary(
     lines.push(`  ${mark.padEnd(2)} ${areaTitle(area).padEnd(width)}  ${counts.join(', ')}`)
   }
   const total = STATUSES.map((s) => `${entries.filter((e) => e.status === s).length} ${LABEL[s]}`).join(', ')
+  // One count of requests: the run's own (checks, probes, retries, teardown) on the line below when it is
+  // known, else what the checks sent.
   const requests = entries.reduce((sum, e) => sum + e.requests, 0)
-  lines.push('', `Total: ${total} (${requests} requests) in ${(durationMs / 1000).toFixed(1)} s`)
+  const sent = figures.stats ? '' : ` (${requests} requests sent by the checks)`
+  lines.push('', `Total: ${total}${sent} in ${(durationMs / 1000).toFixed(1)} s`)
   lines.push(...figureLines(figures))
   const failures = entries.filter((e) => e.status === 'failed')
   if (failures.length > 0) {

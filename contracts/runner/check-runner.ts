@@ -1,6 +1,8 @@
+import { cannotWrite } from '../checks/cannot-write.ts'
 import { conformanceProblems } from '../checks/conformance.ts'
 import { CheckSkipped, ContractFailure } from '../checks/failure.ts'
 import type { CheckCallInput, CheckContext, ContractCheck } from '../checks/types.ts'
+import { usedUpWindowCheck } from '../checks/used-up-window.ts'
 import type { Contract } from '../contract/contract.ts'
 import type { ApiClient } from '../http/client.ts'
 import { BudgetExhausted, RetryTooLong, TargetUnreachable } from '../http/errors.ts'
@@ -43,6 +45,14 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
   const { contract, config, keys, teardown, cache } = deps
   const requestIds = new Set<string>()
   const sentSecrets = new Set<string>()
+  // The requests of usedUpWindowCheck cost nothing only while a window is used up: they are sent the first
+  // time a paced request has to wait for one, before the wait, and the outcome is reported at the check's place.
+  let usedUp: Promise<CheckOutcome> | undefined
+  if (!config.areas?.length || config.areas.includes(usedUpWindowCheck.area))
+    deps.pacer.onceUsedUp(async () => {
+      usedUp = run(usedUpWindowCheck)
+      await usedUp
+    })
 
   function report(expected: string, actual: string, exchange?: Exchange): FailureReport {
     const secrets = [...keys.secrets(), ...sentSecrets]
@@ -52,6 +62,7 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
   }
 
   async function run(check: ContractCheck): Promise<CheckOutcome> {
+    if (check === usedUpWindowCheck && usedUp) return usedUp
     const started = performance.now()
     const notes: string[] = []
     let requests = 0
@@ -95,12 +106,20 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
       wait: (seconds, reason) => deps.pacer.wait(seconds * 1000, reason),
       async call(input: CheckCallInput) {
         const method = input.method.toUpperCase()
-        if (!isSafeMethod(method) && method !== 'OPTIONS' && !config.destructive)
+        if (
+          !isSafeMethod(method) &&
+          method !== 'OPTIONS' &&
+          !config.destructive &&
+          !cannotWrite(input, keys.secrets())
+        )
           throw new CheckSkipped('writes data: run with --destructive')
         const key = input.key === undefined ? keys.secret : input.key
         if (input.sensitive) for (const value of input.sensitive) sentSecrets.add(value)
         const send = { ...input, key, accept429: input.rateLimitProbe ?? input.accept429 }
         const shared = input.rateLimitProbe || input.fresh ? undefined : cache.get(send)
+        // A request that cannot write (cannot-write.ts) changes nothing, whatever it is answered: the answers
+        // kept for the run stay true.
+        const changes = !isSafeMethod(method) && !cannotWrite(send, keys.secrets())
         let exchange: Exchange
         if (shared) {
           exchange = { ...shared, operationId: input.operationId ?? shared.operationId }
@@ -108,8 +127,8 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         } else {
           exchange = await (input.rateLimitProbe ? deps.limitClient : deps.budgeted).send(send)
           requests++
-          if (!input.rateLimitProbe) cache.store(send, exchange)
-          else if (!isSafeMethod(method)) cache.invalidate()
+          if (changes) cache.invalidate()
+          else if (!input.rateLimitProbe && isSafeMethod(method)) cache.store(send, exchange)
         }
         last = exchange
         const status = exchange.response.status

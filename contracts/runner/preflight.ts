@@ -1,6 +1,7 @@
 import { scenarioNote } from '../checks/failure.ts'
 import { describeNetworkError, RetryTooLong, TargetUnreachable } from '../http/errors.ts'
 import { type Exchange, redactText } from '../http/exchange.ts'
+import { type OptionNames, TARGET_CONFIG_NAMES } from '../target/option-names.ts'
 
 /** The run cannot start (or go on): the configuration or the target is not what it must be. One line. */
 export class ConfigError extends Error {}
@@ -13,10 +14,17 @@ const errorOf = (exchange: Exchange) =>
     unknown
   >
 
+/**
+ * `: <code>, <message>` of an error answer, for the middle of a sentence: the target's own closing
+ * punctuation is left out (the sentence goes on after it).
+ */
 function said(exchange: Exchange, secrets: readonly string[]): string {
   const error = errorOf(exchange)
   const parts = [error.code, error.message].filter((p): p is string => typeof p === 'string' && p !== '')
-  return parts.length === 0 ? '' : `: ${redactText(parts.join(', '), secrets).slice(0, 200)}`
+  if (parts.length === 0) return ''
+  return `: ${redactText(parts.join(', '), secrets)
+    .slice(0, 200)
+    .replace(/[\s.;:,!]+$/, '')}`
 }
 
 /**
@@ -24,7 +32,12 @@ function said(exchange: Exchange, secrets: readonly string[]): string {
  * cannot be reached, a key it refuses, a base URL that routes nowhere or a target answering errors stops the
  * run with one message that names the cause, instead of one identical failure per check.
  */
-export function judgeProbe(exchange: Exchange, baseUrl: string, secrets: readonly string[]): void {
+export function judgeProbe(
+  exchange: Exchange,
+  baseUrl: string,
+  secrets: readonly string[],
+  names: OptionNames = TARGET_CONFIG_NAMES,
+): void {
   const { status, headers } = exchange.response
   const url = `${baseUrl}/user`
   const type = (headers['content-type'] ?? '').split(';')[0]?.trim() ?? ''
@@ -41,7 +54,7 @@ export function judgeProbe(exchange: Exchange, baseUrl: string, secrets: readonl
   }
   if (status === 401)
     throw new ConfigError(
-      `The secret key is not accepted: GET ${url} answered 401${said(exchange, secrets)}. Check --secret-key / VOICE_API_KEY (is it revoked or expired?).`,
+      `The secret key is not accepted: GET ${url} answered 401${said(exchange, secrets)}. Check ${names.secretKey} (is it revoked or expired?).`,
     )
   if (status === 403)
     throw new ConfigError(
@@ -69,33 +82,43 @@ export function judgeProbe(exchange: Exchange, baseUrl: string, secrets: readonl
 }
 
 /** Turns what sending the first request threw into the one message that stops the run. */
-export function probeFailure(error: unknown, baseUrl: string): Error {
+export function probeFailure(
+  error: unknown,
+  baseUrl: string,
+  names: OptionNames = TARGET_CONFIG_NAMES,
+): Error {
   if (error instanceof TargetUnreachable)
     return new ConfigError(
-      `Cannot reach ${baseUrl}: ${describeNetworkError(error.error)}. Is the target running, and is the base URL right?`,
+      `Cannot reach ${baseUrl}: ${describeNetworkError(error.error)}. Is the target running, and is ${names.baseUrl} right?`,
     )
   if (error instanceof RetryTooLong)
-    return new ConfigError(`The account's rate limit is used up: ${error.message}. Try again later.`)
+    return new ConfigError(
+      `The account's rate limit is used up: ${error.reason}, longer than ${names.maxWait} (${error.maxWaitSeconds} s). Try again later.`,
+    )
   return error instanceof Error ? error : new Error(String(error))
 }
 
 /** Turns a failure to provision through the mock's control plane into the message that stops the run. */
-export function provisionFailure(error: unknown, root: string): Error {
+export function provisionFailure(
+  error: unknown,
+  root: string,
+  names: OptionNames = TARGET_CONFIG_NAMES,
+): Error {
   const code =
     (error as { code?: unknown; cause?: { code?: unknown } })?.code ??
     (error as { cause?: { code?: unknown } })?.cause?.code
   if (typeof code === 'string' || error instanceof TypeError)
     return new ConfigError(
-      `Cannot reach the mock's control plane at ${root}: ${describeNetworkError(error)}. Is the mock running (voice-api-kit mock), and is --base-url (or --mock-control-url) right?`,
+      `Cannot reach the mock's control plane at ${root}: ${describeNetworkError(error)}. Is the mock running (voice-api-kit mock), and is ${names.baseUrl} (or ${names.mockControlUrl}) right?`,
     )
   const message = error instanceof Error ? error.message : String(error)
   if (/answered 404/.test(message))
     return new ConfigError(
-      `${root} is not the mock's control plane (${message.slice(0, 160)}): --provision mock works against voice-api-kit mock; pass --mock-control-url when it is elsewhere.`,
+      `${root} is not the mock's control plane (${message.slice(0, 160)}): ${names.provisionMock} works against voice-api-kit mock; pass ${names.mockControlUrl} when it is elsewhere.`,
     )
   if (/answered (401|403)/.test(message))
     return new ConfigError(
-      `The mock's control plane refused the run (${message.slice(0, 160)}): pass --mock-admin-token when the mock was started with --admin-token.`,
+      `The mock's control plane refused the run (${message.slice(0, 160)}): pass ${names.mockAdminToken} when the mock was started with --admin-token.`,
     )
   return new ConfigError(`Provisioning through the mock's control plane failed: ${message.slice(0, 300)}`)
 }

@@ -10,6 +10,7 @@ import { fetchTransport, nodeTransport, type Transport } from '../http/transport
 import { type Keyring, keyringFromTarget } from '../provision/keyring.ts'
 import { createMockControl, type MockControl } from '../provision/mock-control.ts'
 import { type Provisioned, provisionMock } from '../provision/provision-mock.ts'
+import { type OptionNames, secretKeyProblem, TARGET_CONFIG_NAMES } from '../target/option-names.ts'
 import { PLAN_HOURLY_QUOTA, type Plan, type TargetConfig } from '../target/target.ts'
 import { createCheckRunner } from './check-runner.ts'
 import { type Coverage, createCoverage } from './coverage.ts'
@@ -25,6 +26,13 @@ export interface SessionOptions {
   sleep?: (ms: number) => Promise<void>
   /** Told before every wait: what the run waits for and how long. */
   onWait?: (event: WaitEvent) => void
+  /** How errors name the settings (default: the fields of `TargetConfig`; the command: its flags). */
+  names?: OptionNames
+  /**
+   * With mock provisioning: the mock's capsule (`GET /_mock/capsule`) is taken before each check, and this is
+   * told of it when the check fails, with the check (the state to reproduce the failure from). Unset: none taken.
+   */
+  onFailedCapsule?: (check: ContractCheck, capsule: string) => void
 }
 
 /** What a run cost: requests sent to the API, answers shared from the run's cache, time spent waiting. */
@@ -71,6 +79,10 @@ const randomId = () =>
  * accepts the key (one clear error otherwise), reads the plan and the rate limit, detects a stateless target.
  */
 export async function openSession(config: TargetConfig, options: SessionOptions = {}): Promise<Session> {
+  const names = options.names ?? TARGET_CONFIG_NAMES
+  // Known by its text, before any request: a publishable key in place of the secret key.
+  const keyProblem = config.provision === 'mock' ? undefined : secretKeyProblem(config.secretKey, names)
+  if (keyProblem) throw new ConfigError(keyProblem)
   const contract = createContract(config.contractPath)
   const runId = randomId()
   const baseUrl = config.baseUrl.replace(/\/+$/, '')
@@ -98,12 +110,12 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     try {
       provisioned = await provisionMock(mock, contract.scopes, runId)
     } catch (error) {
-      throw provisionFailure(error, root)
+      throw provisionFailure(error, root, names)
     }
     keys = provisioned.keyring
   } else {
     if (!config.secretKey)
-      throw new ConfigError('A secret key is required (--secret-key or VOICE_API_KEY), or --provision mock.')
+      throw new ConfigError(`A secret key is required (${names.secretKey}), or ${names.provisionMock}.`)
     keys = keyringFromTarget({ ...config, secretKey: config.secretKey })
   }
   let counted = 0
@@ -131,9 +143,9 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
   let probe: Exchange
   try {
     probe = await limitClient.send({ ...probeInput, operationId: 'getUser' })
-    judgeProbe(probe, baseUrl, keys.secrets())
+    judgeProbe(probe, baseUrl, keys.secrets(), names)
   } catch (error) {
-    throw await abandon(probeFailure(error, baseUrl))
+    throw await abandon(probeFailure(error, baseUrl, names))
   }
   pacer.observe(probe.response.headers)
   cache.store(probeInput, probe)
@@ -152,7 +164,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
       const answered = unknown.response.json as { id?: unknown } | undefined
       stateless = unknown.response.status === 200 && answered?.id !== probeId
     } catch (error) {
-      throw await abandon(probeFailure(error, baseUrl))
+      throw await abandon(probeFailure(error, baseUrl, names))
     }
   }
   const budget = config.budget ?? defaultBudget(provisioned !== undefined, plan, probe)
@@ -191,13 +203,13 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     mock,
     budget,
     limits: pacer.windows(),
-    run: (check) => runner.run(check),
+    run: options.onFailedCapsule && mock ? capturing(mock, runner.run, options.onFailedCapsule) : runner.run,
     async stillReachable() {
       try {
         await limitClient.send({ ...probeInput, operationId: 'getUser', accept429: true })
         return undefined
       } catch (error) {
-        return probeFailure(error, baseUrl).message
+        return probeFailure(error, baseUrl, names).message
       }
     },
     stats: () => ({
@@ -208,6 +220,25 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     }),
     coverage: () => coverage.matrix(),
     close: () => teardown.run(),
+  }
+}
+
+/**
+ * Runs checks with the mock's capsule taken before each one and handed over when the check fails. Only the
+ * last capsule is held; a mock that cannot give one (an older version) is not asked again.
+ */
+function capturing(
+  mock: MockControl,
+  run: (check: ContractCheck) => Promise<CheckOutcome>,
+  onFailed: (check: ContractCheck, capsule: string) => void,
+): (check: ContractCheck) => Promise<CheckOutcome> {
+  let available = true
+  return async (check) => {
+    const before = available ? await mock.capsuleText().catch(() => undefined) : undefined
+    if (before === undefined) available = false
+    const outcome = await run(check)
+    if (outcome.status === 'failed' && before !== undefined) onFailed(check, before)
+    return outcome
   }
 }
 

@@ -42,10 +42,15 @@ export function createTeardown(client: ApiClient, provisioned: Provisioned | und
           report.problems.push(`undo provisioning: ${error instanceof Error ? error.message : String(error)}`)
         }
       }
-      if (provisioned)
-        report.notes.push(
-          'The accounts the run created on the mock were deleted, with their keys; the seeded account is as it was.',
-        )
+      if (provisioned) {
+        try {
+          report.notes.push(...(await provisioned.closingNotes()))
+        } catch (error) {
+          report.problems.push(
+            `reading the mock after teardown: ${error instanceof Error ? error.message : String(error)}`,
+          )
+        }
+      }
       done = report
       return report
     },

@@ -34,7 +34,8 @@ export function parseOriginKey(text: string): { origin: string; key: string } {
 
 const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise']
 
-function plan(value: string | undefined): Plan | undefined {
+/** A plan's name, or undefined for none; throws TargetError for any other word. */
+export function plan(value: string | undefined): Plan | undefined {
   if (value === undefined || value === '') return undefined
   if (!PLANS.includes(value as Plan))
     throw new TargetError(`The plan must be free, pro or enterprise, got '${value}'.`)

@@ -4,7 +4,7 @@ import { createMockPlatform, type MockPlatform, type MockPlatformOptions } from 
 import type { SavedState, SessionStore } from './session-store.ts'
 
 export interface PersistentPlatformOptions extends Omit<MockPlatformOptions, 'store' | 'clock'> {
-  /** Where the state is kept between reloads. */
+  /** Where the state is kept between reloads. A `capsule` given is opened in place of what it saved. */
   store: SessionStore
   /** Quiet time before saving changes that do not alter data (last-used times, the journal). Default 200 ms. */
   saveDelayMs?: number
@@ -30,6 +30,8 @@ export interface PersistentPlatform {
   save(): void
   /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
   reset(): Promise<void>
+  /** Replaces the state by a capsule's (`platform.openCapsule`), and saves it. */
+  openCapsule(capsule: unknown): ReturnType<MockPlatform['openCapsule']>
 }
 
 function knownValue(platform: MockPlatform, value: string | undefined, keyId: string) {
@@ -67,6 +69,10 @@ export async function createPersistentPlatform(
     if (timer !== undefined) clearTimeout(timer)
     timer = undefined
     dirty = false
+    demoKeys = {
+      secretKey: current(demoKeys.secretKey, () => platform.demo.secretKeyId),
+      publishableKey: current(demoKeys.publishableKey, () => platform.demo.publishableKeyId),
+    }
     store.save({ version: 2, snapshot: platform.snapshot(), demoKeys })
   }
 
@@ -75,7 +81,10 @@ export async function createPersistentPlatform(
     if (timer === undefined) timer = setTimeout(save, saveDelayMs)
   }
 
-  const saved = store.load()
+  /** A demo key's value while it still authenticates as the state's demo key (a capsule may replace them). */
+  const current = (value: string | undefined, id: () => string) => knownValue(platform, value, id())
+
+  const saved = platformOptions.capsule === undefined ? store.load() : undefined
   if (saved) {
     try {
       await restore(saved)
@@ -94,10 +103,10 @@ export async function createPersistentPlatform(
       return platform
     },
     get secretKey() {
-      return demoKeys.secretKey ?? ''
+      return current(demoKeys.secretKey, () => platform.demo.secretKeyId) ?? ''
     },
     get publishableKey() {
-      return demoKeys.publishableKey ?? ''
+      return current(demoKeys.publishableKey, () => platform.demo.publishableKeyId) ?? ''
     },
     get restored() {
       return restored
@@ -121,6 +130,11 @@ export async function createPersistentPlatform(
     async reset() {
       await platform.reset()
       save()
+    },
+    async openCapsule(capsule) {
+      const opened = await platform.openCapsule(capsule)
+      save()
+      return opened
     },
   }
 }

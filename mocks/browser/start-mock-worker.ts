@@ -1,4 +1,5 @@
 import type { SetupWorker } from 'msw/browser'
+import type { Capsule, OpenedCapsule } from '../engine/capsule/capsule.ts'
 import type { EventListener } from '../engine/webhooks/call-event.ts'
 import type { CallStart, MockCalls } from '../msw/create-mock-api.ts'
 import { createHandlers } from '../msw/handlers.ts'
@@ -21,6 +22,12 @@ export interface MockWorkerOptions extends Omit<MockPlatformOptions, 'store' | '
   quiet?: boolean
   /** What MSW does with requests no handler matches. Default `bypass` (assets, HMR, other APIs). */
   onUnhandledRequest?: 'bypass' | 'warn' | 'error'
+  /**
+   * A capsule to start from (its value or its text; `GET /_mock/capsule` or "Download capsule" of any mock),
+   * opened at every start in place of the tab's saved state; its seed used unless `seed` is given. Rejects with
+   * a `CapsuleError` naming the problem. The keys made where it was taken keep working.
+   */
+  capsule?: unknown
 }
 
 /** The running in-browser mock. */
@@ -50,6 +57,10 @@ export interface MockWorker {
    * 'listAgents', status: 500 })`); saved with the tab's state, cleared by `reset()`.
    */
   readonly scenarios: ScenarioApi
+  /** The tab's whole state as a capsule (no key value; the signing secrets only with `webhookSecrets`). */
+  capsule(options?: { webhookSecrets?: boolean }): Promise<Capsule>
+  /** Replaces the tab's state by a capsule's, and saves it; a `CapsuleError` leaves the state as it was. */
+  openCapsule(capsule: unknown): Promise<OpenedCapsule>
 }
 
 const noStore: SessionStore = { load: () => undefined, save: () => false, clear() {} }
@@ -114,6 +125,8 @@ export async function startMockWorker(options: MockWorkerOptions = {}): Promise<
       },
     },
     onEvent: (listener) => persistent.platform.onEvent(listener),
+    capsule: (take) => persistent.platform.capsule(take),
+    openCapsule: (capsule) => persistent.openCapsule(capsule),
     stop() {
       ticker.stop()
       flush()

@@ -54,7 +54,6 @@ export function windowsOf(account: Account): WindowLimit[] {
 }
 
 /** The state table of the accounts, by id. */
-// Stryker disable next-line StringLiteral: the table's name, which only a store sees
 export const ACCOUNTS_TABLE = 'accounts'
 
 /**
@@ -71,7 +70,6 @@ export function createAccountStore(clock: Clock, state: EngineState) {
     state.record(ACCOUNTS_TABLE, account.id, account, before)
   }
 
-  // Stryker disable all: the table as a store saves, replicates and restores it (test/stores/*.test.ts)
   state.register(ACCOUNTS_TABLE, {
     apply(id, value) {
       if (value === null) accounts.delete(id)
@@ -81,7 +79,6 @@ export function createAccountStore(clock: Clock, state: EngineState) {
     clear: () => accounts.clear(),
     account: (id) => id,
   })
-  // Stryker restore all
 
   return {
     create(input: AccountInput): Account {
@@ -101,8 +98,6 @@ export function createAccountStore(clock: Clock, state: EngineState) {
     get: (id: string) => accounts.get(id),
     list: () => [...accounts.values()],
     size: () => accounts.size,
-    // Stryker disable all: the control plane's change of an account's plan or limits (PATCH /_mock/accounts/{id};
-    // test/mock/control-plane.test.ts)
     update(id: string, patch: { plan?: Plan; limits?: Limits | null }): Account | undefined {
       const account = accounts.get(id)
       if (!account) return undefined
@@ -112,18 +107,16 @@ export function createAccountStore(clock: Clock, state: EngineState) {
       put(updated)
       return updated
     },
-    // Stryker restore all
     /** The account's windows, cached per record: a changed account is a new record (hot path). */
     windows(account: Account): WindowLimit[] {
       let windows = windowCache.get(account)
-      // Stryker disable next-line ConditionalExpression: a cache: the windows of a record are computed the same again
+      // Stryker disable next-line ConditionalExpression: a cache: the windows of a record computed again are the same windows
       if (!windows) {
         windows = windowsOf(account)
         windowCache.set(account, windows)
       }
       return windows
     },
-    // Stryker disable all: the control plane's deletion of an account (test/mock/control-plane.test.ts)
     /** Forgets an account; its keys and data are removed by their own stores. */
     remove(id: string): boolean {
       const before = accounts.get(id)
@@ -132,7 +125,6 @@ export function createAccountStore(clock: Clock, state: EngineState) {
       state.record(ACCOUNTS_TABLE, id, null, before)
       return true
     },
-    // Stryker restore all
   }
 }
 

@@ -50,7 +50,6 @@ export class ApiError extends Error {
         code: this.code,
         message: this.message,
         ...this.fields,
-        // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral: error.request_id is optional (docs/decisions/011-allowed-forms.md); the Request-Id header carries it
         ...(requestId !== undefined ? { request_id: requestId } : {}),
       },
     }
@@ -67,7 +66,6 @@ export class ApiError extends Error {
   }
 }
 
-// Stryker disable ObjectLiteral: the `{ param }` of an error: error.param is optional (docs/decisions/011-allowed-forms.md), so no fair check can ask for it
 export const errors = {
   invalidJson: (message: string) => new ApiError(400, 'invalid_request_error', 'invalid_json', message),
   invalidParameter: (param: string, message: string) =>
@@ -89,7 +87,6 @@ export const errors = {
       {},
       {
         'www-authenticate':
-          // Stryker disable next-line ConditionalExpression: the challenge's `error` parameter is optional (docs/decisions/011-allowed-forms.md)
           credentials === 'none' ? 'Bearer realm="api"' : 'Bearer realm="api", error="invalid_token"',
       },
     ),
@@ -117,7 +114,6 @@ export const errors = {
       405,
       'invalid_request_error',
       'method_not_allowed',
-      // Stryker disable next-line StringLiteral: message wording (free text)
       `Method ${method} is not allowed here; allowed: ${allow.join(', ')}.`,
       {},
       { allow: allow.join(', ') },
@@ -136,7 +132,6 @@ export const errors = {
       415,
       'invalid_request_error',
       'unsupported_media_type',
-      // Stryker disable next-line all: message wording (free text)
       `Request bodies must be application/json, not '${contentType || 'none'}'.`,
     ),
   validationFailed: (fieldErrors: FieldError[]) =>
@@ -144,12 +139,10 @@ export const errors = {
       422,
       'validation_error',
       'validation_failed',
-      // Stryker disable all: the message (free text) and the top-level param (error.param is optional (docs/decisions/011-allowed-forms.md), so no fair check can ask for it)
       fieldErrors.length === 1 && fieldErrors[0]
         ? `Invalid request body: ${fieldErrors[0].message}`
         : `Invalid request body: ${fieldErrors.length} errors.`,
       { param: fieldErrors[0]?.param, errors: fieldErrors },
-      // Stryker restore all
     ),
   rateLimited: (policy: string, retryAfter: number) =>
     new ApiError(
@@ -160,7 +153,5 @@ export const errors = {
       { policy, retry_after: retryAfter },
       { 'retry-after': String(retryAfter) },
     ),
-  // Stryker disable next-line all: an internal error is a defect of the mock, never a behaviour the suite meets
   internal: (message: string) => new ApiError(500, 'api_error', 'internal_error', message),
 }
-// Stryker restore ObjectLiteral

@@ -1,6 +1,6 @@
 /*
- * Mutation marks below (`Stryker disable`), three kinds the contract suite cannot see through v1, all covered by
- * test/engine/cidr.test.ts:
+ * Three things of this module the contract suite cannot see through v1 (their mutants survive the contract run;
+ * test/engine/cidr.test.ts covers them):
  * - spelling: the forms a server gives an IPv6 client (brackets, a zone) and spaces around a range, neither sent by
  *   the suite's IPv4 client nor part of a valid range;
  * - malformed: a malformed range is refused only by the control plane when a key is made, never through v1;
@@ -10,12 +10,9 @@
 
 /** Parses an IPv4 or IPv6 address into 16 bytes (IPv4 as IPv4-mapped IPv6), or null. */
 export function parseIp(text: string): Uint8Array | null {
-  // Stryker disable next-line MethodExpression: spelling (see the note above)
   const address = text
     .trim()
-    // Stryker disable next-line Regex,StringLiteral: spelling (see the note above)
     .replace(/^\[|\]$/g, '')
-    // Stryker disable next-line Regex,StringLiteral: spelling (see the note above)
     .replace(/%.*$/, '')
   const v4 = parseIpv4(address)
   if (v4) return mapped(v4)
@@ -26,7 +23,6 @@ function parseIpv4(text: string): number[] | null {
   const parts = text.split('.')
   if (parts.length !== 4) return null
   const bytes = parts.map((part) => (/^\d{1,3}$/.test(part) ? Number(part) : Number.NaN))
-  // Stryker disable next-line LogicalOperator: malformed (see the note above)
   return bytes.every((byte) => byte >= 0 && byte <= 255) ? bytes : null
 }
 
@@ -39,12 +35,10 @@ function mapped(v4: number[]): Uint8Array {
 }
 
 function parseIpv6(text: string): Uint8Array | null {
-  // Stryker disable next-line StringLiteral: malformed (see the note above)
   if (!text.includes(':')) return null
   let head = text
   let tailV4: number[] | null = null
   const lastColon = text.lastIndexOf(':')
-  // Stryker disable next-line ArithmeticOperator,MethodExpression: IPv6 bytes (see the note above)
   if (text.slice(lastColon + 1).includes('.')) {
     tailV4 = parseIpv4(text.slice(lastColon + 1))
     if (!tailV4) return null
@@ -53,21 +47,16 @@ function parseIpv6(text: string): Uint8Array | null {
   const halves = head.split('::')
   if (halves.length > 2) return null
   const toGroups = (part: string) => (part === '' ? [] : part.split(':'))
-  // Stryker disable next-line StringLiteral: IPv6 bytes (see the note above)
   const left = toGroups(halves[0] ?? '')
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,StringLiteral: IPv6 bytes (see the note above)
   const right = halves.length === 2 ? toGroups(halves[1] ?? '') : []
   const missing = 8 - left.length - right.length
   if (halves.length === 1 ? missing !== 0 : missing < 1) return null
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: IPv6 bytes (see the note above)
   const groups = [...left, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...right]
   const bytes = new Uint8Array(16)
   for (const [i, group] of groups.entries()) {
     if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return null
     const value = Number.parseInt(group, 16)
-    // Stryker disable next-line ArithmeticOperator: IPv6 bytes (see the note above)
     bytes[i * 2] = value >> 8
-    // Stryker disable next-line ArithmeticOperator: IPv6 bytes (see the note above)
     bytes[i * 2 + 1] = value & 0xff
   }
   if (tailV4) bytes.set(tailV4, 12)
@@ -84,12 +73,9 @@ export function parseCidr(text: string): Cidr | null {
   const [address = '', prefixText] = text.split('/')
   const bytes = parseIp(address)
   if (!bytes) return null
-  // Stryker disable next-line MethodExpression: spelling (see the note above)
   const isV4 = parseIpv4(address.trim()) !== null
   const max = isV4 ? 32 : 128
-  // Stryker disable next-line UnaryOperator: malformed (see the note above)
   const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : -1
-  // Stryker disable next-line LogicalOperator: malformed (see the note above)
   if (prefix < 0 || prefix > max) return null
   return { bytes, prefix: isV4 ? prefix + 96 : prefix }
 }
@@ -97,7 +83,6 @@ export function parseCidr(text: string): Cidr | null {
 /** Whether `ip` lies inside `cidr`. */
 export function cidrContains(cidr: Cidr, ip: Uint8Array): boolean {
   let bits = cidr.prefix
-  // Stryker disable next-line LogicalOperator,ConditionalExpression,EqualityOperator: the bounds only stop early: past the prefix (bits <= 0) the mask is 0 and compares nothing, and a prefix of at most 128 bits ends within 16 bytes
   for (let i = 0; i < 16 && bits > 0; i++, bits -= 8) {
     const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff
     if (((cidr.bytes[i] ?? 0) & mask) !== ((ip[i] ?? 0) & mask)) return false

@@ -32,23 +32,18 @@ export const LATEST_CLOCK_MS = Date.UTC(9998, 11, 31, 23, 59, 59)
 
 /** Creates a clock that follows real time and can be moved forward by the control plane. */
 export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOptions = {}): Clock {
-  // Stryker disable next-line ArithmeticOperator: a starting offset comes from a saved state (test/stores/*.test.ts)
   let offsetMs = offsetSeconds * 1000
   const now = () => realNow() + offsetMs
   return {
     now,
     iso: () => toTimestamp(now()),
     advance(seconds) {
-      // Stryker disable all: the control plane's refusal of a bad advance (its own 400s; test/engine/clock.test.ts,
-      // test/mock/control-plane.test.ts); the suite moves the clock by a few minutes
       if (!Number.isFinite(seconds) || seconds < 0)
         throw new RangeError('seconds must be a finite number >= 0')
       if (now() + seconds * 1000 > LATEST_CLOCK_MS)
         throw new RangeError('the clock cannot be moved past 9998-12-31T23:59:59Z')
-      // Stryker restore all
       offsetMs += seconds * 1000
     },
-    // Stryker disable all: the control plane's view of the clock, its reset and a store's restore of the offset
     maxAdvanceSeconds: () => Math.max(0, Math.floor((LATEST_CLOCK_MS - now()) / 1000)),
     offsetSeconds: () => offsetMs / 1000,
     reset() {
@@ -57,7 +52,6 @@ export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOpti
     setOffsetSeconds(seconds) {
       offsetMs = seconds * 1000
     },
-    // Stryker restore all
   }
 }
 
@@ -68,7 +62,7 @@ let lastTimestamp = ''
 export function toTimestamp(ms: number): string {
   const second = Math.floor(ms / 1000)
   // Every request stamps "now" two or three times; within one second the text is the same.
-  // Stryker disable next-line ConditionalExpression: a cache: the same second formats to the same text
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a cache: formatting the same second again gives the same text
   if (second !== lastSecond) {
     lastTimestamp = new Date(second * 1000).toISOString().replace('.000Z', 'Z')
     lastSecond = second

@@ -75,7 +75,6 @@ export class Collection<T extends Listable> {
 
   /** Every item, newest first. */
   values(): readonly T[] {
-    // Stryker disable next-line MethodExpression: the order of `values()` is read only by analytics' sums (order-free) and the control plane's choice of an agent for a simulated call (outside v1); lists page through `page`
     this.newestFirst ??= [...this.ordered].reverse()
     return this.newestFirst
   }
@@ -88,7 +87,6 @@ export class Collection<T extends Listable> {
   /** Adds many items at once (seeding): one sort instead of n inserts. */
   load(items: Iterable<T>): void {
     for (const item of items) {
-      // Stryker disable next-line OptionalChaining,LogicalOperator: state-table bookkeeping, read back only when a store restores or shares the state (test/stores/*.test.ts, test/calls/persistent-calls.test.ts); one running mock never reads it back
       this.onChange?.(item.id, item, this.byId.get(item.id) ?? null)
       this.byId.set(item.id, item)
     }
@@ -107,29 +105,24 @@ export class Collection<T extends Listable> {
 
   /** Adds an item, or replaces the one with its id (items are replaced, never changed in place). */
   put(item: T): void {
-    // Stryker disable next-line LogicalOperator: state-table bookkeeping, read back only when a store restores or shares the state (test/stores/*.test.ts, test/calls/persistent-calls.test.ts); one running mock never reads it back
     const before = this.byId.get(item.id) ?? null
     this.set(item)
-    // Stryker disable next-line OptionalChaining: as above
     this.onChange?.(item.id, item, before)
   }
 
   /** Sets (or with null removes) an item without telling `onChange`: a change made elsewhere, applied here. */
-  // Stryker disable all: changes made elsewhere reach a collection only from a store (test/stores/*.test.ts); one running mock never applies any
   apply(id: string, item: T | null): void {
     if (item === null) this.unset(id)
     else this.set(item)
   }
-  // Stryker restore all
 
   private set(item: T): void {
     const previous = this.byId.get(item.id)
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: a shortcut: removing the old version and inserting the new one leaves every list the same as swapping it in place (an item's created_at and id never change)
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: a shortcut: removing the old version and inserting the new one leaves every list as swapping it in place
     if (previous && sortKey(previous) === sortKey(item)) {
       this.replaceInPlace(previous, item)
       return
     }
-    // Stryker disable next-line ConditionalExpression: `previous` is set here only when its sort key changed, which no operation does (created_at and id are fixed); unsetting an absent id changes nothing
     if (previous) this.unset(item.id)
     this.byId.set(item.id, item)
     this.tombstones.delete(item.id)
@@ -145,7 +138,6 @@ export class Collection<T extends Listable> {
 
   remove(id: string): T | undefined {
     const item = this.unset(id)
-    // Stryker disable next-line ConditionalExpression,OptionalChaining: state-table bookkeeping, read back only when a store restores or shares the state (test/stores/*.test.ts, test/calls/persistent-calls.test.ts); one running mock never reads it back
     if (item) this.onChange?.(id, null, item)
     return item
   }
@@ -163,19 +155,16 @@ export class Collection<T extends Listable> {
     for (const index of this.indexes.values()) {
       const oldValue = String(previous[index.field])
       const newValue = String(item[index.field])
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: call logs (the only index) never change agent, and removing the item and inserting it again leaves the same list as swapping it
       if (oldValue === newValue) {
         const list = index.lists.get(newValue)
         if (list) swap(list)
         continue
       }
-      // Stryker disable all: an indexed field that changes: call logs (indexed by agent_id, the only index) never change agent
       const oldList = index.lists.get(oldValue)
       if (oldList) removeSorted(oldList, key)
       const newList = index.lists.get(newValue)
       if (newList) insertSorted(newList, item)
       else index.lists.set(newValue, [item])
-      // Stryker restore all
     }
   }
 
@@ -186,24 +175,19 @@ export class Collection<T extends Listable> {
     this.newestFirst = undefined
     const key = sortKey(item)
     removeSorted(this.ordered, key)
-    // Stryker disable all: only call logs have an index, and they are removed only with their account (the control plane's account deletion), whose data is then dropped whole
     for (const index of this.indexes.values()) {
       const list = index.lists.get(String(item[index.field]))
       if (list) removeSorted(list, key)
     }
-    // Stryker restore all
     this.tombstones.set(id, key)
     // Deleted ids stay usable as cursors for a while; the oldest are forgotten past a bound.
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: a bound on memory, reached after 10,000 deletions in one collection; the cursors the contract suite uses are all recent
     if (this.tombstones.size > MAX_TOMBSTONES) {
       const oldest = this.tombstones.keys().next().value
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: as above
       if (oldest !== undefined) this.tombstones.delete(oldest)
     }
     return item
   }
 
-  // Stryker disable all: empties a collection for a reset (the control plane's, or a store's reset record) or a re-seed (test/mock/control-plane.test.ts, test/stores/*.test.ts); every account the contract suite meets was seeded once, into empty collections
   clear(): void {
     this.byId.clear()
     this.ordered = []
@@ -211,13 +195,11 @@ export class Collection<T extends Listable> {
     this.tombstones.clear()
     for (const index of this.indexes.values()) index.lists.clear()
   }
-  // Stryker restore all
 
   /** One page in newest-first order, Stripe-style: `starting_after` pages older, `ending_before` newer. */
   page(query: PageQuery<T>): PageResult<T> {
     const source = query.index
-      ? // Stryker disable next-line OptionalChaining: the index names asked for are the ones each collection was made with
-        (this.indexes.get(query.index.name)?.lists.get(query.index.value) ?? [])
+      ? (this.indexes.get(query.index.name)?.lists.get(query.index.value) ?? [])
       : this.ordered
     const matches = query.filter ?? (() => true)
     const limit = query.limit
@@ -260,17 +242,14 @@ export class Collection<T extends Listable> {
 function insertSorted<T extends Listable>(list: T[], item: T): void {
   const key = sortKey(item)
   const last = list[list.length - 1]
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: a shortcut: the binary search finds the end too, and keys are unique (an id is in every key)
   if (last === undefined || sortKey(last) < key) {
     list.push(item)
     return
   }
-  // Stryker disable next-line BooleanLiteral: the key is not in the list yet, so inclusive and exclusive find the same position
   list.splice(firstFrom(list, key, false), 0, item)
 }
 
 function removeSorted<T extends Listable>(list: T[], key: string): void {
   const position = firstFrom(list, key, true)
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: a guard: the items removed are always in the list, at the position found
   if (position < list.length && sortKey(list[position] as T) === key) list.splice(position, 1)
 }

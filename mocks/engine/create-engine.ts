@@ -1,4 +1,7 @@
 import { type Account, createAccountStore, type Limits, type Plan } from './accounts.ts'
+import type { Capsule, OpenedCapsule } from './capsule/capsule.ts'
+import { createCapsules, type TakeOptions } from './capsule/create-capsules.ts'
+import { readCapsule } from './capsule/read-capsule.ts'
 import { type Clock, createClock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import { createRouter } from './contract/router.ts'
@@ -11,12 +14,12 @@ import { createKeyStore, type KeyInput } from './keys/key-store.ts'
 import { createRequestHandler } from './pipeline/handle-request.ts'
 import { createRateLimiter } from './rate-limiter.ts'
 import { createAccountDataStore } from './resources/account-data.ts'
-import { integrationCatalog } from './resources/integrations.ts'
 import { v1Handlers } from './resources/v1-handlers.ts'
 import { createScenarios } from './scenarios/create-scenarios.ts'
-import type { SeedOptions } from './seed/seed.ts'
+import { integrationCatalog } from './seed/integration-catalog.ts'
+import type { DemoAccount, SeedOptions } from './seed/seed.ts'
 import { createSimulation, simulationApi } from './simulation.ts'
-import { startingState } from './starting-state.ts'
+import { startingState, withDemoKeysOf } from './starting-state.ts'
 import type { StateSnapshot } from './state/change-set.ts'
 import { recordedClock } from './state/clock-table.ts'
 import { createMeta } from './state/meta.ts'
@@ -55,6 +58,12 @@ export interface EngineOptions {
   webhookDeliveries?: boolean
   /** Told when a scheduled transition fails (a defect: the transition is dropped, the others go on). */
   onScheduleError?: (message: string) => void
+  /**
+   * A capsule to start from (`GET /_mock/capsule`, `platform.capsule()`; its text or its value), checked whole
+   * before anything starts (a `CapsuleError` naming the problem) and opened as the first step, through the
+   * store. Its seed is the mock's unless `seed` is given.
+   */
+  capsule?: unknown
 }
 
 export type { DemoAccount } from './seed/seed.ts'
@@ -66,10 +75,11 @@ export type { DemoAccount } from './seed/seed.ts'
  * `/_mock` are two instances.
  */
 export async function createEngine(options: EngineOptions) {
-  const seed = options.seed ?? 1
+  const { v1, control } = options.documents
+  const fromCapsule = options.capsule === undefined ? undefined : readCapsule(options.capsule, v1)
+  const seed = options.seed ?? fromCapsule?.capsule.mock.seed ?? 1
   const store = options.store ?? createMemoryStore()
   const saved = await store.load()
-  const { v1, control } = options.documents
   const drift = { checkResponses: options.checkResponses, onContractViolation: options.onContractViolation }
 
   const state = createState()
@@ -118,9 +128,37 @@ export async function createEngine(options: EngineOptions) {
     saved,
   })
   await store.attach(state, { fresh: saved === undefined })
+  /**
+   * What a reset returns to: the seeded state, with the demo keys the state names now when its demo account is
+   * the seeded one (a saved state's or a capsule's keys stay valid), read from the state itself so that a change
+   * a store could not keep changes no reset, and every process on a shared store resets alike.
+   */
+  function resetTarget(): StateSnapshot {
+    const ids = meta.demo()
+    if (!ids || ids.account_id !== start.demo.account.id) return start.seeded
+    if (!keys.get(ids.secret_key_id) || !keys.get(ids.publishable_key_id)) return start.seeded
+    return withDemoKeysOf(start.seeded, state.snapshot(), ids)
+  }
   /** Back to the seeded state: the demo keys stay valid, the journal is emptied, the clock follows real time. */
-  const reset = () => state.resetTo(start.seeded)
+  const reset = () => state.resetTo(resetTarget())
   const demoAccountId = () => meta.demo()?.account_id ?? start.demo.account.id
+  const capsules = createCapsules({ state, clock, meta, document: v1, seed })
+
+  /** The demo account as the state names it now, with the values of its keys where this process knows them. */
+  function currentDemo(): DemoAccount {
+    const ids = meta.demo()
+    const account = ids && accounts.get(ids.account_id)
+    if (!ids || !account) return start.demo
+    const known = (value: string | undefined, id: string) =>
+      value !== undefined && keys.find(value)?.record.id === id ? value : undefined
+    return {
+      account,
+      secretKeyId: ids.secret_key_id,
+      publishableKeyId: ids.publishable_key_id,
+      secretKey: known(start.demo.secretKey, ids.secret_key_id),
+      publishableKey: known(start.demo.publishableKey, ids.publishable_key_id),
+    }
+  }
 
   const v1Api = createV1Api({
     ...drift,
@@ -151,11 +189,13 @@ export async function createEngine(options: EngineOptions) {
         provisionAccount: provision,
         deleteAccountData(accountId) {
           simulation.removeAccount(accountId)
+          scenarios.removeAccount(accountId)
           data.remove(accountId)
         },
         demoAccountId,
       }),
       ...mockHandlers({ clock, journal, reset, seed }),
+      ...capsules.handlers,
       ...simulation.handlers,
       ...scenarios.handlers,
     },
@@ -172,6 +212,7 @@ export async function createEngine(options: EngineOptions) {
     // A shared store (one that counts requests itself) needs to know what each request reads.
     scopeOf: store.counted ? requestScope({ keys, accounts, clock }) : undefined,
   })
+  if (fromCapsule) await steps.run(() => capsules.open(fromCapsule))
 
   return {
     /** Answers one request (v1 API or control plane). */
@@ -189,11 +230,30 @@ export async function createEngine(options: EngineOptions) {
     /** Back to the seeded state, as `POST /_mock/reset` does: the demo keys stay valid. */
     reset: () => steps.run(reset),
     clock,
-    get demo() {
-      return start.demo
+    /** The seed of the demo data: the option's, else the capsule's the mock started from, else 1. */
+    seed,
+    /** The demo account the state names, and the values of its keys when this process seeded them. */
+    get demo(): DemoAccount {
+      return currentDemo()
     },
     /** The whole state as plain JSON (key hashes only). */
     snapshot: (): StateSnapshot => state.snapshot(),
+    /**
+     * The capsule of this moment, as `GET /_mock/capsule` answers it: the whole state, never a key value; the
+     * webhook signing secrets only with `webhookSecrets: true`. Taken as a step (with a shared store, the
+     * latest state). Rejects (409 `limit_reached` as an ApiError) when it would be over 64 MiB.
+     */
+    capsule: (take: TakeOptions = {}): Promise<Capsule> =>
+      steps.run(() => JSON.parse(new TextDecoder().decode(capsules.bytes(take))) as Capsule),
+    /**
+     * Replaces the whole state by a capsule's (its text or its value), as `POST /_mock/capsule` does: checked
+     * whole first (a `CapsuleError` naming the problem, the state left as it was), then opened as one step
+     * through the store, the clock set back to where the capsule's stood.
+     */
+    async openCapsule(capsule: unknown): Promise<OpenedCapsule> {
+      const checked = capsules.check(capsule)
+      return steps.run(() => capsules.open(checked))
+    },
     store,
     /** Direct access for tests and adapters, without HTTP; changes made here are kept by the next step. */
     accounts,

@@ -8,7 +8,6 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255
 /** Stored replays per account at most. */
 export const MAX_IDEMPOTENCY_ENTRIES = 10_000
 /** Bytes of stored responses per account at most (their JSON): memory stays bounded whatever the bodies. */
-// Stryker disable next-line ArithmeticOperator: the memory bounds (10,000 replays, 16 MiB of them per account) are the mock's own, and the byte count serves only them; a run stores a handful (test/engine/idempotency-bounds.test.ts)
 export const MAX_IDEMPOTENCY_BYTES = 16 * 1024 * 1024
 
 /**
@@ -43,11 +42,8 @@ export class IdempotencyStore {
   lookup(key: string, fingerprint: string, nowMs: number): IdempotencyLookup {
     const digest = sha256Hex(key)
     const stored = this.entries.get(digest)
-    // Stryker disable next-line EqualityOperator: the very millisecond the 24 h run out (a replay or not) is a boundary no spec fixes
     if (!stored || stored.expiresAt <= nowMs) {
-      // Stryker disable next-line ConditionalExpression: housekeeping: an expired replay is replaced on save anyway
       if (stored) this.remove(digest)
-      // Stryker disable next-line ObjectLiteral,StringLiteral: callers look for 'replay' and 'conflict'; anything else is new
       return { kind: 'new' }
     }
     return stored.fingerprint === sha256Hex(fingerprint)
@@ -63,17 +59,13 @@ export class IdempotencyStore {
       expiresAt: nowMs + IDEMPOTENCY_TTL_MS,
       bytes: JSON.stringify(result).length,
     }
-    // Stryker disable all: the memory bounds (10,000 replays, 16 MiB of them per account) are the mock's own, and the byte count serves only them; a run stores a handful (test/engine/idempotency-bounds.test.ts)
     const previous = this.entries.get(digest)
     if (previous) this.remove(digest)
     this.makeRoom(replay.bytes, nowMs)
     this.bytes += replay.bytes
-    // Stryker restore all
     this.entries.put(digest, replay)
   }
 
-  // Stryker disable all: as above; and apply(), removeAll() and size serve a store, the control plane's account
-  // deletion and the dashboard
   /** Drops expired entries; then, while a bound would be passed, the oldest ones (insertion order). */
   private makeRoom(incoming: number, nowMs: number): void {
     const full = () =>
@@ -113,5 +105,4 @@ export class IdempotencyStore {
   get size(): number {
     return this.entries.size
   }
-  // Stryker restore all
 }

@@ -3,8 +3,6 @@ import { errors } from './api-error.ts'
 /** Request bodies may nest arrays and objects at most this deep (the contract's bodies need 3). */
 export const MAX_JSON_DEPTH = 64
 
-// Stryker disable all: the nesting bound is the mock's own guard against deep recursion (the spec sets none, so no
-// fair suite can ask for a 400 at any depth); test/engine/json-depth.test.ts covers it
 /** The deepest nesting of arrays and objects in JSON text, counted without recursion; stops past `limit`. */
 export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
   let depth = 0
@@ -33,4 +31,3 @@ export function assertJsonDepth(text: string | null, max = MAX_JSON_DEPTH): void
   if (text !== null && jsonDepth(text, max) > max)
     throw errors.invalidJson(`The request body nests arrays or objects deeper than ${max} levels.`)
 }
-// Stryker restore all

@@ -14,11 +14,11 @@ export const LIMITS = {
   agentsPerAccount: 1_000,
   /** Team members per account, invitations included. */
   teamMembersPerAccount: 200,
+  /** Scenarios of the control plane, all accounts together. */
+  scenarios: 1_000,
 } as const
 
 /** Throws 409 `limit_reached` when a collection already holds `limit` items. */
-// Stryker disable all: the mock's own memory bounds (thousands of objects per account; the spec sets none), which a
-// run never reaches (test/mock/limits.test.ts)
 export function assertRoom(count: number, limit: number, what: string, param?: string): void {
   if (count < limit) return
   throw errors.conflict(
@@ -27,4 +27,3 @@ export function assertRoom(count: number, limit: number, what: string, param?: s
     param,
   )
 }
-// Stryker restore all

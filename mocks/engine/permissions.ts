@@ -43,7 +43,6 @@ export function expandPermissions(requested: readonly string[]): ExpandResult {
       for (const scope of SCOPE_GROUPS[entry]) set.add(scope)
       continue
     }
-    // Stryker disable next-line ConditionalExpression,ObjectLiteral,BooleanLiteral: an unknown permission is an input error of the control plane's key creation, outside the v1 contract (test/mock/control-plane.test.ts)
     if (!isScope(entry)) return { ok: false, unknown: entry }
     set.add(entry)
   }

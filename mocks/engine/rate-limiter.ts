@@ -27,7 +27,6 @@ export type RateDecision =
   | { admitted: false; windows: WindowState[]; policy: WindowLimit['policy']; retryAfter: number }
 
 /** The state table of the rate-limit windows: requests per second, keyed `<account id>/<epoch second>`. */
-// Stryker disable next-line StringLiteral: state-table bookkeeping, read back only when a store restores or shares the state (test/stores/*.test.ts, test/calls/persistent-calls.test.ts); one running mock never reads it back
 export const WINDOWS_TABLE = 'windows'
 
 /**
@@ -63,7 +62,6 @@ export function createRateLimiter(
     }))
   }
 
-  // Stryker disable all: state-table bookkeeping, read back only when a store restores or shares the state (test/stores/*.test.ts, test/calls/persistent-calls.test.ts); one running mock never reads it back
   state.register(WINDOWS_TABLE, {
     apply(key, value) {
       const slash = key.indexOf('/')
@@ -79,7 +77,6 @@ export function createRateLimiter(
     clear: () => accounts.clear(),
     account: (key) => key.slice(0, key.indexOf('/')),
   })
-  // Stryker restore all
 
   return {
     /** Admits and counts the request in every window, or refuses it without counting it. */
@@ -91,11 +88,10 @@ export function createRateLimiter(
       const exhausted = limits.filter((limit) => buckets.used(limit.seconds, nowSec) >= limit.quota)
       if (exhausted.length > 0) {
         const windowStates = states(limits, buckets, nowMs)
-        // Stryker disable next-line OptionalChaining,LogicalOperator,StringLiteral: always overwritten below (an exhausted window has a reset of 0 or more)
+        // Stryker disable next-line OptionalChaining,LogicalOperator,StringLiteral: always overwritten by the loop below (an exhausted window has a reset of 0 or more)
         let policy = exhausted[0]?.policy ?? 'burst'
         let retryAfter = 0
         for (const window of windowStates) {
-          // Stryker disable next-line EqualityOperator: `>` differs only when two exhausted windows have the same t: Retry-After is that t either way, and which of them error.policy names is left open by docs/decisions/006-rate-limits.md
           const longest = window.reset >= retryAfter
           if (exhausted.some((limit) => limit.policy === window.policy) && longest) {
             retryAfter = window.reset
@@ -110,13 +106,11 @@ export function createRateLimiter(
         bucketsOf(accountId).set(shared.second, count)
         return { admitted: true, windows: states(limits, buckets, nowMs) }
       }
-      // Stryker disable next-line StringLiteral,ConditionalExpression,LogicalOperator,ArithmeticOperator,BooleanLiteral: state-table bookkeeping, read back only when a store restores or shares the state (test/stores/*.test.ts, test/calls/persistent-calls.test.ts); one running mock never reads it back
       state.record(WINDOWS_TABLE, `${accountId}/${nowSec}`, count, count - 1 || null, true)
       return { admitted: true, windows: states(limits, buckets, nowMs) }
     },
 
     /** The windows' state without counting anything (for the control plane's usage view). */
-    // Stryker disable all: the control plane's usage view and account deletion, outside the v1 contract (test/mock/control-plane.test.ts)
     peek(accountId: string, limits: readonly WindowLimit[], nowMs: number): WindowState[] {
       const buckets = bucketsOf(accountId)
       buckets.evict(Math.floor(nowMs / 1000))
@@ -131,7 +125,6 @@ export function createRateLimiter(
         state.record(WINDOWS_TABLE, `${accountId}/${second}`, null, count, true)
       accounts.delete(accountId)
     },
-    // Stryker restore all
   }
 }
 
@@ -145,15 +138,12 @@ export function rateLimitHeaders(windows: readonly WindowState[], nowMs: number)
   for (const window of windows) {
     if (
       tightest &&
-      // Stryker disable next-line EqualityOperator: which window of a tie in `remaining` the X-RateLimit-* fields describe is left open by docs/decisions/006-rate-limits.md (the suite accepts either)
       (window.remaining < tightest.remaining ||
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: as above, the tie-break
         (window.remaining === tightest.remaining && window.seconds < tightest.seconds))
     )
       tightest = window
   }
   const headers: Record<string, string> = { 'ratelimit-policy': policy, ratelimit: current }
-  // Stryker disable next-line ConditionalExpression: every plan has windows
   if (tightest) {
     headers['x-ratelimit-limit'] = String(tightest.quota)
     headers['x-ratelimit-remaining'] = String(tightest.remaining)

@@ -10,7 +10,6 @@ export class RecordMap<T> {
 
   constructor(private readonly onChange?: RecordChange<T>) {}
 
-  // Stryker disable next-line BlockStatement: read by the idempotency bounds and the control plane's counts
   get size(): number {
     return this.records.size
   }
@@ -33,15 +32,11 @@ export class RecordMap<T> {
 
   /** Sets a record; `soft`: bookkeeping that may be saved a moment later. */
   put(key: string, value: T, soft = false): void {
-    // Stryker disable next-line LogicalOperator: what the change log is told, which only a store reads
     const before = this.records.get(key) ?? null
     this.records.set(key, value)
-    // Stryker disable next-line OptionalChaining: as above
     this.onChange?.(key, value, before, soft)
   }
 
-  // Stryker disable all: deletions come from the control plane's deletion of an account and the idempotency
-  // bounds' housekeeping (test/engine/idempotency-bounds.test.ts); apply() and clear() from a store
   delete(key: string, soft = false): boolean {
     const before = this.records.get(key)
     if (before === undefined) return false
@@ -59,5 +54,4 @@ export class RecordMap<T> {
   clear(): void {
     this.records.clear()
   }
-  // Stryker restore all
 }

@@ -8,7 +8,6 @@ export const LONGEST_WINDOW_SECONDS = 3600
  */
 export class RequestBuckets {
   private seconds: number[] = []
-  // Stryker disable next-line ArrayDeclaration: an element past the live ones is never read (counts follow seconds by index)
   private counts: number[] = []
   private head = 0
   /** Requests in the live buckets (`head` onwards). */
@@ -23,13 +22,11 @@ export class RequestBuckets {
       this.total -= this.counts[this.head] as number
       this.head++
     }
-    // Stryker disable all: compaction: frees the evicted buckets' memory, counting the same
     if (this.head > 64 && this.head * 2 > this.seconds.length) {
       this.seconds = this.seconds.slice(this.head)
       this.counts = this.counts.slice(this.head)
       this.head = 0
     }
-    // Stryker restore all
   }
 
   /** Counts one request in second `nowSec`; returns that second's new count. */
@@ -46,8 +43,6 @@ export class RequestBuckets {
   /** Sets the count of a second (0 removes it): a change made elsewhere, applied here. Returns the count. */
   set(second: number, count: number): number {
     let i = this.seconds.length
-    // Stryker disable all: a second already counted, an earlier one, or a count of 0 come only from a store's change
-    // log (test/stores/*.test.ts): add() counts the current second itself, and the clock never runs backwards
     while (i > this.head && (this.seconds[i - 1] as number) > second) i--
     if (i > this.head && this.seconds[i - 1] === second) {
       this.total += count - (this.counts[i - 1] as number)
@@ -59,7 +54,6 @@ export class RequestBuckets {
       return count
     }
     if (count <= 0) return 0
-    // Stryker restore all
     this.seconds.splice(i, 0, second)
     this.counts.splice(i, 0, count)
     this.total += count
@@ -68,7 +62,6 @@ export class RequestBuckets {
 
   /** Requests counted in the last `windowSeconds` before `nowSec` (after `evict(nowSec)`). */
   used(windowSeconds: number, nowSec: number): number {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut: after evict(), every live bucket is in the longest window
     if (windowSeconds >= LONGEST_WINDOW_SECONDS) return this.total
     let used = 0
     for (let i = this.seconds.length - 1; i >= this.head; i--) {
@@ -82,7 +75,6 @@ export class RequestBuckets {
   resetSeconds(windowSeconds: number, nowMs: number): number {
     const nowSec = Math.floor(nowMs / 1000)
     let oldest: number | undefined =
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut: the loop below finds the same oldest live bucket
       windowSeconds >= LONGEST_WINDOW_SECONDS ? this.seconds[this.head] : undefined
     for (let i = this.seconds.length - 1; oldest === undefined && i >= this.head; i--) {
       const second = this.seconds[i] as number
@@ -93,11 +85,9 @@ export class RequestBuckets {
     return Math.max(0, Math.ceil(((oldest + windowSeconds) * 1000 - nowMs) / 1000))
   }
 
-  // Stryker disable all: read by a store's snapshot and when the control plane deletes the account, not by v1
   /** The live buckets, oldest first, as `[second, count]`. */
   *entries(): IterableIterator<[number, number]> {
     for (let i = this.head; i < this.seconds.length; i++)
       yield [this.seconds[i] as number, this.counts[i] as number]
   }
-  // Stryker restore all
 }

@@ -16,20 +16,14 @@ export function constantTimeEqual(a: string, b: string): boolean {
   // comparison there is caught by the admin-token tests (test/mock/control-plane.test.ts,
   // test/reliability/security.test.ts).
   let diff = a.length ^ b.length
-  // Stryker disable next-line MethodExpression: see above, equal digests of equal length
   const length = Math.max(a.length, b.length)
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,AssignmentOperator: see above
   for (let i = 0; i < length; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0)
-  // Stryker disable next-line ConditionalExpression: see above (`false` is killed: no key would be found)
   return diff === 0
 }
 
 /** The redacted form of a key value: its prefix and last 4 characters, `sk-svc-...WXYZ`. */
-// Stryker disable next-line BlockStatement: how a redacted key reads is message text (the spec fixes none); that it shows no more than the prefix and last 4 characters is checked on every error response (the `slice(+4)` variant is killed)
 export function redactKey(value: string): string {
-  // Stryker disable next-line LogicalOperator,OptionalChaining,Regex,StringLiteral: as above, the prefix shown or not
   const prefix = value.match(/^[a-z]{2}-svc-/i)?.[0] ?? ''
-  // Stryker disable next-line StringLiteral: as above
   return `${prefix}...${value.slice(-4)}`
 }
 
@@ -48,13 +42,11 @@ const UNRESERVED_OR_PERCENT = /[A-Za-z0-9\-._~%]/
  */
 function decodeNeedlessEscapes(text: string): string {
   let decoded = text
-  // Stryker disable next-line EqualityOperator,UpdateOperator: how many layers are undone is the mock's choice (five); `<= 5`, or no bound at all (`pass--`: the loop still stops once nothing changes), differ only for text escaped six times over
   for (let pass = 0; pass < 5; pass++) {
     const next = decoded.replace(NEEDLESS_ESCAPE, (sequence, hex: string) => {
       const char = String.fromCharCode(Number.parseInt(hex, 16))
       return UNRESERVED_OR_PERCENT.test(char) ? char : sequence
     })
-    // Stryker disable next-line ConditionalExpression: a shortcut: once nothing changes, further passes change nothing either (`false`); `true` is killed (a key escaped twice)
     if (next === decoded) break
     decoded = next
   }
@@ -68,12 +60,10 @@ function decodeNeedlessEscapes(text: string): string {
  * back unchanged.
  */
 export function redactSecrets(text: string): string {
-  // Stryker disable next-line ConditionalExpression: a shortcut (text without a secret comes back unchanged either way)
+  // Stryker disable next-line ConditionalExpression: a shortcut: text without a secret comes back unchanged from the full pass too
   if (!MAY_HOLD_SECRET.test(text)) return text
   const decoded = decodeNeedlessEscapes(text)
-  // Stryker disable next-line StringLiteral: how a redacted signing secret reads is message text (the spec fixes none); that none of the secret shows is checked
   const redacted = decoded.replace(KEY_SHAPED, redactKey).replace(SIGNING_SECRET_SHAPED, 'whsec_...')
-  // Stryker disable next-line ConditionalExpression: text without a secret may come back with its needless escapes undone: message text, the same characters to a reader
   return redacted === decoded ? text : redacted
 }
 

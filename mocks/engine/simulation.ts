@@ -61,13 +61,11 @@ export function createSimulation(options: SimulationOptions) {
     handlers: { ...calls.handlers, ...webhooks.handlers },
     /** Runs what fell due on the mock clock, each transition as of its own time. */
     runDue: () => scheduler.runDue(clock.now()),
-    // Stryker disable all: the control plane's deletion of an account (test/mock/control-plane.test.ts)
     /** Drops an account's calls under way, secret and deliveries. */
     removeAccount(accountId: string): void {
       calls.removeAccount(accountId)
       webhooks.removeAccount(accountId)
     },
-    // Stryker restore all
   }
 }
 
@@ -114,8 +112,6 @@ export function simulationApi(simulation: Simulation, clock: Clock, steps: Simul
       if (next === undefined) return attempt
       return attempt === undefined ? next : Math.min(next, attempt)
     },
-    // Stryker disable all: the in-process API of the MSW adapters and the browser (api.onEvent, api.calls.start),
-    // which the suite, talking HTTP, never calls (test/calls/mock-api-calls.test.ts)
     /**
      * Calls `listener` with every call event (`call.started`, `call.ended`, `transcript.ready`, `call.analyzed`)
      * as it is produced, whatever the agent subscribes to; returns how to stop listening.
@@ -143,7 +139,6 @@ export function simulationApi(simulation: Simulation, clock: Clock, steps: Simul
         return response.body as CallLog
       },
     },
-    // Stryker restore all
     /** The deliverer's side of webhooks (the Node server): claim due attempts, record how they went. */
     webhooks: {
       claimDue: (request: ClaimRequest) => steps.run(() => webhooks.deliveries.claimDue(request), globalOnly),

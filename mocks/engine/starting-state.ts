@@ -63,7 +63,11 @@ export function startingState(options: StartingStateOptions): { seeded: StateSna
  * The seeded state with the demo keys of a saved state in place of the freshly seeded ones, so that the keys
  * a user was given keep working after a reset (their values are unknown here: only hashes are kept).
  */
-function withDemoKeysOf(seeded: StateSnapshot, saved: StateSnapshot, savedDemo: DemoIds): StateSnapshot {
+export function withDemoKeysOf(
+  seeded: StateSnapshot,
+  saved: StateSnapshot,
+  savedDemo: DemoIds,
+): StateSnapshot {
   const seededDemo = new Map(seeded.tables.meta ?? []).get('demo') as DemoIds
   const seededIds = [seededDemo.secret_key_id, seededDemo.publishable_key_id]
   const savedIds = [savedDemo.secret_key_id, savedDemo.publishable_key_id]

@@ -4,11 +4,6 @@ import { toTimestamp } from './clock.ts'
  * The instants the mock represents: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z, the years ISO 8601
  * writes with four digits (past them, timestamps would read `+010000-...`, which no client parses).
  */
-// Stryker disable all: what a v1 request can carry here has passed the contract's `format: date-time` (Ajv,
-// ajv-formats' full mode) first, which already refuses impossible days and times and bad offsets; beyond it,
-// refusing a leap second or a year past 9999, and reading offsets other than `Z`, are the mock's own choices
-// (docs/decisions/011-allowed-forms.md asks for UTC with `Z` only), and a fraction changes no comparison with the
-// whole-second instants the mock keeps. test/engine/parse-timestamp.test.ts covers the parser itself.
 export const MIN_TIMESTAMP_MS = new Date(0).setUTCFullYear(0, 0, 1)
 export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59)
 
@@ -62,4 +57,3 @@ export function parseTimestamp(text: string): ParsedTimestamp {
     return fail('The instant is outside 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z.')
   return { ok: true, ms, iso: toTimestamp(ms) }
 }
-// Stryker restore all

@@ -23,7 +23,10 @@ export interface EngineRequest {
   bodyNotUtf8?: boolean
 }
 
-/** A response as the engine produces it; `body` is a JSON value, an HTML string, or undefined. */
+/**
+ * A response as the engine produces it; `body` is a JSON value, an HTML string, JSON written as UTF-8 bytes
+ * already (a `Uint8Array`: a capsule, sent as they are), or undefined.
+ */
 export interface EngineResponse {
   status: number
   headers: Record<string, string>

@@ -1,4 +1,5 @@
 import type { CallInput } from '../engine/calls/call-plan.ts'
+import type { Capsule, OpenedCapsule } from '../engine/capsule/capsule.ts'
 import type { CallLog } from '../engine/resources/types.ts'
 import type { EventListener } from '../engine/webhooks/call-event.ts'
 import { createMockPlatform, type MockPlatform, type MockPlatformOptions } from '../platform.ts'
@@ -19,6 +20,12 @@ export interface MockCalls {
   start(input: CallStart, options?: { accountId?: string }): Promise<CallLog>
 }
 
+/**
+ * `capsule`: a capsule to start from (`api.capsule()`, `GET /_mock/capsule` or the dashboard's "Download
+ * capsule" of any mock; its value or its text): checked whole first (a `CapsuleError` naming the problem), its
+ * seed used unless `seed` is given. The keys made where it was taken keep working; `secretKey` and
+ * `publishableKey` are then empty (the capsule holds no key value).
+ */
 export interface MockApiOptions extends MockPlatformOptions, HandlerOptions {}
 
 /** The MSW side of the mock: handlers, the platform behind them, and the demo keys. */
@@ -51,6 +58,18 @@ export interface MockApi {
    * subscribes to; no HTTP receiver needed. Returns how to stop listening.
    */
   onEvent(listener: EventListener): () => void
+  /**
+   * The whole state as a capsule (as `GET /_mock/capsule` answers it): write it to a file
+   * (`JSON.stringify(capsule)`) and open it anywhere else. Never a key value; the webhook signing secrets only
+   * with `{ webhookSecrets: true }`.
+   */
+  capsule(options?: { webhookSecrets?: boolean }): Promise<Capsule>
+  /**
+   * Replaces the whole state by a capsule's (its value or its text), the clock set to where it stood; rejects
+   * with a `CapsuleError` naming the problem (damaged, another version, too large, a record the state cannot
+   * hold), the state left as it was.
+   */
+  openCapsule(capsule: unknown): Promise<OpenedCapsule>
 }
 
 /** Creates a seeded platform and MSW handlers that run it. */
@@ -79,5 +98,7 @@ export async function createMockApi(options: MockApiOptions = {}): Promise<MockA
       start: (input, options) => platform.calls.start(input, options?.accountId),
     },
     onEvent: (listener) => platform.onEvent(listener),
+    capsule: (take) => platform.capsule(take),
+    openCapsule: (capsule) => platform.openCapsule(capsule),
   }
 }

@@ -26,6 +26,8 @@ export function toFetchResponse(response: EngineResponse, method = 'GET'): Respo
       ? null
       : typeof response.body === 'string'
         ? response.body
-        : JSON.stringify(response.body)
+        : response.body instanceof Uint8Array
+          ? (response.body as Uint8Array<ArrayBuffer>)
+          : JSON.stringify(response.body)
   return new Response(body, { status: response.status, headers: response.headers })
 }

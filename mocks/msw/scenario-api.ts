@@ -82,9 +82,18 @@ export function createScenarioApi(
       return { ...scenario, remove: () => remove(scenario.id) }
     },
     async list() {
-      const response = await call('GET', '/scenarios')
-      if (response.status !== 200) throw refused(response)
-      return (response.body as { data: Scenario[] }).data
+      const all: Scenario[] = []
+      let after = ''
+      for (;;) {
+        const query = `?limit=100${after ? `&starting_after=${encodeURIComponent(after)}` : ''}`
+        const response = await call('GET', `/scenarios${query}`)
+        if (response.status !== 200) throw refused(response)
+        const page = response.body as { data: Scenario[]; has_more: boolean }
+        all.push(...page.data)
+        const last = page.data.at(-1)
+        if (!page.has_more || !last) return all
+        after = last.id
+      }
     },
     async clear() {
       const response = await call('DELETE', '/scenarios')

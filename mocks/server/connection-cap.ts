@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import type { Server, ServerResponse } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ApiError } from '../engine/api-error.ts'
 import { edgeErrorResponse, writeRawResponse } from './edge-errors.ts'
@@ -45,35 +45,54 @@ interface Connection {
   busy: number
   served: number
   idleSince: number
+  /** The request being answered, while there is one. */
+  request?: IncomingMessage
+  /** When the request came, or the last piece of its body. */
+  movedAt: number
 }
 
 export interface ConnectionCap {
   /** Whether the socket was refused (its requests must not be answered). */
   refused(socket: Socket): boolean
+  /** A piece of the body of the request on this socket arrived (the request is moving). */
+  bodyProgress(socket: Socket): void
   /** Connections held now. */
   open(): number
 }
 
 /**
  * Caps the connections a server holds. A new connection past the cap takes the place of the
- * connection idle the longest (a keep-alive connection between requests, or one that sent no whole
- * request within `graceMs`), which is closed; if every connection is busy, the new one is answered
- * 503 with the error envelope and `Retry-After: 1`, and closed. Busy connections are never touched.
+ * connection idle the longest (a keep-alive connection between requests, one that sent no whole
+ * request within `graceMs`, or one whose request body has not moved for `graceMs`: a client trickling
+ * its body in), which is closed; if every connection is busy, the new one is answered 503 with the
+ * error envelope and `Retry-After: 1`, and closed. A request whose body has come whole, or is coming,
+ * is never touched.
  */
 export function capConnections(server: Server, options: ConnectionCapOptions): ConnectionCap {
   const { max, graceMs = 1_000, lingerMs = 1_000 } = options
   const connections = new Map<Socket, Connection>()
   const refusedSockets = new WeakSet<Socket>()
 
+  /**
+   * Since when a connection has been idle, if it may be closed: between requests, or before a first one past
+   * the grace, or stalled in a body that has not moved for the grace. Undefined while it is busy.
+   */
+  function idleSince(connection: Connection, now: number): number | undefined {
+    if (connection.busy === 0)
+      return connection.served === 0 && now - connection.openedAt < graceMs ? undefined : connection.idleSince
+    const request = connection.request
+    if (request && !request.complete && now - connection.movedAt >= graceMs) return connection.movedAt
+    return undefined
+  }
+
   /** The connection idle the longest among those that may be closed, if any. */
   function longestIdle(now: number): Socket | undefined {
     let victim: Socket | undefined
     let since = Number.POSITIVE_INFINITY
     for (const [socket, connection] of connections) {
-      if (connection.busy > 0) continue
-      if (connection.served === 0 && now - connection.openedAt < graceMs) continue
-      if (connection.idleSince < since) {
-        since = connection.idleSince
+      const idle = idleSince(connection, now)
+      if (idle !== undefined && idle < since) {
+        since = idle
         victim = socket
       }
     }
@@ -110,23 +129,30 @@ export function capConnections(server: Server, options: ConnectionCapOptions): C
       connections.delete(victim)
       victim.destroy()
     }
-    connections.set(socket, { openedAt: now, busy: 0, served: 0, idleSince: now })
+    connections.set(socket, { openedAt: now, busy: 0, served: 0, idleSince: now, movedAt: now })
     socket.once('close', () => connections.delete(socket))
   })
 
-  server.prependListener('request', (req, res: ServerResponse) => {
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const connection = connections.get(req.socket as Socket)
     if (!connection) return
     connection.busy++
+    connection.request = req
+    connection.movedAt = performance.now()
     res.once('close', () => {
       connection.busy--
       connection.served++
+      connection.request = undefined
       connection.idleSince = performance.now()
     })
   })
 
   return {
     refused: (socket) => refusedSockets.has(socket),
+    bodyProgress(socket) {
+      const connection = connections.get(socket)
+      if (connection) connection.movedAt = performance.now()
+    },
     open: () => connections.size,
   }
 }

@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { errors } from '../engine/api-error.ts'
-import { MAX_BODY_BYTES } from '../engine/request-body.ts'
+import { bodyLimitOf, MAX_BODY_BYTES } from '../engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
 import { carryOutEffect } from './carry-out-effect.ts'
 import { capConnections, defaultMaxConnections } from './connection-cap.ts'
-import { edgeErrorResponse, onClientError } from './edge-errors.ts'
+import { clientErrorResponse, edgeErrorResponse, onClientError } from './edge-errors.ts'
 import { createJsonEncoder, encodeJson } from './json-encoder.ts'
 import { answerProtocolEdges, missingHost, sendEdgeError } from './protocol-edges.ts'
-import { readBody } from './read-body.ts'
+import { type BodyPace, readBody } from './read-body.ts'
 
 export interface RequestHandler {
   handle(request: EngineRequest): Promise<EngineResponse>
@@ -26,8 +26,16 @@ export interface HttpServerOptions {
   keepAliveTimeoutMs?: number
   /** A socket with no traffic at all for this many ms is closed (covers stalled readers). Default 60 s. */
   socketIdleTimeoutMs?: number
-  /** Bodies over this many bytes get 413 without being read whole. Default 1 MiB. */
+  /**
+   * Bodies over this many bytes get 413 without being read whole. Default 1 MiB; `POST /_mock/capsule` takes a
+   * capsule, up to 64 MiB, whatever this says.
+   */
   maxBodyBytes?: number
+  /**
+   * How slowly a request body may arrive: after `graceMs` (2 s) from its headers, at least `minBytesPerSecond`
+   * (1 KiB) a second on average; a body that falls behind gets 408 and its connection is closed.
+   */
+  bodyPace?: BodyPace
   /**
    * The API's public base URL, ending in `/v1`, for the `Location` of created resources (read per
    * request, so it may be known only once the server listens). Undefined: the address and port the
@@ -41,6 +49,9 @@ export interface HttpServerOptions {
    */
   maxConnections?: number
 }
+
+/** A body must arrive at 1 KiB a second on average, after its first 2 s. */
+export const DEFAULT_BODY_PACE: BodyPace = { graceMs: 2_000, minBytesPerSecond: 1024 }
 
 /** After a 413 the rest of the body is drained for at most this long, then the socket is closed. */
 const LINGER_MS = 2_000
@@ -71,8 +82,11 @@ function send(
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 const API_URL = /^\/v1(?:[/?]|$)/
 
-/** Sends a response to an oversize body and closes the connection once it is out, draining (not keeping) what is left. */
-function refuseOversize(
+/**
+ * Sends a response to a body that was not read whole (oversize, or too slow) and closes the connection once it
+ * is out, draining (not keeping) what is left.
+ */
+function refuseUnread(
   req: IncomingMessage,
   res: ServerResponse,
   method: string,
@@ -98,7 +112,7 @@ function socketBaseUrl(req: IncomingMessage): string {
 /**
  * A node:http server in front of the engine; the only Node-specific layer of the mock. It refuses
  * oversize bodies early, answers unparseable requests with the API's error envelope, and closes
- * slow or idle connections (header, request, keep-alive and socket timeouts). Between changes it
+ * slow or idle connections (header, request, keep-alive and socket timeouts, a minimum pace for bodies). Between changes it
  * sends the items of `/v1` lists from bytes encoded once (see `createJsonEncoder`): changes must come
  * as requests with an unsafe method, to this server or counted by the handler's `changes()`.
  */
@@ -106,6 +120,12 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
   const headersTimeout = options.headersTimeoutMs ?? 10_000
   const requestTimeout = options.requestTimeoutMs ?? 30_000
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES
+  /** The body limit of a request: the route's own (a capsule's) where it is larger than 1 MiB. */
+  const limitOf = (method: string, url: string | undefined) => {
+    const own = bodyLimitOf(method, url ?? '/')
+    return own > MAX_BODY_BYTES ? own : limit
+  }
+  const pace = options.bodyPace ?? DEFAULT_BODY_PACE
   // Listed items are reused as encoded bytes between changes. Every change comes through a request
   // with an unsafe method: none is in flight when bytes are reused, and each one ends by forgetting them.
   const encoder = createJsonEncoder()
@@ -132,7 +152,15 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
       const write = !SAFE_METHODS.has(method)
       if (write) writesInFlight++
       try {
-        const body = await readBody(req, limit)
+        const body = await readBody(req, {
+          limit: limitOf(method, req.url),
+          pace,
+          onProgress: () => cap.bodyProgress(req.socket),
+        })
+        if (!body.ok && body.reason === 'too-slow') {
+          refuseUnread(req, res, method, clientErrorResponse('ERR_HTTP_REQUEST_TIMEOUT'))
+          return
+        }
         if (!body.ok && body.reason !== 'too-large') return
         const request: EngineRequest = {
           method,
@@ -149,7 +177,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
         // The engine answered in its order of checks (401, 404, ... or 413); whatever it said is what
         // happened, and what its journal recorded: send it, then close the connection (the body is unread).
         if (!body.ok) {
-          refuseOversize(req, res, method, response)
+          refuseUnread(req, res, method, response)
           return
         }
         await options.beforeSend?.(request, response)
@@ -181,7 +209,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
   server.timeout = options.socketIdleTimeoutMs ?? 60_000
   const cap = capConnections(server, { max: options.maxConnections ?? defaultMaxConnections() })
   server.on('clientError', onClientError)
-  answerProtocolEdges(server, limit)
+  answerProtocolEdges(server, (req) => limitOf((req.method ?? 'GET').toUpperCase(), req.url))
   // A client may shut its sending side once its request is complete (half-close). By default Node then
   // drops the response still being prepared (a durable state write takes milliseconds): answer, then close.
   Object.assign(server, { httpAllowHalfOpen: true })

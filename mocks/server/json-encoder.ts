@@ -3,9 +3,10 @@ const COMMA = Buffer.from(',')
 /** Most items kept encoded (and first ids remembered); past it everything is forgotten at once. */
 const MAX_ENTRIES = 2_000
 
-/** A body's bytes: a string as is (HTML), undefined as none, anything else as JSON. */
+/** A body's bytes: a string as is (HTML), bytes as they are, undefined as none, anything else as JSON. */
 export function encodeJson(body: unknown): Buffer {
   if (body === undefined) return NO_BYTES
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength)
   return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body))
 }
 

@@ -37,7 +37,7 @@ function expectationFailed(expectation: string): EngineResponse {
  * client never sends it); any other expectation gets 417 with the error envelope (Node sends a
  * bare 417); `CONNECT` gets 405 with the envelope (Node answers nothing: the mock is not a proxy).
  */
-export function answerProtocolEdges(server: Server, limit: number): void {
+export function answerProtocolEdges(server: Server, limitOf: (req: IncomingMessage) => number): void {
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const expectation = req.headers.expect ?? ''
     if (expectation.trim().toLowerCase() !== '100-continue') {
@@ -46,7 +46,7 @@ export function answerProtocolEdges(server: Server, limit: number): void {
     }
     const declared = Number(req.headers['content-length'])
     // An oversize body is refused unread: asking for it would only waste the client's upload.
-    if (!(Number.isFinite(declared) && declared > limit)) res.writeContinue()
+    if (!(Number.isFinite(declared) && declared > limitOf(req))) res.writeContinue()
     server.emit('request', req, res)
   })
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, constants, openSync, readdirSync, unlinkSync } from 'node:fs'
 import { open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { processGone } from './process-gone.ts'
+import { writeWhole } from './write-whole.ts'
 
 /**
  * Create the temporary, write only, and fail if anything (a file, a link, dangling or not) is already
@@ -30,16 +32,6 @@ export function checkWritable(path: string): void {
   const temporary = temporaryName(path)
   closeSync(openSync(temporary, EXCLUSIVE, 0o600))
   unlinkSync(temporary)
-}
-
-/** Whether a process with this id is running (a temporary file it owns must be left alone). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 async function syncFolder(folder: string): Promise<void> {
@@ -76,7 +68,7 @@ export async function writeFileAtomically(
       await file.chmod(mode)
       if (typeof data === 'string' || data instanceof Uint8Array) await file.writeFile(data)
       // Written piece by piece (a large state): the event loop keeps serving between the pieces.
-      else for await (const chunk of data) await file.write(chunk)
+      else for await (const chunk of data) await writeWhole(file, Buffer.from(chunk))
       await file.sync()
     } finally {
       await file.close()
@@ -91,7 +83,8 @@ export async function writeFileAtomically(
 
 /**
  * Removes the temporaries that processes killed in the middle of `writeFileAtomically(path)` left
- * beside `path` (a link is removed, never followed); those of running processes are left alone.
+ * beside `path` (a link is removed, never followed); those of running processes are left alone (a zombie is
+ * not running).
  */
 export function removeStaleTemporaries(path: string): void {
   const prefix = `${basename(path)}.`
@@ -103,7 +96,7 @@ export function removeStaleTemporaries(path: string): void {
   }
   for (const name of names) {
     const pid = name.startsWith(prefix) ? TEMPORARY.exec(name.slice(prefix.length))?.[1] : undefined
-    if (pid === undefined || Number(pid) === process.pid || running(Number(pid))) continue
+    if (pid === undefined || Number(pid) === process.pid || !processGone(Number(pid))) continue
     try {
       unlinkSync(join(dirname(path), name))
     } catch {

@@ -18,7 +18,7 @@ export const mockControlDocument: OpenApiDocument = {
       "name": "voice-api-kit maintainers",
       "url": "https://github.com/voice-api-kit/voice-api-kit"
     },
-    "description": "The control plane of the voice-api-kit mock server. It is **not** part of the platform's v1 API: the\nplatform manages API keys in its dashboard only, so the mock offers this small API instead, to create\naccounts and keys, revoke keys, move the clock and watch the requests it received. It is served by the mock\nunder `/_mock/` (next to `/v1/`).\n\n## Access\n- Without `--admin-token`, the control plane answers **loopback clients only** (127.0.0.0/8, `::1`, and\n  in-process callers such as MSW); any other client gets 403 `loopback_only`. No credentials are needed.\n- When the mock was started with `--admin-token <token>`, every control request must carry\n  `Authorization: Bearer <token>` (compared in constant time), from any address; otherwise\n  401 `invalid_admin_token`. The pages `GET /dashboard` (with its scripts and styles) and `GET /docs`\n  hold no secret and load without the token; the dashboard then asks for it and sends it with each call. v1 API keys never authenticate here, and the admin token never\n  authenticates `/v1`.\n- Control requests are not rate limited, not counted in any account's windows and not written to the journal.\n- The control plane (and the dashboard and docs pages under it) answers only requests addressed to the\n  mock itself, against DNS rebinding: the `Host` header must name `localhost` or a name under\n  `.localhost`, an IP address, the `--host` the mock listens on, or a name given to `--allowed-hosts`\n  (`.example.dev` there allows `example.dev` and every name under it); the port is not compared. Any\n  other `Host` gets 403 `host_not_allowed`, before any other check. (A page on `evil.example` whose name\n  is re-pointed at 127.0.0.1 is same-origin for the browser, but its requests still say\n  `Host: evil.example`.) Behind a proxy that keeps the browser's `Host` (for example a Vite dev-server\n  proxy without `changeOrigin`, reached under a name of your own), pass that name to `--allowed-hosts`.\n  In-process (MSW) there is no network and no `Host` to check. `/v1` is answered under any name.\n- Cross-site changes are refused with 403 `cross_site_request`: a POST, PATCH or DELETE whose\n  `Sec-Fetch-Site` is `cross-site` or `same-site` (another port of the same host is another site's page), or,\n  from a client that sends no `Sec-Fetch-Site`, whose `Origin` is not the mock's own origin. A web page open\n  in a browser on the same machine therefore cannot reset the mock or revoke keys. `Sec-Fetch-Site:\n  same-origin` is the browser's word that the page is of the origin it addressed, so the dashboard works\n  under any name of the mock (`localhost` or `127.0.0.1`) and behind a dev-server proxy that forwards\n  `/_mock` (with or without `changeOrigin`; the `Host` check above still applies). Control responses carry\n  no CORS headers, so no other site can read them either.\n\n## Conventions\nSame as v1: JSON bodies, `snake_case`, ISO 8601 UTC timestamps with `Z`, prefixed IDs (`usr_`, `key_`,\n`req_`, `whd_` for webhook deliveries), a `Request-Id` header on every response, and the same error envelope\n(`{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\", \"errors\"?}}`). Unknown query parameters\nand unknown body fields are rejected (400 `invalid_parameter`, 422 `unknown_field`).\n\n| status | `error.type` | `error.code` |\n|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter` |\n| 401 | `authentication_error` | `invalid_admin_token` |\n| 403 | `permission_error` | `host_not_allowed`, `loopback_only`, `cross_site_request` |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` |\n| 405 | `invalid_request_error` | `method_not_allowed` (header `Allow`) |\n| 413 | `invalid_request_error` | `payload_too_large` (a body over 1 MiB, on any request; nothing is done) |\n| 415 | `invalid_request_error` | `unsupported_media_type` |\n| 422 | `validation_error` | `validation_failed`, with `errors: [{param, code, message}]` |\n| 409 | `conflict_error` | `demo_account_protected` (deleting the seeded demo account), `limit_reached` (the mock holds at most 1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account; nothing is created) |\n| 503 | `api_error` | `service_unavailable` (every connection the mock may hold is busy, or a change could not be saved: the disk is full, the Redis store cannot be reached; nothing was changed; `Retry-After`) |\n\n## Scenarios\nA scenario makes v1 requests fail, slow down or lose their connection on purpose (`createScenario`), so\nthat a frontend can be seen handling errors, loading states and an offline API. Every answer a scenario\ntouched carries the header `Mock-Scenario: <scenario id>` and is marked in the journal (`scenario`).\nPer request, Prism's habit works too: `Prefer: code=<status>` on a v1 request answers that error status\n(one the operation documents, or 500, 502, 503, 504) with the contract's envelope, changing nothing, and\n`Mock-Scenario: prefer`; `Prefer: code=<2xx>` asks for the operation's real answer (the request runs\nas without the header; scenarios are not applied); any other status is 400 `invalid_parameter` naming\n`Prefer`. Other preferences in the header are ignored.\n\n## Time\nOne clock drives rate-limit windows, key expiry, idempotency retention and every timestamp of both APIs.\nIt starts at the real time when the mock starts (or at a fixed instant when seeded so) and can only be\nmoved forward, with `POST /clock/advance`, so that hour-long windows and 90-day rotations are tested in\nmilliseconds.\n"
+    "description": "The control plane of the voice-api-kit mock server. It is **not** part of the platform's v1 API: the\nplatform manages API keys in its dashboard only, so the mock offers this small API instead, to create\naccounts and keys, revoke keys, move the clock and watch the requests it received. It is served by the mock\nunder `/_mock/` (next to `/v1/`).\n\n## Access\n- Without `--admin-token`, the control plane answers **loopback clients only** (127.0.0.0/8, `::1`, and\n  in-process callers such as MSW); any other client gets 403 `loopback_only`. No credentials are needed.\n- When the mock was started with `--admin-token <token>`, every control request must carry\n  `Authorization: Bearer <token>` (compared in constant time), from any address; otherwise\n  401 `invalid_admin_token`. The pages `GET /dashboard` (with its scripts and styles) and `GET /docs`\n  hold no secret and load without the token; the dashboard then asks for it and sends it with each call. v1 API keys never authenticate here, and the admin token never\n  authenticates `/v1`.\n- Control requests are not rate limited, not counted in any account's windows and not written to the journal.\n- The control plane (and the dashboard and docs pages under it) answers only requests addressed to the\n  mock itself, against DNS rebinding: the `Host` header must name `localhost` or a name under\n  `.localhost`, an IP address, the `--host` the mock listens on, or a name given to `--allowed-hosts`\n  (`.example.dev` there allows `example.dev` and every name under it); the port is not compared. Any\n  other `Host` gets 403 `host_not_allowed`, before any other check. (A page on `evil.example` whose name\n  is re-pointed at 127.0.0.1 is same-origin for the browser, but its requests still say\n  `Host: evil.example`.) Behind a proxy that keeps the browser's `Host` (for example a Vite dev-server\n  proxy without `changeOrigin`, reached under a name of your own), pass that name to `--allowed-hosts`.\n  In-process (MSW) there is no network and no `Host` to check. `/v1` is answered under any name.\n- Cross-site changes are refused with 403 `cross_site_request`: a POST, PATCH or DELETE whose\n  `Sec-Fetch-Site` is `cross-site` or `same-site` (another port of the same host is another site's page), or,\n  from a client that sends no `Sec-Fetch-Site`, whose `Origin` is not the mock's own origin. A web page open\n  in a browser on the same machine therefore cannot reset the mock or revoke keys. `Sec-Fetch-Site:\n  same-origin` is the browser's word that the page is of the origin it addressed, so the dashboard works\n  under any name of the mock (`localhost` or `127.0.0.1`) and behind a dev-server proxy that forwards\n  `/_mock` (with or without `changeOrigin`; the `Host` check above still applies). Control responses carry\n  no CORS headers, so no other site can read them either.\n\n## Conventions\nSame as v1: JSON bodies, `snake_case`, ISO 8601 UTC timestamps with `Z`, prefixed IDs (`usr_`, `key_`,\n`req_`, `whd_` for webhook deliveries), a `Request-Id` header on every response, and the same error envelope\n(`{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\", \"errors\"?}}`). Unknown query parameters\nand unknown body fields are rejected (400 `invalid_parameter`, 422 `unknown_field`).\n\n| status | `error.type` | `error.code` |\n|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter` |\n| 401 | `authentication_error` | `invalid_admin_token` |\n| 403 | `permission_error` | `host_not_allowed`, `loopback_only`, `cross_site_request` |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` |\n| 405 | `invalid_request_error` | `method_not_allowed` (header `Allow`) |\n| 413 | `invalid_request_error` | `payload_too_large` (a body over 1 MiB, on any request but `POST /capsule`, whose limit is 64 MiB; nothing is done) |\n| 415 | `invalid_request_error` | `unsupported_media_type` |\n| 422 | `validation_error` | `validation_failed`, with `errors: [{param, code, message}]` |\n| 409 | `conflict_error` | `demo_account_protected` (deleting the seeded demo account), `limit_reached` (the mock holds at most 1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account, and 1,000 scenarios; nothing is created) |\n| 503 | `api_error` | `service_unavailable` (every connection the mock may hold is busy, or a change could not be saved: the disk is full, the Redis store cannot be reached; nothing was changed; `Retry-After`) |\n\n## Scenarios\nA scenario makes v1 requests fail, slow down or lose their connection on purpose (`createScenario`), so\nthat a frontend can be seen handling errors, loading states and an offline API. Every answer a scenario\ntouched carries the header `Mock-Scenario: <scenario id>` and is marked in the journal (`scenario`).\nPer request, Prism's habit works too: `Prefer: code=<status>` on a v1 request answers that error status\n(one the operation documents, or 500, 502, 503, 504) with the contract's envelope, changing nothing, and\n`Mock-Scenario: prefer`; `Prefer: code=<2xx>` asks for the operation's real answer (the request runs\nas without the header; scenarios are not applied); any other status is 400 `invalid_parameter` naming\n`Prefer`. Other preferences in the header are ignored.\n\n## Time\nOne clock drives rate-limit windows, key expiry, idempotency retention and every timestamp of both APIs.\nIt starts at the real time when the mock starts (or at a fixed instant when seeded so) and can only be\nmoved forward, with `POST /clock/advance`, so that hour-long windows and 90-day rotations are tested in\nmilliseconds.\n"
   },
   "servers": [
     {
@@ -64,6 +64,10 @@ export const mockControlDocument: OpenApiDocument = {
     {
       "name": "Scenarios",
       "description": "Error states, latency and network faults on demand, for seeing how an app copes with a failing or slow API."
+    },
+    {
+      "name": "Capsules",
+      "description": "The whole state of the mock as one JSON document, to open in another mock (standalone, Node, browser) and reproduce what happened there."
     }
   ],
   "paths": {
@@ -513,7 +517,7 @@ export const mockControlDocument: OpenApiDocument = {
       "delete": {
         "operationId": "deleteAccount",
         "summary": "Delete an account",
-        "description": "Deletes an account with everything it owns: its keys (which from then on get 401 like any unknown\nkey), its agents, call logs, integrations, team members, idempotency records and rate-limit windows.\nJournal entries stay. The contract suite uses it to remove the accounts it created. The seeded demo\naccount cannot be deleted (409 `demo_account_protected`): the mock restarts from it, and `POST /reset`\nbrings back its seeded state.\n",
+        "description": "Deletes an account with everything it owns: its keys (which from then on get 401 like any unknown\nkey), its agents, call logs, integrations, team members, idempotency records and rate-limit windows,\nits simulated calls, webhook secret and deliveries, and the scenarios narrowed to it or to one of its\nkeys. Journal entries stay. The contract suite uses it to remove the accounts it created. The seeded demo\naccount cannot be deleted (409 `demo_account_protected`): the mock restarts from it, and `POST /reset`\nbrings back its seeded state.\n",
         "tags": [
           "Accounts"
         ],
@@ -1400,11 +1404,248 @@ export const mockControlDocument: OpenApiDocument = {
         }
       }
     },
+    "/capsule": {
+      "get": {
+        "operationId": "getCapsule",
+        "summary": "Take a capsule of the mock's state",
+        "description": "The whole state of the mock as one versioned JSON document (a capsule): accounts, keys (SHA-256\ndigests only: never a key value), agents, call logs, team members, integrations, idempotency records,\nrate-limit windows, the journal, the clock and its offset, scenarios, scheduled work, simulated calls\nunder way, webhook deliveries and the seed. Open it in another mock with `POST /capsule`,\n`voice-api-kit mock --from-capsule <file>`, `createMockApi({ capsule })` or\n`startMockWorker({ capsule })`: the keys made before keep working there, and the clock stands where it\nstood. The accounts' webhook signing secrets are left out unless `webhook_secrets=include` is asked\nfor, on a loopback request only (403 `loopback_only` otherwise, also with the admin token). A capsule\nover 64 MiB is not taken (409 `limit_reached`). Taking one changes nothing.\n",
+        "tags": [
+          "Capsules"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "webhook_secrets",
+            "in": "query",
+            "required": false,
+            "description": "`include` to put the accounts' webhook signing secrets in the capsule (loopback requests only); `omit` (the default) leaves them out.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "include",
+                "omit"
+              ],
+              "default": "omit"
+            },
+            "examples": {
+              "include": {
+                "value": "include"
+              }
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The capsule of this moment.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Capsule"
+                },
+                "examples": {
+                  "capsule": {
+                    "summary": "A capsule (tables shortened)",
+                    "value": {
+                      "capsule": 1,
+                      "created_at": "2026-03-12T12:10:45Z",
+                      "mock": {
+                        "version": "0.2.0",
+                        "seed": 1
+                      },
+                      "clock": {
+                        "now": "2026-03-12T13:10:45.120Z",
+                        "offset_seconds": 3600
+                      },
+                      "webhook_secrets": "omitted",
+                      "state": {
+                        "version": 2,
+                        "tables": {
+                          "clock": [
+                            [
+                              "offset",
+                              3600
+                            ]
+                          ],
+                          "meta": [
+                            [
+                              "demo",
+                              {
+                                "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                                "secret_key_id": "key_7Yb2Xc5Vn8Mq1Lp4",
+                                "publishable_key_id": "key_2Wd6Rf9Tg3Hy5Ju8",
+                                "seed": 1
+                              }
+                            ]
+                          ],
+                          "journal": []
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "409": {
+            "$ref": "#/components/responses/LimitReached"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      },
+      "post": {
+        "operationId": "openCapsule",
+        "summary": "Open a capsule",
+        "description": "Replaces the whole state of this mock by a capsule's (from `GET /capsule` of this or another mock):\nevery account, key, resource, scenario, scheduled job, call under way, webhook delivery and journal\nentry of the capsule, as one change (saved or shared by the mock's store like any other). The clock is\nset to where the capsule's stood when it was taken (its offset from real time recomputed, negative\nwhen the capsule is older than its clock was ahead). Keys made where the capsule was taken keep\nworking here, their digests having travelled; the values of the demo keys printed at this mock's\nstart no longer work unless the capsule came from this mock. A capsule without the webhook signing\nsecrets leaves every account without one (deliveries then say so). `POST /reset` afterwards returns to\nthis mock's seeded data, with the capsule's demo keys when it was taken from a mock with the same seed.\n\nThe capsule is checked whole before anything changes: a body over 64 MiB is 413 (this operation's\nlimit, in place of 1 MiB), a damaged body 400 `invalid_json`, and a capsule of another format version,\na missing field, or a table, record or field the state cannot hold 422 naming it in `message` and\n`param`. A refused capsule changes nothing.\n",
+        "tags": [
+          "Capsules"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/Capsule"
+              },
+              "examples": {
+                "capsule": {
+                  "summary": "A capsule (tables shortened)",
+                  "value": {
+                    "capsule": 1,
+                    "created_at": "2026-03-12T12:10:45Z",
+                    "mock": {
+                      "version": "0.2.0",
+                      "seed": 1
+                    },
+                    "clock": {
+                      "now": "2026-03-12T13:10:45.120Z",
+                      "offset_seconds": 3600
+                    },
+                    "webhook_secrets": "omitted",
+                    "state": {
+                      "version": 2,
+                      "tables": {
+                        "clock": [
+                          [
+                            "offset",
+                            3600
+                          ]
+                        ],
+                        "journal": []
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The capsule was opened; what it held.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CapsuleOpened"
+                },
+                "examples": {
+                  "opened": {
+                    "summary": "Opened ten minutes after it was taken",
+                    "value": {
+                      "object": "capsule_opened",
+                      "created_at": "2026-03-12T12:10:45Z",
+                      "mock": {
+                        "version": "0.2.0",
+                        "seed": 1
+                      },
+                      "clock": {
+                        "now": "2026-03-12T13:10:46Z",
+                        "offset_seconds": 3000.12
+                      },
+                      "webhook_secrets": "omitted",
+                      "records": {
+                        "accounts": 1,
+                        "keys": 2,
+                        "agents": 9,
+                        "call_logs": 400,
+                        "journal": 12,
+                        "clock": 1
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableEntity"
+          }
+        }
+      }
+    },
     "/scenarios": {
       "get": {
         "operationId": "listScenarios",
         "summary": "List active scenarios",
-        "description": "Every active scenario, newest first: the order in which they are tried against a request (the first\nthat matches and whose `probability` draw succeeds answers it). A scenario whose `times` are used up is\ngone. Not paginated: `has_more` is always `false`.\n",
+        "description": "The active scenarios, newest first: the order in which they are tried against a request (the first\nthat matches and whose `probability` draw succeeds answers it). A scenario whose `times` are used up is\ngone. A page holds `limit` scenarios (1-100, default 100); `has_more` says whether older ones follow,\nand `starting_after=<the last id of a page>` asks for them. A `starting_after` that names no active\nscenario (used up or removed since) is 400 naming it: list again from the start.\n",
         "tags": [
           "Scenarios"
         ],
@@ -1412,6 +1653,41 @@ export const mockControlDocument: OpenApiDocument = {
           {},
           {
             "adminToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "How many scenarios to return (1-100, default 100).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 100
+            },
+            "examples": {
+              "ten": {
+                "value": 10
+              }
+            }
+          },
+          {
+            "name": "starting_after",
+            "in": "query",
+            "required": false,
+            "description": "The id of the last scenario of the page before; the page holds the scenarios created before it.",
+            "schema": {
+              "type": "string",
+              "pattern": "^scn_[A-Za-z0-9]+$",
+              "maxLength": 64
+            },
+            "examples": {
+              "next_page": {
+                "value": "scn_Hy3Tc8Vn5Pq2Ls7R"
+              }
+            }
           }
         ],
         "responses": {
@@ -1498,7 +1774,7 @@ export const mockControlDocument: OpenApiDocument = {
       "post": {
         "operationId": "createScenario",
         "summary": "Add a scenario",
-        "description": "Adds a scenario: from now on, v1 requests to `operation` (an operationId of `v1.yaml`, or `*` for every\noperation), optionally only those made with the keys of `account_id` or with `key_id`, meet its effects\nafter authentication, the rate limit and routing, before the operation runs (so before permission and\ninput checks):\n- `status`: the request is answered with that status and the contract's error envelope (a message\n  naming the scenario), and the operation does not run: nothing changes. Any error status the operation\n  documents, or 500, 502, 503, 504 (see `listOperations`). A 429 carries consistent `RateLimit`,\n  `X-RateLimit-*` and `Retry-After` headers (the `burst` window reported exhausted), a 401\n  `WWW-Authenticate`, a 405 `Allow`, a 503 `Retry-After: 1`.\n- `delay`: the answer (the injected one, or the operation's real answer) is held back for a fixed\n  time, or a time drawn from a `uniform` or `lognormal` distribution (as WireMock's), at most 30 s.\n- `network_error`: `reset` drops the connection (MSW: `HttpResponse.error()`, a failed fetch);\n  `timeout` answers nothing until the client gives up (the standalone mock closes a silent\n  connection after 60 s). The operation does not run. Not combinable with `status`.\n- `times`: applies that many times, then the scenario is gone; `probability` (0-1, default 1): each\n  matching request applies it with that probability. Draws (probability, delays) come from the mock's\n  seed, the scenario's place in the order of creation since the last reset, and its draw count: the\n  same seed and the same steps give the same draws, also across processes sharing a store.\n\nAt least one of `status`, `delay` and `network_error` is required. Answers carry `Mock-Scenario: <id>`\nand the journal marks them (`scenario`). Anything invalid (an unknown operation, a status the\noperation cannot return, a negative delay, a probability outside 0-1, an unknown account or key) is\n422 naming the field, and nothing is stored. Scenarios are state: kept with `--state-file`, shared\nthrough `--store redis://...`, cleared by `resetMock`.\n",
+        "description": "Adds a scenario: from now on, v1 requests to `operation` (an operationId of `v1.yaml`, or `*` for every\noperation), optionally only those made with the keys of `account_id` or with `key_id`, meet its effects\nafter authentication, the rate limit and routing, before the operation runs (so before permission and\ninput checks):\n- `status`: the request is answered with that status and the contract's error envelope (a message\n  naming the scenario), and the operation does not run: nothing changes. Any error status the operation\n  documents, or 500, 502, 503, 504 (see `listOperations`). A 429 carries consistent `RateLimit`,\n  `X-RateLimit-*` and `Retry-After` headers (the `burst` window reported exhausted), a 401\n  `WWW-Authenticate`, a 405 `Allow`, a 503 `Retry-After: 1`.\n- `delay`: the answer (the injected one, or the operation's real answer) is held back for a fixed\n  time, or a time drawn from a `uniform` or `lognormal` distribution (as WireMock's), at most 30 s.\n- `network_error`: `reset` drops the connection (MSW: `HttpResponse.error()`, a failed fetch);\n  `timeout` answers nothing until the client gives up (the standalone mock closes a silent\n  connection after 60 s). The operation does not run. Not combinable with `status`.\n- `times`: applies that many times, then the scenario is gone; `probability` (0-1, default 1): each\n  matching request applies it with that probability. Draws (probability, delays) come from the mock's\n  seed, the scenario's place in the order of creation since the last reset, and its draw count: the\n  same seed and the same steps give the same draws, also across processes sharing a store.\n\nAt least one of `status`, `delay` and `network_error` is required. Answers carry `Mock-Scenario: <id>`\nand the journal marks them (`scenario`). Anything invalid (an unknown operation, a status the\noperation cannot return, a negative delay, a probability outside 0-1, an unknown account or key) is\n422 naming the field, and nothing is stored. The mock holds at most 1,000 scenarios: one more is 409\n`limit_reached`. Scenarios are state: kept with `--state-file`, shared through `--store redis://...`,\ncleared by `resetMock`; those narrowed to an account, or to a key of it, are removed with the account\n(`deleteAccount`).\n",
         "tags": [
           "Scenarios"
         ],
@@ -1605,6 +1881,9 @@ export const mockControlDocument: OpenApiDocument = {
           },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "409": {
+            "$ref": "#/components/responses/LimitReached"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -2210,7 +2489,7 @@ export const mockControlDocument: OpenApiDocument = {
       "get": {
         "operationId": "getWebhookSecret",
         "summary": "Whether the account has a signing secret",
-        "description": "The account's webhook signing secret without its value (shown only when created or rotated): when it\nwas created. 404 (`param: account_id`) when the account has none.\n",
+        "description": "Whether the account has a webhook signing secret (`exists`), and when it was created; never its value\n(shown only when created or rotated). An account without one is answered 200 with `exists: false`, not\n404: a page that shows the secret's state (the dashboard) asks this of every account, and \"none\" is an\nanswer, not an error. 404 only for an unknown account.\n",
         "tags": [
           "Webhooks"
         ],
@@ -2239,7 +2518,17 @@ export const mockControlDocument: OpenApiDocument = {
                     "value": {
                       "object": "webhook_secret",
                       "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                      "exists": true,
                       "created_at": "2026-03-12T14:00:00Z"
+                    }
+                  },
+                  "none": {
+                    "summary": "No secret yet (webhooks are not sent)",
+                    "value": {
+                      "object": "webhook_secret",
+                      "account_id": "usr_3hT9kLm2Qw8Zr5Xa",
+                      "exists": false,
+                      "created_at": null
                     }
                   }
                 }
@@ -3021,7 +3310,7 @@ export const mockControlDocument: OpenApiDocument = {
         }
       },
       "LimitReached": {
-        "description": "409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account); nothing is created.",
+        "description": "409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account, 1,000 scenarios); nothing is created.",
         "headers": {
           "Request-Id": {
             "$ref": "#/components/headers/Request-Id"
@@ -3130,7 +3419,7 @@ export const mockControlDocument: OpenApiDocument = {
         }
       },
       "PayloadTooLarge": {
-        "description": "413 - the request body is larger than 1 MiB, on any request (also one that takes no body, such as\n`POST /reset` or `DELETE /accounts/{account_id}`): the request is refused whole and nothing is done.\n",
+        "description": "413 - the request body is larger than 1 MiB (64 MiB for `POST /capsule`), on any request (also one that\ntakes no body, such as `POST /reset` or `DELETE /accounts/{account_id}`): the request is refused whole and\nnothing is done.\n",
         "headers": {
           "Request-Id": {
             "$ref": "#/components/headers/Request-Id"
@@ -4080,6 +4369,180 @@ export const mockControlDocument: OpenApiDocument = {
           }
         }
       },
+      "Capsule": {
+        "type": "object",
+        "description": "A mock's whole state (`GET /capsule`). `state.tables` holds each table of the engine's state as\n`[key, record]` pairs; the records are checked when the capsule is opened (the contract's objects\nagainst `openapi/v1.yaml`), so that a capsule a mock cannot hold is refused whole.\n",
+        "additionalProperties": false,
+        "required": [
+          "capsule",
+          "created_at",
+          "mock",
+          "clock",
+          "webhook_secrets",
+          "state"
+        ],
+        "properties": {
+          "capsule": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The capsule format's version; this mock opens version 1 (another is 422)."
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the capsule was taken, in real time."
+          },
+          "mock": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "version",
+              "seed"
+            ],
+            "properties": {
+              "version": {
+                "type": "string",
+                "description": "The voice-api-kit version of the mock it was taken from."
+              },
+              "seed": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The seed of that mock's data."
+              }
+            }
+          },
+          "clock": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "now",
+              "offset_seconds"
+            ],
+            "properties": {
+              "now": {
+                "type": "string",
+                "format": "date-time",
+                "description": "The mock clock when the capsule was taken, with milliseconds."
+              },
+              "offset_seconds": {
+                "type": "number",
+                "description": "How far that clock ran ahead of real time."
+              }
+            }
+          },
+          "webhook_secrets": {
+            "type": "string",
+            "enum": [
+              "included",
+              "omitted"
+            ],
+            "description": "Whether `state` holds the accounts' webhook signing secrets."
+          },
+          "state": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "version",
+              "tables"
+            ],
+            "properties": {
+              "version": {
+                "type": "integer",
+                "description": "The state's format (2)."
+              },
+              "tables": {
+                "type": "object",
+                "description": "Each table's records as `[key, record]` pairs.",
+                "additionalProperties": {
+                  "type": "array",
+                  "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 2,
+                    "items": {},
+                    "description": "[key, record]"
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "CapsuleOpened": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "created_at",
+          "mock",
+          "clock",
+          "webhook_secrets",
+          "records"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "capsule_opened"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the capsule was taken."
+          },
+          "mock": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "version",
+              "seed"
+            ],
+            "properties": {
+              "version": {
+                "type": "string"
+              },
+              "seed": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
+          },
+          "clock": {
+            "$ref": "#/components/schemas/ClockReading"
+          },
+          "webhook_secrets": {
+            "type": "string",
+            "enum": [
+              "included",
+              "omitted"
+            ]
+          },
+          "records": {
+            "type": "object",
+            "description": "Records per table, as opened.",
+            "additionalProperties": {
+              "type": "integer",
+              "minimum": 0
+            }
+          }
+        }
+      },
+      "ClockReading": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "now",
+          "offset_seconds"
+        ],
+        "properties": {
+          "now": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "offset_seconds": {
+            "type": "number",
+            "description": "Seconds the clock runs ahead of real time (negative behind)."
+          }
+        }
+      },
       "Clock": {
         "type": "object",
         "additionalProperties": false,
@@ -4098,8 +4561,7 @@ export const mockControlDocument: OpenApiDocument = {
           },
           "offset_seconds": {
             "type": "number",
-            "minimum": 0,
-            "description": "Total seconds the clock has been advanced since start or the last reset."
+            "description": "Seconds the clock runs ahead of real time: advanced since start or the last reset, or set by an\nopened capsule (negative when the capsule's clock stood behind real time by then).\n"
           }
         }
       },
@@ -4355,11 +4817,12 @@ export const mockControlDocument: OpenApiDocument = {
       },
       "WebhookSecret": {
         "type": "object",
-        "description": "An account's webhook signing secret, without its value.",
+        "description": "Whether an account has a webhook signing secret, and since when; never its value.",
         "additionalProperties": false,
         "required": [
           "object",
           "account_id",
+          "exists",
           "created_at"
         ],
         "properties": {
@@ -4371,8 +4834,13 @@ export const mockControlDocument: OpenApiDocument = {
             "type": "string",
             "pattern": "^usr_[A-Za-z0-9]+$"
           },
+          "exists": {
+            "type": "boolean",
+            "description": "Whether the account has a secret (without one, no webhook is sent)."
+          },
           "created_at": {
-            "$ref": "#/components/schemas/Timestamp"
+            "$ref": "#/components/schemas/NullableTimestamp",
+            "description": "When the secret was created; `null` without one."
           }
         }
       },

@@ -76,8 +76,9 @@ export interface paths {
         /**
          * Delete an account
          * @description Deletes an account with everything it owns: its keys (which from then on get 401 like any unknown
-         *     key), its agents, call logs, integrations, team members, idempotency records and rate-limit windows.
-         *     Journal entries stay. The contract suite uses it to remove the accounts it created. The seeded demo
+         *     key), its agents, call logs, integrations, team members, idempotency records and rate-limit windows,
+         *     its simulated calls, webhook secret and deliveries, and the scenarios narrowed to it or to one of its
+         *     keys. Journal entries stay. The contract suite uses it to remove the accounts it created. The seeded demo
          *     account cannot be deleted (409 `demo_account_protected`): the mock restarts from it, and `POST /reset`
          *     brings back its seeded state.
          */
@@ -259,6 +260,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/capsule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Take a capsule of the mock's state
+         * @description The whole state of the mock as one versioned JSON document (a capsule): accounts, keys (SHA-256
+         *     digests only: never a key value), agents, call logs, team members, integrations, idempotency records,
+         *     rate-limit windows, the journal, the clock and its offset, scenarios, scheduled work, simulated calls
+         *     under way, webhook deliveries and the seed. Open it in another mock with `POST /capsule`,
+         *     `voice-api-kit mock --from-capsule <file>`, `createMockApi({ capsule })` or
+         *     `startMockWorker({ capsule })`: the keys made before keep working there, and the clock stands where it
+         *     stood. The accounts' webhook signing secrets are left out unless `webhook_secrets=include` is asked
+         *     for, on a loopback request only (403 `loopback_only` otherwise, also with the admin token). A capsule
+         *     over 64 MiB is not taken (409 `limit_reached`). Taking one changes nothing.
+         */
+        get: operations["getCapsule"];
+        put?: never;
+        /**
+         * Open a capsule
+         * @description Replaces the whole state of this mock by a capsule's (from `GET /capsule` of this or another mock):
+         *     every account, key, resource, scenario, scheduled job, call under way, webhook delivery and journal
+         *     entry of the capsule, as one change (saved or shared by the mock's store like any other). The clock is
+         *     set to where the capsule's stood when it was taken (its offset from real time recomputed, negative
+         *     when the capsule is older than its clock was ahead). Keys made where the capsule was taken keep
+         *     working here, their digests having travelled; the values of the demo keys printed at this mock's
+         *     start no longer work unless the capsule came from this mock. A capsule without the webhook signing
+         *     secrets leaves every account without one (deliveries then say so). `POST /reset` afterwards returns to
+         *     this mock's seeded data, with the capsule's demo keys when it was taken from a mock with the same seed.
+         *
+         *     The capsule is checked whole before anything changes: a body over 64 MiB is 413 (this operation's
+         *     limit, in place of 1 MiB), a damaged body 400 `invalid_json`, and a capsule of another format version,
+         *     a missing field, or a table, record or field the state cannot hold 422 naming it in `message` and
+         *     `param`. A refused capsule changes nothing.
+         */
+        post: operations["openCapsule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/scenarios": {
         parameters: {
             query?: never;
@@ -268,9 +314,11 @@ export interface paths {
         };
         /**
          * List active scenarios
-         * @description Every active scenario, newest first: the order in which they are tried against a request (the first
+         * @description The active scenarios, newest first: the order in which they are tried against a request (the first
          *     that matches and whose `probability` draw succeeds answers it). A scenario whose `times` are used up is
-         *     gone. Not paginated: `has_more` is always `false`.
+         *     gone. A page holds `limit` scenarios (1-100, default 100); `has_more` says whether older ones follow,
+         *     and `starting_after=<the last id of a page>` asks for them. A `starting_after` that names no active
+         *     scenario (used up or removed since) is 400 naming it: list again from the start.
          */
         get: operations["listScenarios"];
         put?: never;
@@ -298,8 +346,10 @@ export interface paths {
          *     At least one of `status`, `delay` and `network_error` is required. Answers carry `Mock-Scenario: <id>`
          *     and the journal marks them (`scenario`). Anything invalid (an unknown operation, a status the
          *     operation cannot return, a negative delay, a probability outside 0-1, an unknown account or key) is
-         *     422 naming the field, and nothing is stored. Scenarios are state: kept with `--state-file`, shared
-         *     through `--store redis://...`, cleared by `resetMock`.
+         *     422 naming the field, and nothing is stored. The mock holds at most 1,000 scenarios: one more is 409
+         *     `limit_reached`. Scenarios are state: kept with `--state-file`, shared through `--store redis://...`,
+         *     cleared by `resetMock`; those narrowed to an account, or to a key of it, are removed with the account
+         *     (`deleteAccount`).
          */
         post: operations["createScenario"];
         /**
@@ -447,8 +497,10 @@ export interface paths {
         };
         /**
          * Whether the account has a signing secret
-         * @description The account's webhook signing secret without its value (shown only when created or rotated): when it
-         *     was created. 404 (`param: account_id`) when the account has none.
+         * @description Whether the account has a webhook signing secret (`exists`), and when it was created; never its value
+         *     (shown only when created or rotated). An account without one is answered 200 with `exists: false`, not
+         *     404: a page that shows the secret's state (the dashboard) asks this of every account, and "none" is an
+         *     answer, not an error. 404 only for an unknown account.
          */
         get: operations["getWebhookSecret"];
         put?: never;
@@ -732,11 +784,81 @@ export interface components {
             data: components["schemas"]["ApiKey"][];
             has_more: boolean;
         };
+        /**
+         * @description A mock's whole state (`GET /capsule`). `state.tables` holds each table of the engine's state as
+         *     `[key, record]` pairs; the records are checked when the capsule is opened (the contract's objects
+         *     against `openapi/v1.yaml`), so that a capsule a mock cannot hold is refused whole.
+         */
+        Capsule: {
+            /** @description The capsule format's version; this mock opens version 1 (another is 422). */
+            capsule: number;
+            /**
+             * Format: date-time
+             * @description When the capsule was taken, in real time.
+             */
+            created_at: string;
+            mock: {
+                /** @description The voice-api-kit version of the mock it was taken from. */
+                version: string;
+                /** @description The seed of that mock's data. */
+                seed: number;
+            };
+            clock: {
+                /**
+                 * Format: date-time
+                 * @description The mock clock when the capsule was taken, with milliseconds.
+                 */
+                now: string;
+                /** @description How far that clock ran ahead of real time. */
+                offset_seconds: number;
+            };
+            /**
+             * @description Whether `state` holds the accounts' webhook signing secrets.
+             * @enum {string}
+             */
+            webhook_secrets: "included" | "omitted";
+            state: {
+                /** @description The state's format (2). */
+                version: number;
+                /** @description Each table's records as `[key, record]` pairs. */
+                tables: {
+                    [key: string]: unknown[][];
+                };
+            };
+        };
+        CapsuleOpened: {
+            /** @constant */
+            object: "capsule_opened";
+            /**
+             * Format: date-time
+             * @description When the capsule was taken.
+             */
+            created_at: string;
+            mock: {
+                version: string;
+                seed: number;
+            };
+            clock: components["schemas"]["ClockReading"];
+            /** @enum {string} */
+            webhook_secrets: "included" | "omitted";
+            /** @description Records per table, as opened. */
+            records: {
+                [key: string]: number;
+            };
+        };
+        ClockReading: {
+            now: components["schemas"]["Timestamp"];
+            /** @description Seconds the clock runs ahead of real time (negative behind). */
+            offset_seconds: number;
+        };
         Clock: {
             /** @constant */
             object: "clock";
             now: components["schemas"]["Timestamp"];
-            /** @description Total seconds the clock has been advanced since start or the last reset. */
+            /**
+             * @description Seconds the clock runs ahead of real time: advanced since start or the last reset, or set by an
+             *     opened capsule (negative when the capsule's clock stood behind real time by then).
+             */
             offset_seconds: number;
         };
         ClockAdvanceRequest: {
@@ -825,12 +947,15 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             transcript: Record<string, never>[];
         };
-        /** @description An account's webhook signing secret, without its value. */
+        /** @description Whether an account has a webhook signing secret, and since when; never its value. */
         WebhookSecret: {
             /** @constant */
             object: "webhook_secret";
             account_id: string;
-            created_at: components["schemas"]["Timestamp"];
+            /** @description Whether the account has a secret (without one, no webhook is sent). */
+            exists: boolean;
+            /** @description When the secret was created; `null` without one. */
+            created_at: components["schemas"]["NullableTimestamp"];
         };
         /** @description A signing secret just created or rotated, with its value (shown this once). */
         CreatedWebhookSecret: {
@@ -1129,7 +1254,7 @@ export interface components {
                 };
             };
         };
-        /** @description 409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account); nothing is created. */
+        /** @description 409 - `limit_reached`, the mock already holds as many objects of this kind as it keeps (1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account, 1,000 scenarios); nothing is created. */
         LimitReached: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -1167,8 +1292,9 @@ export interface components {
             };
         };
         /**
-         * @description 413 - the request body is larger than 1 MiB, on any request (also one that takes no body, such as
-         *     `POST /reset` or `DELETE /accounts/{account_id}`): the request is refused whole and nothing is done.
+         * @description 413 - the request body is larger than 1 MiB (64 MiB for `POST /capsule`), on any request (also one that
+         *     takes no body, such as `POST /reset` or `DELETE /accounts/{account_id}`): the request is refused whole and
+         *     nothing is done.
          */
         PayloadTooLarge: {
             headers: {
@@ -1261,7 +1387,8 @@ export interface components {
     };
     pathItems: never;
 }
-export type Error = components['schemas']['Error'];
+/** The contract's `Error` schema (named so that it does not hide the global `Error`). */
+export type ErrorEnvelope = components['schemas']['Error'];
 export type FieldError = components['schemas']['FieldError'];
 export type Timestamp = components['schemas']['Timestamp'];
 export type NullableTimestamp = components['schemas']['NullableTimestamp'];
@@ -1281,6 +1408,9 @@ export type KeyCreateRequest = components['schemas']['KeyCreateRequest'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type ApiKeyList = components['schemas']['ApiKeyList'];
+export type Capsule = components['schemas']['Capsule'];
+export type CapsuleOpened = components['schemas']['CapsuleOpened'];
+export type ClockReading = components['schemas']['ClockReading'];
 export type Clock = components['schemas']['Clock'];
 export type ClockAdvanceRequest = components['schemas']['ClockAdvanceRequest'];
 export type JournalEntry = components['schemas']['JournalEntry'];
@@ -1749,9 +1879,78 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
         };
     };
-    listScenarios: {
+    getCapsule: {
+        parameters: {
+            query?: {
+                /** @description `include` to put the accounts' webhook signing secrets in the capsule (loopback requests only); `omit` (the default) leaves them out. */
+                webhook_secrets?: "include" | "omit";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capsule of this moment. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capsule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["LimitReached"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    openCapsule: {
         parameters: {
             query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Capsule"];
+            };
+        };
+        responses: {
+            /** @description The capsule was opened; what it held. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapsuleOpened"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+        };
+    };
+    listScenarios: {
+        parameters: {
+            query?: {
+                /** @description How many scenarios to return (1-100, default 100). */
+                limit?: number;
+                /** @description The id of the last scenario of the page before; the page holds the scenarios created before it. */
+                starting_after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1804,6 +2003,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["LimitReached"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];

@@ -5029,8 +5029,8 @@ export const v1Document: OpenApiDocument = {
             ],
             "format": "uri",
             "maxLength": 2048,
-            "pattern": "^https?://",
-            "description": "Where webhook events are posted. Omitted for publishable keys."
+            "pattern": "^https?://(?:[^/?#@\\s]*@)?(?:[^/?#@\\s:\\[\\]]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]*)?(?:[/?#]|$)",
+            "description": "Where webhook events are posted (an http or https URL with a host). Omitted for publishable keys."
           },
           "webhook_events": {
             "type": "array",
@@ -5138,8 +5138,9 @@ export const v1Document: OpenApiDocument = {
             ],
             "format": "uri",
             "maxLength": 2048,
-            "pattern": "^https?://",
-            "default": null
+            "pattern": "^https?://(?:[^/?#@\\s]*@)?(?:[^/?#@\\s:\\[\\]]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]*)?(?:[/?#]|$)",
+            "default": null,
+            "description": "Where webhook events are posted, an http or https URL with a host (`http://` alone is 422)."
           },
           "webhook_events": {
             "type": "array",
@@ -5227,7 +5228,8 @@ export const v1Document: OpenApiDocument = {
             ],
             "format": "uri",
             "maxLength": 2048,
-            "pattern": "^https?://"
+            "pattern": "^https?://(?:[^/?#@\\s]*@)?(?:[^/?#@\\s:\\[\\]]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]*)?(?:[/?#]|$)",
+            "description": "Where webhook events are posted, an http or https URL with a host; null stops them."
           },
           "webhook_events": {
             "type": "array",

@@ -622,7 +622,7 @@ export interface components {
             recording_enabled: boolean;
             /**
              * Format: uri
-             * @description Where webhook events are posted. Omitted for publishable keys.
+             * @description Where webhook events are posted (an http or https URL with a host). Omitted for publishable keys.
              */
             webhook_url?: string | null;
             webhook_events: components["schemas"]["WebhookEvent"][];
@@ -663,6 +663,7 @@ export interface components {
             recording_enabled?: boolean;
             /**
              * Format: uri
+             * @description Where webhook events are posted, an http or https URL with a host (`http://` alone is 422).
              * @default null
              */
             webhook_url?: string | null;
@@ -690,7 +691,10 @@ export interface components {
             llm?: components["schemas"]["LlmUpdate"];
             max_call_duration_seconds?: number;
             recording_enabled?: boolean;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where webhook events are posted, an http or https URL with a host; null stops them.
+             */
             webhook_url?: string | null;
             webhook_events?: components["schemas"]["WebhookEvent"][];
             metadata?: components["schemas"]["Metadata"];
@@ -1480,7 +1484,8 @@ export interface components {
     };
     pathItems: never;
 }
-export type Error = components['schemas']['Error'];
+/** The contract's `Error` schema (named so that it does not hide the global `Error`). */
+export type ErrorEnvelope = components['schemas']['Error'];
 export type FieldError = components['schemas']['FieldError'];
 export type Scope = components['schemas']['Scope'];
 export type Metadata = components['schemas']['Metadata'];

@@ -12,10 +12,31 @@ export function generatedHeader(source: string): string {
 }
 
 /**
+ * Root types whose schema name is a global of JavaScript or the DOM: the schema keeps its name in the
+ * contract (`components['schemas']['Error']`), the exported alias takes another, so that a consumer's
+ * `Error` stays the global one.
+ */
+export const ROOT_TYPE_RENAMES: Readonly<Record<string, string>> = { Error: 'ErrorEnvelope' }
+
+/** Renames the root type aliases of `ROOT_TYPE_RENAMES` in openapi-typescript's output. */
+function renameRootTypes(source: string): string {
+  return source.replace(
+    /^export type (\w+) = (components\['schemas'\]\['\1'\];)$/gm,
+    (line, name: string, target: string) => {
+      const renamed = ROOT_TYPE_RENAMES[name]
+      return renamed
+        ? `/** The contract's \`${name}\` schema (named so that it does not hide the global \`${name}\`). */\nexport type ${renamed} = ${target}`
+        : line
+    },
+  )
+}
+
+/**
  * TypeScript types of a document (`paths`, `components`, `operations`, `webhooks`, and one type per schema,
- * e.g. `Agent`), by openapi-typescript. A property with a `default` stays optional where the schema does not
- * require it (`defaultNonNullable: false`): request bodies accept what the mock accepts (`speed` of a
- * `VoiceInput` may be left out), while response schemas list every field they always carry in `required`.
+ * e.g. `Agent`; `ErrorEnvelope` for `Error`), by openapi-typescript. A property with a `default` stays
+ * optional where the schema does not require it (`defaultNonNullable: false`): request bodies accept what
+ * the mock accepts (`speed` of a `VoiceInput` may be left out), while response schemas list every field
+ * they always carry in `required`.
  */
 export async function renderTypes(document: JsonObject, contract: ContractDocument): Promise<string> {
   const ast = await openapiTS(structuredClone(document) as unknown as OpenAPI3, {
@@ -24,7 +45,7 @@ export async function renderTypes(document: JsonObject, contract: ContractDocume
     rootTypes: true,
     rootTypesNoSchemaPrefix: true,
   })
-  return `${generatedHeader(contract.source)}\n${astToString(ast)}`
+  return `${generatedHeader(contract.source)}\n${renameRootTypes(astToString(ast))}`
 }
 
 /** A module exporting the parsed document as a plain object, for code without fs or YAML. */

@@ -183,6 +183,18 @@ describe.skipIf(SKIP_BROWSER_TESTS)(`GET /_mock/dashboard in Chromium${SKIP_NOTE
     expect(unlabelled).toEqual([])
   })
 
+  it("lists every active scenario, past the control plane's page of 100", async () => {
+    for (let i = 0; i < 130; i++)
+      await fetch(`${mock.origin}/_mock/scenarios`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ operation: 'getUser', delay: { type: 'fixed', ms: 1 } }),
+      })
+    await page.reload()
+    await page.locator('#vak-scenarios tbody tr').nth(129).waitFor()
+    await expect(page.locator('#vak-scenarios tbody tr').count()).resolves.toBe(130)
+  })
+
   it('shows names as text, never as markup', async () => {
     await createKey('<img src=x onerror="window.pwned=1">')
     await page.getByRole('button', { name: 'Copy' }).click()

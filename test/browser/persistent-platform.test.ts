@@ -160,4 +160,28 @@ describe('createPersistentPlatform', () => {
     expect(warn).toHaveBeenCalledTimes(1)
     warn.mockRestore()
   })
+
+  it('starts from a capsule in place of the saved state, and keeps no demo key value the capsule replaced', async () => {
+    const storage = memoryStorage()
+    const first = await createPersistentPlatform({ store: createSessionStore(storage) })
+    await first.handle(post('/_mock/clock/advance', { seconds: 60 }))
+    first.flush()
+    const elsewhere = await createPersistentPlatform({ store: createSessionStore(memoryStorage()), seed: 9 })
+    const capsule = await elsewhere.platform.capsule()
+
+    const opened = await createPersistentPlatform({ store: createSessionStore(storage), capsule })
+    expect(opened.restored).toBe(false)
+    expect(opened.platform.demo.account.id).toBe(elsewhere.platform.demo.account.id)
+    expect((await opened.handle(get('/v1/user', elsewhere.secretKey))).status).toBe(200)
+    expect(opened.secretKey).toBe('')
+    const saved = [...storage.items.values()].join('')
+    expect(saved).not.toContain(first.secretKey)
+    expect(saved).toContain(elsewhere.platform.demo.account.id)
+
+    // Opened over the control plane, the tab's demo key values that no longer authenticate are forgotten.
+    const again = await createPersistentPlatform({ store: createSessionStore(memoryStorage()) })
+    expect(again.secretKey).not.toBe('')
+    expect((await again.handle(post('/_mock/capsule', capsule))).status).toBe(200)
+    expect(again.secretKey).toBe('')
+  })
 })

@@ -1,12 +1,15 @@
+import { createServer } from 'node:http'
 import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { MockPlatform } from '../../mocks/platform.ts'
+import { listen } from '../../mocks/server/http-server.ts'
+import { createDestinationPolicy } from '../../mocks/server/webhooks/destination-policy.ts'
 import {
   createWebhookDeliverer,
   type WebhookDeliverer,
 } from '../../mocks/server/webhooks/webhook-deliverer.ts'
 import { advance, firstAgent, frozenPlatform, send } from './engine-client.ts'
-import { startReceiver } from './receiver.ts'
+import { eventually, startReceiver } from './receiver.ts'
 
 const EVERY_EVENT = ['call.started', 'call.ended', 'call.analyzed', 'transcript.ready']
 
@@ -219,7 +222,15 @@ describe('the signing secret', () => {
       body: { webhook_events: ['call.started'] },
     })
     expect((await send(platform, 'DELETE', `/_mock/accounts/${accountId}/webhook-secret`)).status).toBe(200)
-    expect((await send(platform, 'GET', `/_mock/accounts/${accountId}/webhook-secret`)).status).toBe(404)
+    // None is an answer, not an error: a page that shows the secret's state asks without a 404 in its console.
+    const none = await send(platform, 'GET', `/_mock/accounts/${accountId}/webhook-secret`)
+    expect(none.status).toBe(200)
+    expect(none.body).toEqual({
+      object: 'webhook_secret',
+      account_id: accountId,
+      exists: false,
+      created_at: null,
+    })
     await send(platform, 'POST', `/_mock/accounts/${accountId}/calls`, { body: { agent_id: agent.id } })
     await step(platform, deliverer, 5)
     expect(receiver.received).toHaveLength(0)
@@ -232,6 +243,7 @@ describe('the signing secret', () => {
     const { platform, key, accountId, agent, deliverer, lines, secret } = await setup()
     const shown = await send(platform, 'GET', `/_mock/accounts/${accountId}/webhook-secret`)
     expect(shown.status).toBe(200)
+    expect(shown.body).toMatchObject({ exists: true, created_at: expect.any(String) })
     expect(JSON.stringify(shown.body)).not.toContain(secret.slice(6, 20))
     // A secret pasted where it does not belong is not echoed back.
     const misplaced = await send(platform, 'GET', `/v1/agents/${secret}`, { key })
@@ -273,6 +285,35 @@ describe('webhook destinations', () => {
     }
   })
 
+  it.each([
+    ['http://127.0.0.1:4000/hooks', true],
+    ['http://127.9.9.9/hooks', true],
+    ['http://localhost:4000/hooks', true],
+    ['http://[::1]:4000/hooks', true],
+    ['http://[::ffff:127.0.0.1]:4000/hooks', true],
+    ['http://[0:0:0:0:0:ffff:127.0.0.2]/hooks', true],
+    ['http://[::ffff:7f00:1]/hooks', true],
+    ['http://[::ffff:10.0.0.1]/hooks', false],
+    ['http://[::2]/hooks', false],
+    ['http://10.0.0.1/hooks', false],
+    ['http://hooks.example.com/hooks', false],
+  ])('treats %s as a loopback destination: %s', (url, allowed) => {
+    const refusal = createDestinationPolicy()(url)
+    if (allowed) expect(refusal).toBeUndefined()
+    else expect(refusal).toMatch(/is not a loopback address/)
+  })
+
+  it('delivers to a receiver reached by its IPv4-mapped IPv6 address ([::ffff:127.0.0.1])', async () => {
+    const receiver = await startReceiver()
+    cleanup.push(receiver.close)
+    const { platform, accountId, agent, deliverer } = await setup([200], {
+      url: receiver.url.replace('127.0.0.1', '[::ffff:127.0.0.1]'),
+    })
+    await send(platform, 'POST', `/_mock/accounts/${accountId}/calls`, { body: { agent_id: agent.id } })
+    await step(platform, deliverer, 5)
+    expect(receiver.events().map((event) => event.type)).toEqual(['call.started'])
+  })
+
   it('contacts a host listed in --webhook-hosts', async () => {
     const receiver = await startReceiver()
     const url = receiver.url.replace('127.0.0.1', 'receiver.localtest')
@@ -287,4 +328,105 @@ describe('webhook destinations', () => {
     // The name does not resolve here: the attempt was made (and failed to connect), not refused.
     expect(delivery.attempts[0].error).toMatch(/could not connect/)
   })
+})
+
+/** A receiver that accepts each request and never answers (until closed). */
+async function startHangingReceiver() {
+  let requests = 0
+  const server = createServer(() => {
+    requests++
+  })
+  const { port } = await listen(server, 0, '127.0.0.1')
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      server.closeAllConnections()
+    })
+  return { url: `http://127.0.0.1:${port}/hang`, requests: () => requests, close }
+}
+
+/** A new account with a signing secret and one agent sending every event to `url`. */
+async function accountWithAgent(platform: MockPlatform, url: string) {
+  const account = await send(platform, 'POST', '/_mock/accounts', {
+    body: { plan: 'enterprise', limits: { hourly: 1_000_000, burst: 1_000_000 } },
+  })
+  const key = await send(platform, 'POST', `/_mock/accounts/${account.body.id}/keys`, {
+    body: { type: 'secret', name: 'webhooks' },
+  })
+  await send(platform, 'POST', `/_mock/accounts/${account.body.id}/webhook-secret`)
+  return { accountId: account.body.id as string, agentId: await agentTo(platform, key.body.value, url) }
+}
+
+async function agentTo(platform: MockPlatform, key: string, url: string): Promise<string> {
+  const agent = await send(platform, 'POST', '/v1/agents', {
+    key,
+    body: {
+      name: 'Webhooks',
+      voice: { provider: 'elevenlabs', voice_id: 'rachel' },
+      llm: { provider: 'openai', model: 'gpt-4o' },
+      webhook_url: url,
+      webhook_events: ['call.started'],
+    },
+  })
+  expect(agent.status).toBe(201)
+  return agent.body.id
+}
+
+describe('a receiver that accepts and never answers', () => {
+  /**
+   * Eight calls whose `call.started` goes to the stuck receivers in turn, then one to a healthy receiver, all
+   * due at once:
+   * the healthy one is answered within 2 s (a stuck attempt holds its slot for 10 s).
+   */
+  async function healthyWhileStuck(stuck: { url: string; close(): Promise<void> }[], sameAccount: boolean) {
+    const { platform, key, accountId } = await frozenPlatform({ webhookDeliveries: true })
+    const deliverer = createWebhookDeliverer(platform)
+    cleanup.push(
+      () => platform.close(),
+      () => deliverer.stop(),
+    )
+    await send(platform, 'POST', `/_mock/accounts/${accountId}/webhook-secret`)
+    await send(platform, 'PATCH', `/_mock/accounts/${accountId}`, {
+      body: { limits: { hourly: 1_000_000, burst: 1_000_000 } },
+    })
+    const healthy = await startReceiver()
+    // Closed before the deliverer stops: it waits for the attempts under way.
+    cleanup.push(healthy.close, ...stuck.map((receiver) => receiver.close))
+    for (let i = 0; i < 8; i++) {
+      const url = stuck[i % stuck.length]?.url ?? ''
+      const agentId = await agentTo(platform, key, url)
+      const call = await send(platform, 'POST', `/_mock/accounts/${accountId}/calls`, {
+        body: { agent_id: agentId },
+      })
+      expect(call.status, `call ${i}`).toBe(201)
+    }
+    const target = sameAccount
+      ? { accountId, agentId: await agentTo(platform, key, healthy.url) }
+      : await accountWithAgent(platform, healthy.url)
+    await send(platform, 'POST', `/_mock/accounts/${target.accountId}/calls`, {
+      body: { agent_id: target.agentId },
+    })
+    // Each call rings 4 s, then connects: its `call.started` falls due.
+    await advance(platform, 5)
+    const started = performance.now()
+    void deliverer.deliverDue()
+    await eventually(() => healthy.received.length === 1, 2_000, 'the healthy receiver to get its event')
+    return performance.now() - started
+  }
+
+  it.each([
+    ['another account, one stuck receiver', false, 1],
+    ['the same account, one stuck receiver', true, 1],
+    ['another account, eight stuck receivers of one account', false, 8],
+  ])(
+    'does not hold back a healthy receiver (%s)',
+    async (_case, sameAccount, receivers) => {
+      const stuck = await Promise.all(Array.from({ length: receivers }, () => startHangingReceiver()))
+      const ms = await healthyWhileStuck(stuck, sameAccount)
+      console.log(`healthy receiver answered after ${Math.round(ms)} ms`)
+      expect(ms).toBeLessThan(2_000)
+      expect(stuck.reduce((sum, receiver) => sum + receiver.requests(), 0)).toBeGreaterThan(0)
+    },
+    15_000,
+  )
 })

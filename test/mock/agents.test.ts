@@ -120,11 +120,44 @@ describe.each(TRANSPORTS)('agents (%s)', (kind) => {
       ['an unknown field', { ...NEW_AGENT, colour: 'blue' }, 'colour', 'unknown_field'],
       ['a bad enum', { ...NEW_AGENT, status: 'paused' }, 'status', 'enum'],
       ['a bad format', { ...NEW_AGENT, webhook_url: 'not a url' }, 'webhook_url', 'format'],
+      [
+        'a webhook URL without a host (http://)',
+        { ...NEW_AGENT, webhook_url: 'http://' },
+        'webhook_url',
+        'pattern',
+      ],
+      [
+        'a webhook URL with a port and no host',
+        { ...NEW_AGENT, webhook_url: 'https://:8080/x' },
+        'webhook_url',
+        'pattern',
+      ],
+      [
+        'a webhook URL of another scheme',
+        { ...NEW_AGENT, webhook_url: 'ftp://hooks.example.com/' },
+        'webhook_url',
+        'pattern',
+      ],
     ])('answers 422 naming the field for %s', async (_name, body, param, code) => {
       const response = await call(mock, 'POST', '/v1/agents', { key, body })
       expect(response.status).toBe(422)
       expect(response.body.error).toMatchObject({ type: 'validation_error', code: 'validation_failed' })
       expect(response.body.error.errors).toContainEqual(expect.objectContaining({ param, code }))
+    })
+    it.each([
+      'https://hooks.example.com/calls',
+      'http://127.0.0.1:4000/hooks?team=a#x',
+      'http://[::1]:4000/hooks',
+      'http://[::ffff:127.0.0.1]:4000',
+      'https://user:secret@hooks.example.com',
+      'http://localhost',
+    ])('takes the webhook URL %s', async (url) => {
+      const response = await call(mock, 'POST', '/v1/agents', {
+        key,
+        body: { ...NEW_AGENT, webhook_url: url },
+      })
+      expect(response.status).toBe(201)
+      expect(response.body.webhook_url).toBe(url)
     })
   })
 

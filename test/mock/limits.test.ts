@@ -92,4 +92,22 @@ describe('collection limits', () => {
       },
     )
   })
+
+  it(`holds at most ${LIMITS.scenarios} scenarios`, async () => {
+    let scenarios = 0
+    await fillThenRefuse(
+      () => scenarios,
+      LIMITS.scenarios,
+      async () => {
+        const answer = await send('POST', '/_mock/scenarios', {
+          operation: 'getUser',
+          delay: { type: 'fixed', ms: 1 },
+        })
+        if (answer.status === 201) scenarios++
+        return answer
+      },
+    )
+    const listed = await send('GET', '/_mock/scenarios?limit=1')
+    expect(listed.status).toBe(200)
+  }, 60_000)
 })

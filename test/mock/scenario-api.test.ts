@@ -40,6 +40,13 @@ describe('api.scenarios (createMockApi)', () => {
     await expect(api.scenarios.list()).resolves.toEqual([])
   })
 
+  it("lists every scenario, past the control plane's page of 100", async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 130; i++)
+      ids.unshift((await api.scenarios.add({ operation: 'getUser', delay: { type: 'fixed', ms: 1 } })).id)
+    expect((await api.scenarios.list()).map((s) => s.id)).toEqual(ids)
+  })
+
   it('rejects bad input with a ScenarioError naming the field, and stores nothing', async () => {
     const refused = await api.scenarios
       .add({ operation: 'listAgents', status: 500, probability: 2 })

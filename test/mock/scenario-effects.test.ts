@@ -96,16 +96,19 @@ describe.each(['msw', 'http'] as const)('scenarios through the %s adapter', (kin
   async function addedDelay(path: string, delay: Record<string, unknown>, count: number) {
     const without = median(await durations(path, count))
     await scenario({ operation: path === '/user' ? 'getUser' : 'listAgents', delay })
-    const withDelay = median(await durations(path, count))
-    return { without, withDelay, added: withDelay - without }
+    const delayed = await durations(path, count)
+    const withDelay = median(delayed)
+    return { without, withDelay, added: withDelay - without, shortest: Math.min(...delayed) }
   }
 
-  it('holds answers back by a fixed delay: the median added over 15 requests is within 20% of it', async () => {
+  it('holds answers back by a fixed delay: every delayed answer takes it, and the median added is within 20% of it', async () => {
     const measured = await addedDelay('/user', { type: 'fixed', ms: 250 }, 15)
     console.info(
       `[scenarios] ${kind}: fixed 250 ms -> median ${measured.withDelay.toFixed(1)} ms with, ${measured.without.toFixed(1)} ms without, added ${measured.added.toFixed(1)} ms`,
     )
-    expect(measured.added).toBeGreaterThanOrEqual(200)
+    // A timer never fires early: every delayed answer takes the whole delay (1 ms of timer rounding aside),
+    // however loaded the machine; the median added stays within 20% of it.
+    expect(measured.shortest).toBeGreaterThanOrEqual(249)
     expect(measured.added).toBeLessThanOrEqual(300)
   })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { StateSnapshot } from '../../mocks/engine/state/change-set.ts'
 import { checkSavedState, SavedStateError } from '../../mocks/engine/saved-state.ts'
+import type { StateSnapshot } from '../../mocks/engine/state/change-set.ts'
 import { createMemoryStore } from '../../mocks/engine/state/store.ts'
 import { v1Document } from '../../openapi/generated/v1.document.ts'
 import { type ScenarioHarness, scenarioHarness } from './support/scenario-harness.ts'

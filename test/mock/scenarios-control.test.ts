@@ -9,7 +9,9 @@ beforeEach(async () => {
 
 describe('POST /_mock/scenarios', () => {
   it('creates a scenario with its defaults, active at once', async () => {
+    const before = Date.parse(h.platform.clock.iso())
     const response = await h.control('POST', '/scenarios', { operation: 'listAgents', status: 500 })
+    const after = Date.parse(h.platform.clock.iso())
     expect(response.status).toBe(201)
     expect(response.body).toMatchObject({
       object: 'scenario',
@@ -25,7 +27,10 @@ describe('POST /_mock/scenarios', () => {
       remaining: null,
     })
     expect(response.body.id).toMatch(/^scn_[A-Za-z0-9]{16}$/)
-    expect(response.body.created_at).toBe(h.platform.clock.iso())
+    // Stamped by the mock clock while it was made (a second may turn meanwhile).
+    const created = Date.parse(response.body.created_at)
+    expect(created).toBeGreaterThanOrEqual(before)
+    expect(created).toBeLessThanOrEqual(after)
     expect((await h.send('GET', '/agents')).status).toBe(500)
   })
 
@@ -196,6 +201,61 @@ describe('GET /_mock/scenarios', () => {
     expect(list.body.data.map((s: { id: string }) => s.id)).toEqual([second.id, first.id])
     expect(list.body.data[1]).toMatchObject({ uses: 1, remaining: 2, times: 3 })
     expect(list.body.data[0]).toMatchObject({ uses: 0, remaining: null })
+  })
+})
+
+describe('GET /_mock/scenarios, page by page', () => {
+  it('pages newest first with limit and starting_after, has_more while more remain', async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) ids.unshift((await h.addScenario({ operation: 'getUser', status: 500 })).id)
+    const pages: string[][] = []
+    const more: boolean[] = []
+    let after = ''
+    for (let page = 0; page < 4; page++) {
+      const list = await h.control('GET', `/scenarios?limit=2${after ? `&starting_after=${after}` : ''}`)
+      expect(list.status).toBe(200)
+      pages.push(list.body.data.map((s: { id: string }) => s.id))
+      more.push(list.body.has_more)
+      if (!list.body.has_more) break
+      after = list.body.data.at(-1).id
+    }
+    expect(pages).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)])
+    expect(more).toEqual([true, true, false])
+    expect(h.drift).toEqual([])
+  })
+
+  it('answers 100 at most by default', async () => {
+    for (let i = 0; i < 101; i++)
+      await h.addScenario({ operation: 'getUser', delay: { type: 'fixed', ms: 1 } })
+    const list = await h.control('GET', '/scenarios')
+    expect(list.body.data).toHaveLength(100)
+    expect(list.body.has_more).toBe(true)
+  })
+
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['starting_after=scn_NoSuchScenario1', 'starting_after'],
+    ['starting_after=agt_1', 'starting_after'],
+  ])('answers 400 naming the parameter for %s', async (query, param) => {
+    const list = await h.control('GET', `/scenarios?${query}`)
+    expect(list.status).toBe(400)
+    expect(list.body.error).toMatchObject({ code: 'invalid_parameter', param })
+    expect(h.drift).toEqual([])
+  })
+})
+
+describe('DELETE /_mock/accounts/{account_id}', () => {
+  it("removes the account's scenarios with it: those of the account and those of its keys", async () => {
+    const other = await h.anotherKey(true)
+    await h.addScenario({ operation: 'getUser', status: 500, account_id: other.accountId })
+    await h.addScenario({ operation: 'listAgents', status: 503, key_id: other.keyId })
+    const kept = [
+      (await h.addScenario({ operation: 'getUser', status: 502, account_id: h.accountId })).id,
+      (await h.addScenario({ operation: '*', delay: { type: 'fixed', ms: 1 } })).id,
+    ]
+    expect((await h.control('DELETE', `/accounts/${other.accountId}`)).status).toBe(200)
+    expect((await h.scenarios()).map((s) => s.id).sort()).toEqual(kept.sort())
   })
 })
 

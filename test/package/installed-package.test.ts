@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -13,6 +13,7 @@ import {
   type StartedMock,
   startInstalledMock,
 } from './support/consumer-project.ts'
+import { docPage, docSnippet, docSnippets } from './support/doc-snippets.ts'
 
 /**
  * The package as its users get it: packed from the build, installed into fresh projects (Node 20 with msw 2,
@@ -68,6 +69,47 @@ describe('the packed tarball', () => {
       /^package\/(test|scripts|examples|\.ci|contract-rules)\/|\.test\.|\.ts$(?<!\.d\.ts)|\.map$/.test(file),
     )
     expect(strays).toEqual([])
+  })
+
+  it('declares as side effects only the files that run something when loaded, each of them in the package', async () => {
+    const runtime = currentRuntime('2')
+    const listing = await runIn(join(tarball, '..'), runtime, 'tar', ['-tzf', tarball])
+    const files = listing.stdout.split('\n').filter(Boolean)
+    const manifest = await runIn(join(tarball, '..'), runtime, 'tar', [
+      '-xOzf',
+      tarball,
+      'package/package.json',
+    ])
+    const { sideEffects, exports } = JSON.parse(manifest.stdout) as {
+      sideEffects?: string[]
+      exports: Record<string, string | { default: string }>
+    }
+    expect(Array.isArray(sideEffects), 'package.json sideEffects lists files').toBe(true)
+    for (const entry of sideEffects ?? []) {
+      const pattern = entry.startsWith('./')
+        ? new RegExp(`^package/${entry.slice(2).replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`)
+        : new RegExp(`/${entry.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`)
+      expect(
+        files.some((file) => pattern.test(file)),
+        `${entry} names a file of the package`,
+      ).toBe(true)
+    }
+    // The modules the package exports (what bundlers import) do nothing when loaded: tree-shaking may drop them.
+    const modules = Object.values(exports)
+      .map((target) => (typeof target === 'string' ? target : target.default))
+      .filter((target) => target.endsWith('.js') && !target.endsWith('mockServiceWorker.js'))
+    expect(modules.length).toBeGreaterThan(4)
+    for (const module of modules) expect(sideEffects).not.toContain(module)
+  })
+
+  it('runs nothing at install: no prepare, preinstall, install or postinstall script (npm 11 warns about them)', async () => {
+    const manifest = await runIn(join(tarball, '..'), currentRuntime('2'), 'tar', [
+      '-xOzf',
+      tarball,
+      'package/package.json',
+    ])
+    const { scripts = {} } = JSON.parse(manifest.stdout) as { scripts?: Record<string, string> }
+    expect(Object.keys(scripts).filter((name) => /^(pre|post)?(install|prepare)$/.test(name))).toEqual([])
   })
 
   it(
@@ -156,6 +198,32 @@ describe('installed alone, without any optional peer (Node 20)', () => {
   )
 
   it(
+    'stops npx voice-api-kit mock when the npx process is killed (kill <pid>)',
+    async () => {
+      const started = await startInstalledMock(project, runtime, [])
+      expect((await fetch(`${started.baseUrl}/user`)).status).toBe(401)
+      // What `kill <pid>` of the npx process does: SIGTERM to npx alone, not to the processes it started.
+      try {
+        const npxExited = new Promise((resolve) => started.child.once('exit', resolve))
+        started.child.kill('SIGTERM')
+        await npxExited
+        let answering = true
+        for (let i = 0; i < 50 && answering; i++) {
+          answering = await fetch(`${started.baseUrl}/user`).then(
+            () => true,
+            () => false,
+          )
+          if (answering) await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+        expect(answering, `the mock still answers 5 s after kill of npx:\n${started.output()}`).toBe(false)
+      } finally {
+        await started.stop()
+      }
+    },
+    SLOW,
+  )
+
+  it(
     'runs npx voice-api-kit contract --provision mock --destructive with every check passing, without Vitest',
     async () => {
       await expectContractPasses(project, runtime, mock)
@@ -163,6 +231,23 @@ describe('installed alone, without any optional peer (Node 20)', () => {
     SLOW,
   )
 })
+
+/** Strings only the mock's code holds: Ajv's, the seed's, the engine's error codes, the worker's name. */
+const MOCK_CODE = /Ajv|Maple Pharmacy|rate_limit_exceeded|createMockPlatform|mockServiceWorker|Contract drift/
+
+/** What the app of the browser test does after the README's setup. */
+const APP_CODE = `const response = await fetch('/v1/agents')
+document.querySelector('#app')?.replaceChildren(\`agents: \${response.status}\`)
+`
+
+/** A test after the README's MSW setup: the demo secret key answers through the handlers. */
+const SNIPPET_TEST = `import { expect as expectFromSnippetTest, it as itFromSnippetTest } from 'vitest'
+
+itFromSnippetTest('answers GET /user with the demo secret key through the handlers', async () => {
+  const response = await fetch(\`\${api.baseUrl}/user\`, { headers: { authorization: \`Bearer \${api.secretKey}\` } })
+  expectFromSnippetTest(response.status).toBe(200)
+})
+`
 
 /** What a frontend team's project does with the package, on one Node.js with one msw major version. */
 function consumerSuite(label: string, makeRuntime: () => Promise<Runtime>) {
@@ -254,8 +339,53 @@ function consumerSuite(label: string, makeRuntime: () => Promise<Runtime>) {
     )
 
     it(
-      'builds a Vite app whose production bundle holds no mock code (and whose development build does)',
+      "runs the README's MSW setup (and docs/frontend.md's) as printed, in a Vitest project without a config",
       async () => {
+        const snippets = ['README.md', 'docs/frontend.md'].flatMap((page) =>
+          docSnippets(page, 'ts', ['setupServer(...api.handlers)']),
+        )
+        expect(snippets.map((snippet) => snippet.where)).toHaveLength(2)
+        const files = snippets.map((snippet, i) => {
+          const file = `snippet-${i}.test.ts`
+          writeFileSync(join(project, file), `${snippet.code}\n${SNIPPET_TEST}`)
+          return file
+        })
+        const run = await runIn(project, runtime, 'npx', ['vitest', 'run', ...files])
+        expect(run.code, `${snippets.map((s) => s.where).join(', ')}\n${run.stdout}${run.stderr}`).toBe(0)
+        expect(run.stdout).toMatch(/Tests\s+2 passed \(2\)/)
+      },
+      SLOW,
+    )
+
+    it(
+      'typechecks that setup in a project as npm init -y and tsc --init make it once the one line of docs/frontend.md makes it ESM',
+      async () => {
+        const folder = join(project, 'commonjs')
+        mkdirSync(folder)
+        expect((await runIn(folder, runtime, 'npm', ['init', '-y'])).code).toBe(0)
+        expect((await runIn(folder, runtime, 'npx', ['tsc', '--init'])).code).toBe(0)
+        const setup = docSnippet('README.md', 'ts', ['setupServer(...api.handlers)'])
+        writeFileSync(join(folder, 'setup.test.ts'), `${setup.code}\n`)
+        const commonjs = await runIn(folder, runtime, 'npx', ['tsc', '-p', '.'])
+        // npm init -y makes a CommonJS package: the README's setup (ESM, top-level await) cannot compile there.
+        expect(commonjs.code).not.toBe(0)
+        const oneLine = /`(npm pkg set type=module)`/.exec(docPage('docs/frontend.md'))?.[1]
+        expect(oneLine, 'docs/frontend.md says how to make the project ESM').toBeDefined()
+        const [command = '', ...args] = (oneLine ?? '').split(' ')
+        expect((await runIn(folder, runtime, command, args)).code).toBe(0)
+        const esm = await runIn(folder, runtime, 'npx', ['tsc', '-p', '.'])
+        expect(esm.stdout + meaningful(esm.stderr).join('\n')).toBe('')
+        expect(esm.code).toBe(0)
+      },
+      SLOW,
+    )
+
+    it(
+      "builds the README's browser setup (static import, DEV guard) for production without any mock code, under 10 KiB of JavaScript",
+      async () => {
+        const setup = docSnippet('README.md', 'ts', ['startMockWorker', 'import.meta.env.DEV'])
+        mkdirSync(join(project, 'app', 'src'), { recursive: true })
+        writeFileSync(join(project, 'app', 'src', 'main.ts'), `${setup.code}\n${APP_CODE}`)
         const production = await runIn(join(project, 'app'), runtime, 'npx', [
           'vite',
           'build',
@@ -263,12 +393,22 @@ function consumerSuite(label: string, makeRuntime: () => Promise<Runtime>) {
           'error',
         ])
         expect(production.code, production.stderr).toBe(0)
-        const assets = (folder: string) =>
-          readdirSync(join(project, 'app', folder, 'assets')).map((name) =>
-            readFileSync(join(project, 'app', folder, 'assets', name), 'utf8'),
-          )
-        const mockCode = /createMockPlatform|rate_limit_exceeded|mockServiceWorker|Contract drift/
-        expect(assets('dist').some((text) => mockCode.test(text))).toBe(false)
+        const scripts = (folder: string) => {
+          const assets = join(project, 'app', folder, 'assets')
+          return readdirSync(assets)
+            .filter((name) => name.endsWith('.js'))
+            .map((name) => ({
+              bytes: statSync(join(assets, name)).size,
+              text: readFileSync(join(assets, name), 'utf8'),
+            }))
+        }
+        const built = scripts('dist')
+        const bytes = built.reduce((sum, script) => sum + script.bytes, 0)
+        console.log(`${runtime.name}: production JavaScript of the README's browser setup: ${bytes} bytes`)
+        expect(
+          built.filter((script) => MOCK_CODE.test(script.text)).map((s) => MOCK_CODE.exec(s.text)?.[0]),
+        ).toEqual([])
+        expect(bytes).toBeLessThan(10 * 1024)
         // The same app built for development keeps the worker: the check above can see mock code.
         const development = await runIn(
           join(project, 'app'),
@@ -278,7 +418,7 @@ function consumerSuite(label: string, makeRuntime: () => Promise<Runtime>) {
           { env: { NODE_ENV: 'development' } },
         )
         expect(development.code, development.stderr).toBe(0)
-        expect(assets('dev-dist').some((text) => mockCode.test(text))).toBe(true)
+        expect(scripts('dev-dist').some((script) => MOCK_CODE.test(script.text))).toBe(true)
       },
       SLOW,
     )

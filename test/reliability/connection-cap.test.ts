@@ -153,6 +153,44 @@ describe('--max-connections', () => {
   })
 })
 
+describe('--max-connections 20 with 20 slow bodies (the report: one body byte every 2 s)', () => {
+  let mock: SpawnedMock
+  let key: string
+  beforeAll(async () => {
+    mock = await spawnMock(['--max-connections', '20'])
+    key = await secretKeyOf(mock)
+    const accounts = await httpJson(mock.origin, 'GET', '/_mock/accounts')
+    await httpJson(mock.origin, 'PATCH', `/_mock/accounts/${accounts.body.data[0].id}`, {
+      body: { limits: { hourly: 1_000_000, burst: 1_000_000 } },
+    })
+  })
+  afterAll(() => mock.kill('SIGTERM'))
+
+  it('answers normal requests while 20 connections send their bodies one byte every 2 s', async () => {
+    const drips: NodeJS.Timeout[] = []
+    try {
+      for (let i = 0; i < 20; i++) {
+        const slow = await hold(mock.port)
+        held.push(slow)
+        slow.socket.write(
+          `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+        )
+        drips.push(setInterval(() => slow.socket.writable && slow.socket.write(' '), 2_000))
+      }
+      await settle(1_200)
+      // 20 normal requests, one every 150 ms, each on a new connection.
+      const statuses: number[] = []
+      for (let i = 0; i < 20; i++) {
+        statuses.push((await httpJson(mock.origin, 'GET', '/v1/user', { key })).status)
+        await settle(150)
+      }
+      expect(statuses).toEqual(Array(20).fill(200))
+    } finally {
+      for (const drip of drips) clearInterval(drip)
+    }
+  }, 30_000)
+})
+
 describe('the connection cap', () => {
   it('defaults to 1024, or 3/4 of the descriptors left after 64 when that is lower', () => {
     expect(defaultMaxConnections(1_048_576)).toBe(1024)

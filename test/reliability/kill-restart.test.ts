@@ -1,10 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dirname, join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { readStateFiles } from '../../mocks/stores/file/state-files.ts'
+import { fillDisk, mountSmallDisk, NO_MOUNT } from '../support/small-disk.ts'
 import { httpJson, provisionAccount } from './support/http-json.ts'
-import { type SpawnedMock, spawnMock } from './support/spawn-mock.ts'
+import { processState, type SpawnedMock, spawnMock, spawnUnreapedMock } from './support/spawn-mock.ts'
 import { agentBody } from './support/targets.ts'
 import { type Acknowledged, emptyAcknowledged, startWriteLoad } from './support/write-load.ts'
 
@@ -62,6 +63,15 @@ describe('--state-file under SIGKILL', () => {
   beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), 'vak-kill-'))
   })
+  /** Mocks started by the tests below (the first test keeps its own in `mock`). */
+  const started: SpawnedMock[] = []
+  const track = (spawned: SpawnedMock) => {
+    started.push(spawned)
+    return spawned
+  }
+  afterEach(async () => {
+    for (const spawned of started.splice(0)) await spawned.kill('SIGKILL')
+  })
   afterAll(async () => {
     await mock?.kill('SIGKILL')
     rmSync(folder, { recursive: true, force: true })
@@ -107,6 +117,88 @@ describe('--state-file under SIGKILL', () => {
     expect(survived).toBe(CYCLES)
     expect(acked.writes).toBeGreaterThan(CYCLES * 20)
   }, 120_000)
+
+  it('keeps every acknowledged write through a full disk (a 2 MiB tmpfs) and a SIGKILL', async (ctx) => {
+    const where = join(folder, 'small-disk')
+    const disk = mountSmallDisk(where)
+    if (!disk) {
+      console.log(NO_MOUNT)
+      return ctx.skip(NO_MOUNT)
+    }
+    try {
+      const args = ['--quiet', '--state-file', join(where, 'state.json')]
+      let current = track(await spawnMock(args))
+      const { key } = await provisionAccount(current.origin, {
+        plan: 'enterprise',
+        limits: { hourly: 100_000_000, burst: 100_000_000 },
+      })
+      const create = (name: string, padding = 0) =>
+        httpJson(current.origin, 'POST', '/v1/agents', {
+          key,
+          body: { ...agentBody(name), system_prompt: `prompt ${'p'.repeat(padding)}` },
+        })
+      const acknowledged = new Map<string, string>()
+      const refused: string[] = []
+      const first = await create('first')
+      expect(first.status).toBe(201)
+      acknowledged.set(first.body.id, 'first')
+      // The log's last block has some room: the next records are written in part, then the disk is full.
+      const full = fillDisk(where)
+      for (let i = 0; i < 40 && refused.length < 3; i++) {
+        const answer = await create(`before ${i}`, 600 + 53 * i)
+        expect([201, 503]).toContain(answer.status)
+        if (answer.status === 201) acknowledged.set(answer.body.id, `before ${i}`)
+        else refused.push(`before ${i}`)
+      }
+      expect(refused.length).toBe(3)
+      full.free()
+      for (const name of ['after 1', 'after 2']) {
+        const answer = await create(name)
+        expect(answer.status).toBe(201)
+        acknowledged.set(answer.body.id, name)
+      }
+      await current.kill('SIGKILL')
+
+      current = track(await spawnMock(args))
+      const lost: string[] = []
+      for (const [id, name] of acknowledged) {
+        const read = await httpJson(current.origin, 'GET', `/v1/agents/${id}`, { key })
+        if (read.status !== 200 || read.body.name !== name) lost.push(`${name}: ${read.status}`)
+      }
+      expect(lost).toEqual([])
+      expect(current.output()).not.toContain('dropped')
+    } finally {
+      disk.unmount()
+    }
+  }, 60_000)
+
+  it('restarts at once after a SIGKILL while the killed process is left unreaped (a zombie)', async () => {
+    const state = join(folder, 'zombie', 'state.json')
+    mkdirSync(dirname(state), { recursive: true })
+    const args = ['--quiet', '--state-file', state]
+    const killed = await spawnUnreapedMock(args)
+    try {
+      const { key } = await provisionAccount(killed.origin, { plan: 'pro' })
+      const created = await httpJson(killed.origin, 'POST', '/v1/agents', { key, body: agentBody('kept') })
+      expect(created.status).toBe(201)
+      await killed.killAndLeave('SIGKILL')
+      expect(processState(killed.pid)).toBe('Z')
+      expect(JSON.parse(readFileSync(`${state}.lock`, 'utf8')).pid).toBe(killed.pid)
+
+      const restarted = track(await spawnMock(args))
+      expect(processState(killed.pid)).toBe('Z')
+      const read = await httpJson(restarted.origin, 'GET', `/v1/agents/${created.body.id}`, { key })
+      expect(read.status).toBe(200)
+      // A second mock on the store while this one lives is still refused.
+      const second = await spawnMock(args).then(
+        (started) => track(started) && 'started',
+        (error: Error) => error.message,
+      )
+      expect(second).toContain(`is in use by another mock (process ${restarted.pid}`)
+    } finally {
+      await killed.release()
+    }
+  }, 60_000)
 
   it('keeps nothing across restarts without --state-file', async () => {
     const cwd = mkdtempSync(join(folder, 'memory-'))

@@ -151,6 +151,63 @@ describe('slow and idle clients', () => {
   })
 })
 
+describe('request bodies that arrive too slowly (default timeouts)', () => {
+  let platform: MockPlatform
+  let server: Server
+  let port: number
+  beforeAll(async () => {
+    platform = await createMockPlatform()
+    platform.accounts.update(platform.demo.account.id, {
+      limits: { hourly: 100_000_000, burst: 100_000_000 },
+    })
+    server = createHttpServer(() => platform)
+    port = (await listen(server, 0, '127.0.0.1')).port
+  })
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  )
+
+  const head = (length: number) =>
+    `POST /v1/agents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${platform.demo.secretKey}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+
+  it('answers 408 with the envelope, within seconds, a body that trickles in (a byte every 400 ms)', async () => {
+    const w = await watch(port, 'trickle', (w) => drip(w, `${head(1000)}{`, ' ', 400))
+    for (let i = 0; i < 60 && w.closedAt === undefined; i++) await new Promise((r) => setTimeout(r, 100))
+    const openFor = (w.closedAt ?? Number.POSITIVE_INFINITY) - w.openedAt
+    expect(openFor).toBeLessThan(4_500)
+    const response = parseResponse(Buffer.concat(w.data))
+    expect(response?.status).toBe(408)
+    const body = JSON.parse(response?.body.toString('utf8') ?? 'null')
+    expect(errorProblems('/v1/agents', 408, response?.headers ?? {}, body)).toEqual([])
+  }, 10_000)
+
+  it('takes a body that arrives slowly but steadily (300 bytes every 100 ms, 4 s in all)', async () => {
+    const agent = JSON.stringify({
+      name: 'steady',
+      voice: { provider: 'elevenlabs', voice_id: 'rachel' },
+      llm: { provider: 'openai', model: 'gpt-4o' },
+      system_prompt: 'x'.repeat(12_000),
+    })
+    const w = await watch(port, 'steady', (w) => {
+      w.socket.write(head(Buffer.byteLength(agent)))
+      let sent = 0
+      w.timer = setInterval(() => {
+        w.socket.write(agent.slice(sent, sent + 300))
+        sent += 300
+        if (sent >= agent.length) clearInterval(w.timer)
+      }, 100)
+    })
+    for (let i = 0; i < 80 && !parseResponse(Buffer.concat(w.data)); i++)
+      await new Promise((r) => setTimeout(r, 100))
+    expect(parseResponse(Buffer.concat(w.data))?.status).toBe(201)
+    w.socket.destroy()
+  }, 15_000)
+})
+
 describe('clients that half-close', () => {
   it('get the answer to a complete request even when the handler takes a while', async () => {
     const server = createHttpServer(() => ({

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import {
   existsSync,
   lstatSync,
@@ -8,6 +9,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  truncateSync,
   watch,
   writeFileSync,
 } from 'node:fs'
@@ -17,6 +19,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createState } from '../../mocks/engine/state/state.ts'
 import { removeStaleTemporaries, writeFileAtomically } from '../../mocks/server/write-file-atomically.ts'
 import { createFileStore } from '../../mocks/stores/file/file-store.ts'
+import { fillDisk, mountSmallDisk, NO_MOUNT } from '../support/small-disk.ts'
 
 let folder: string
 beforeEach(() => {
@@ -101,9 +104,59 @@ describe('writeFileAtomically', () => {
     expect(readdirSync(folder)).toEqual(['state.json'])
     expect(readdirSync(path)).toEqual(['inside'])
   })
+
+  it('refuses a file written in pieces when the disk fills in its last piece, and keeps the old file (a 2 MiB tmpfs)', async (ctx) => {
+    const where = join(folder, 'disk')
+    const disk = mountSmallDisk(where)
+    if (!disk) {
+      console.log(NO_MOUNT)
+      return ctx.skip(NO_MOUNT)
+    }
+    try {
+      const path = join(where, 'state.json')
+      writeFileSync(path, 'old')
+      const full = fillDisk(where)
+      // Two blocks free: the last piece is written in part, then the disk is full.
+      const filler = join(where, 'filler')
+      truncateSync(filler, statSync(filler).size - (statSync(filler).size % 4096) - 8192)
+      async function* pieces() {
+        yield 'a'.repeat(1000)
+        yield 'b'.repeat(9000)
+      }
+      await expect(writeFileAtomically(path, pieces())).rejects.toThrow(/ENOSPC/)
+      expect(readFileSync(path, 'utf8')).toBe('old')
+      full.free()
+      await writeFileAtomically(path, pieces())
+      expect(statSync(path).size).toBe(10_000)
+    } finally {
+      disk.unmount()
+    }
+  })
 })
 
 describe('removeStaleTemporaries', () => {
+  it('removes the temporary of a process that died and was never reaped (a zombie)', async () => {
+    // `sleep 0` ends at once; its parent became `sleep 5`, which never reaps it.
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    try {
+      const pid = Number(
+        await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d)))),
+      )
+      for (let i = 0; i < 100 && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); i++)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(readFileSync(`/proc/${pid}/stat`, 'utf8')).toMatch(/\) Z /)
+      const path = join(folder, 'state.json')
+      const temporary = `${path}.${pid}.${'0'.repeat(32)}.tmp`
+      writeFileSync(temporary, 'half')
+      removeStaleTemporaries(path)
+      expect(existsSync(temporary)).toBe(false)
+    } finally {
+      parent.kill('SIGKILL')
+    }
+  })
+
   it('removes the temporaries of dead processes, keeps live ones, and removes a planted link without following it', () => {
     const path = join(folder, 'state.json')
     const victim = join(folder, 'victim.txt')

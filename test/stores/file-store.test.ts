@@ -1,19 +1,16 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import {
   appendFileSync,
-  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
-  openSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { EngineRequest } from '../../mocks/engine/types.ts'
 import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
@@ -21,7 +18,9 @@ import { createFileStore } from '../../mocks/stores/file/file-store.ts'
 import { encodeLine } from '../../mocks/stores/file/line-codec.ts'
 import { StoreLocked } from '../../mocks/stores/file/owner-lock.ts'
 import { readStateFiles, StateFileError } from '../../mocks/stores/file/state-files.ts'
+import { httpJson, provisionAccount } from '../reliability/support/http-json.ts'
 import { spawnMock } from '../reliability/support/spawn-mock.ts'
+import { fillDisk, mountSmallDisk, NO_MOUNT } from '../support/small-disk.ts'
 
 let folder: string
 let path: string
@@ -147,6 +146,58 @@ describe('the file store', () => {
     expect(platform.store.description).toBe(`state file ${path}`)
   })
 
+  /** A live process that is no mock (`sleep`), and its start time as /proc gives it (ticks since boot). */
+  async function liveStranger(): Promise<{ pid: number; startTicks: number; stop(): void }> {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' })
+    await new Promise((resolve) => child.once('spawn', resolve))
+    const pid = child.pid ?? 0
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
+    return { pid, startTicks, stop: () => child.kill('SIGKILL') }
+  }
+  const bootId = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+  const lockNaming = (owner: Record<string, unknown>) =>
+    writeFileSync(`${path}.lock`, `${JSON.stringify({ host: hostName(), since: 'then', ...owner })}\n`)
+
+  it.each([
+    [
+      'another start time (its process id was reused)',
+      (s: { startTicks: number }) => ({ startTicks: s.startTicks + 1, bootId: bootId() }),
+    ],
+    [
+      'another boot of the machine',
+      (s: { startTicks: number }) => ({ startTicks: s.startTicks, bootId: 'a-boot-before' }),
+    ],
+  ])('takes over a lock naming a live process with %s', async (_case, identity) => {
+    const stranger = await liveStranger()
+    try {
+      lockNaming({ pid: stranger.pid, ...identity(stranger) })
+      const platform = await start()
+      expect(platform.store.description).toBe(`state file ${path}`)
+      expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8')).pid).toBe(process.pid)
+    } finally {
+      stranger.stop()
+    }
+  })
+
+  it.each([
+    [
+      'its process id, start time and boot',
+      (s: { startTicks: number }) => ({ startTicks: s.startTicks, bootId: bootId() }),
+    ],
+    ['only its process id (a lock of an earlier version)', () => ({})],
+  ])('refuses a lock naming a live process by %s', async (_case, identity) => {
+    const stranger = await liveStranger()
+    try {
+      lockNaming({ pid: stranger.pid, ...identity(stranger) })
+      await expect(createFileStore(path).load()).rejects.toThrow(
+        `state file ${path} is in use by another mock (process ${stranger.pid}, since then)`,
+      )
+    } finally {
+      stranger.stop()
+    }
+  })
+
   it('drops a record cut short at the end of the log, and reports it', async () => {
     const first = await start()
     await call(first, 'POST', '/v1/agents', agentBody('whole'), first.demo.secretKey)
@@ -183,6 +234,50 @@ describe('the file store', () => {
     expect(String((error as Error).message)).toMatch(
       new RegExp(`^${path}\\.log, line 1: .+; the file is damaged`),
     )
+  })
+
+  /** The log's lines after four agents were created (one record each, at least). */
+  async function logOfFourAgents(): Promise<{ lines: string[]; key: string | undefined }> {
+    const first = await start()
+    for (const name of ['a', 'b', 'c', 'd'])
+      await call(first, 'POST', '/v1/agents', agentBody(name), first.demo.secretKey)
+    await stop(first)
+    const lines = readFileSync(`${path}.log`, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+    expect(lines.length).toBeGreaterThanOrEqual(4)
+    return { lines, key: first.demo.secretKey }
+  }
+  const seqOf = (line: string) => (JSON.parse(line.slice(9)) as { seq: number }).seq
+
+  it.each([
+    ['a record deleted from the middle', (lines: string[]) => lines.filter((_, i) => i !== 1), 2, 2],
+    ['two records swapped', (lines: string[]) => [lines[0], lines[2], lines[1], ...lines.slice(3)], 2, 2],
+    ['the first record deleted', (lines: string[]) => lines.slice(1), 1, 1],
+  ])(
+    'refuses to start from a log with %s, naming the file and line',
+    async (_case, damage, line, expectedAt) => {
+      const { lines } = await logOfFourAgents()
+      const damaged = damage(lines) as string[]
+      writeFileSync(`${path}.log`, `${damaged.join('\n')}\n`)
+      const expected = seqOf(lines[0] ?? '') + expectedAt - 1
+      const error = await createMockPlatform({ store: createFileStore(path) }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(StateFileError)
+      expect((error as Error).message).toBe(
+        `${path}.log, line ${line}: it holds change set ${seqOf(damaged[line - 1] ?? '')} where ${expected} was due: a record is missing or out of order; the file is damaged (move it away to start from the seeded state, or put back a copy you trust)`,
+      )
+    },
+  )
+
+  it('starts from a log whose records follow each other and the snapshot', async () => {
+    const { lines, key } = await logOfFourAgents()
+    const seqs = lines.map(seqOf)
+    expect(seqs).toEqual(seqs.map((_, i) => (seqs[0] ?? 0) + i))
+    const again = await start()
+    const listed = (await call(again, 'GET', '/v1/agents?limit=100', undefined, key)).body as {
+      data: { name: string }[]
+    }
+    expect(listed.data.map((agent) => agent.name)).toEqual(expect.arrayContaining(['a', 'b', 'c', 'd']))
   })
 
   it('names the table, record and field of a record that makes no sense (a key without its hash)', async () => {
@@ -298,41 +393,37 @@ function hostName(): string {
 }
 
 describe('the file store on a full disk (a 2 MiB tmpfs)', () => {
-  let mountPoint: string | undefined
+  let disk: { unmount(): void } | undefined
 
   afterEach(() => {
-    if (mountPoint) execFileSync('umount', [mountPoint])
-    mountPoint = undefined
+    disk?.unmount()
+    disk = undefined
   })
 
-  it('answers a write 503, applies nothing, keeps answering reads, and takes writes again once there is room', async (ctx) => {
+  /** A 2 MiB tmpfs for the store (the test skips where mounting is refused). */
+  function smallDisk(ctx: { skip(note?: string): void }): string {
     const where = join(folder, 'disk')
-    mkdirSync(where)
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', where], { stdio: 'ignore' })
-      mountPoint = where
-    } catch {
-      ctx.skip('mounting a tmpfs is not allowed here (it needs root)')
+    disk = mountSmallDisk(where)
+    if (!disk) {
+      console.log(NO_MOUNT)
+      ctx.skip(NO_MOUNT)
     }
     path = join(where, 'state.json')
+    return where
+  }
+
+  const names = async (platform: MockPlatform, key: string | undefined) =>
+    (
+      (await call(platform, 'GET', '/v1/agents?limit=100', undefined, key)).body as {
+        data: { name: string }[]
+      }
+    ).data.map((agent) => agent.name)
+
+  it('answers a write 503, applies nothing, keeps answering reads, and takes writes again once there is room', async (ctx) => {
+    const where = smallDisk(ctx)
     const platform = await start()
     const key = platform.demo.secretKey
-    // Fill what is left of the disk.
-    const filler = join(where, 'filler')
-    const fd = openSync(filler, 'w')
-    try {
-      const block = Buffer.alloc(64 * 1024, 1)
-      for (;;) writeSync(fd, block)
-    } catch {
-      // ENOSPC: full.
-    } finally {
-      closeSync(fd)
-    }
-    try {
-      for (;;) appendFileSync(filler, 'x')
-    } catch {
-      // Not one byte more.
-    }
+    const full = fillDisk(where)
 
     const refused = await call(platform, 'POST', '/v1/agents', agentBody('never stored'), key)
     expect(refused.status).toBe(503)
@@ -349,21 +440,81 @@ describe('the file store on a full disk (a 2 MiB tmpfs)', () => {
     expect(listed.body.data.map((agent) => agent.name)).not.toContain('never stored')
     expect((await call(platform, 'GET', '/v1/user', undefined, key)).status).toBe(200)
 
-    rmSync(filler)
+    full.free()
     const created = await call(platform, 'POST', '/v1/agents', agentBody('stored later'), key)
     expect(created.status).toBe(201)
     await stop(platform)
     const again = await start()
-    const names = (
-      (await call(again, 'GET', '/v1/agents?limit=100', undefined, key)).body as { data: { name: string }[] }
-    ).data.map((agent) => agent.name)
-    expect(names).toContain('stored later')
-    expect(names).not.toContain('never stored')
+    expect(await names(again, key)).toContain('stored later')
+    expect(await names(again, key)).not.toContain('never stored')
     await stop(again)
+  })
+
+  it('keeps every acknowledged write when the disk fills in the middle of a record, and after room returns', async (ctx) => {
+    const where = smallDisk(ctx)
+    const platform = await start()
+    const key = platform.demo.secretKey
+    const acknowledged: string[] = ['first']
+    expect((await call(platform, 'POST', '/v1/agents', agentBody('first'), key)).status).toBe(201)
+    // The log's last block has some room left: the next records are written in part, then the disk is full.
+    const full = fillDisk(where)
+    const refused: string[] = []
+    for (let i = 0; i < 40 && refused.length < 3; i++) {
+      const name = `before ${i}`
+      const body = { ...agentBody(name), system_prompt: 'p'.repeat(700 + 37 * i) }
+      const answer = await call(platform, 'POST', '/v1/agents', body, key)
+      expect([201, 503]).toContain(answer.status)
+      ;(answer.status === 201 ? acknowledged : refused).push(name)
+    }
+    expect(refused.length).toBe(3)
+    full.free()
+    for (const name of ['after 1', 'after 2']) {
+      expect((await call(platform, 'POST', '/v1/agents', agentBody(name), key)).status).toBe(201)
+      acknowledged.push(name)
+    }
+    await stop(platform)
+
+    const store = createFileStore(path)
+    const again = await createMockPlatform({ seed: 5, store })
+    open.push(again)
+    expect(store.loaded()?.tornTail).toBeUndefined()
+    const kept = await names(again, key)
+    expect(acknowledged.filter((name) => !kept.includes(name))).toEqual([])
+    expect(refused.filter((name) => kept.includes(name))).toEqual([])
   })
 })
 
 describe('voice-api-kit mock --state-file', () => {
+  it.each([
+    ['--state-file', '.mock/state.json'],
+    ['--store', 'file:.mock/deeper/state.json'],
+  ])('creates the folder of a new store (%s %s) in a fresh project', async (flag, value) => {
+    const project = join(folder, 'project')
+    mkdirSync(project)
+    const mock = await spawnMock(['--quiet', flag, value], { cwd: project })
+    try {
+      const file = join(project, value.replace(/^file:/, ''))
+      expect(existsSync(file)).toBe(true)
+      expect(existsSync(`${file}.lock`)).toBe(true)
+      expect(statSync(dirname(file)).mode & 0o777).toBe(0o700)
+    } finally {
+      await mock.kill('SIGTERM')
+    }
+  })
+
+  it('says in one line why the folder of a store cannot be made, with exit code 1', async () => {
+    writeFileSync(join(folder, 'a-file'), 'x')
+    const error = await spawnMock(['--quiet', '--state-file', join(folder, 'a-file', 'state.json')]).then(
+      async (started) => `started (${await started.kill('SIGKILL')})`,
+      (e: Error) => e.message,
+    )
+    expect(error).toMatch(/exited \(1\)/)
+    expect(error).toContain(
+      `voice-api-kit: state file ${join(folder, 'a-file', 'state.json')}: cannot create its folder ${join(folder, 'a-file')}: a file is in the way.`,
+    )
+    expect(error).not.toMatch(/\n\s+at /)
+  })
+
   it('refuses to start on a store another mock owns, in one line, with exit code 1', async () => {
     const first = await spawnMock(['--quiet', '--state-file', path])
     try {
@@ -379,6 +530,31 @@ describe('voice-api-kit mock --state-file', () => {
     } finally {
       await first.kill('SIGTERM')
     }
+  })
+
+  it('refuses to start from a log with a record missing, in one line naming the file and line, with exit code 1', async () => {
+    const first = await spawnMock(['--quiet', '--state-file', path])
+    try {
+      const { key } = await provisionAccount(first.origin, { plan: 'pro' })
+      for (const name of ['a', 'b', 'c'])
+        expect(
+          (await httpJson(first.origin, 'POST', '/v1/agents', { key, body: agentBody(name) })).status,
+        ).toBe(201)
+    } finally {
+      await first.kill('SIGKILL')
+    }
+    const lines = readFileSync(`${path}.log`, 'utf8').split('\n')
+    writeFileSync(`${path}.log`, lines.filter((_, i) => i !== 1).join('\n'))
+    const error = await spawnMock(['--quiet', '--state-file', path]).then(
+      async (started) => `started (${await started.kill('SIGKILL')})`,
+      (e: Error) => e.message,
+    )
+    expect(error).toMatch(/exited \(1\)/)
+    expect(error).toMatch(
+      new RegExp(
+        `\nvoice-api-kit: ${path}\\.log, line 2: it holds change set \\d+ where \\d+ was due: a record is missing or out of order; the file is damaged[^\n]*\n?$`,
+      ),
+    )
   })
 
   it('names the file, table, record and field of a damaged state, in one line, with exit code 1', async () => {

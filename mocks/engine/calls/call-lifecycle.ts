@@ -51,10 +51,8 @@ export function createCallLifecycle(options: {
     return { call, log }
   }
 
-  // Stryker disable next-line BlockStatement: forgetting a call that ended frees the mock's memory and its bound on calls under way (control plane, test/calls/bad-input.test.ts); its jobs left behind find no log and stop (above)
   function forget(key: string): void {
     calls.remove(key)
-    // Stryker disable next-line ArrowFunction: as above
     scheduler.dropWhere((ref) => ref === key)
   }
 
@@ -92,10 +90,8 @@ export function createCallLifecycle(options: {
     scheduler.add(job.at + call.talk_ms, JOB.end, job.ref)
   })
 
-  // Stryker disable next-line BlockStatement: the transcript while a call talks: the contract leaves open whether it grows line by line or appears at the end; the suite checks only that what it shows was said by then
   scheduler.on(JOB.say, (job) => {
     const found = current(job)
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,OptionalChaining,StringLiteral: as above
     if (found?.log.status !== 'in_progress') return
     write(found.call, { ...found.log, transcript: said(found.call, job.data as number) })
   })
@@ -112,7 +108,6 @@ export function createCallLifecycle(options: {
       status: call.outcome,
       ended_at: endedAt,
       duration_seconds: Math.max(0, Math.floor(seconds(startedAt, endedAt))),
-      // Stryker disable next-line ArithmeticOperator: the price per minute is the mock's own (the contract fixes none); the suite checks that an answered call costs something
       cost_usd: completed ? dollars((call.talk_ms / 60_000) * call.rate_per_minute) : 0,
       end_reason: completed ? call.end_reason : call.outcome === 'failed' ? 'error' : null,
       recording_url: completed ? call.recording_url : null,
@@ -141,15 +136,12 @@ export function createCallLifecycle(options: {
       write(call, log)
       scheduler.add(now + QUEUED_MS, JOB.ring, callKey(call.account_id, call.id))
     },
-    // Stryker disable all: the control plane's bound on calls under way and its deletion of an account
-    // (test/calls/bad-input.test.ts, test/mock/control-plane.test.ts)
     /** How many calls of an account are under way (not yet ended, or waiting for their analysis). */
     underWay: (accountId: string) => calls.keys().filter((key) => key.startsWith(`${accountId}/`)).length,
     /** Stops and forgets every call of an account. */
     removeAccount(accountId: string): void {
       for (const key of calls.keys()) if (key.startsWith(`${accountId}/`)) forget(key)
     },
-    // Stryker restore all
   }
 }
 

@@ -4,7 +4,6 @@ import type { Analysis, Entry } from '../seed/transcripts.ts'
 import type { EngineState } from '../state/state.ts'
 
 /** The state table of calls under way; a record's key is `<account id>/<call id>` (also its jobs' `ref`). */
-// Stryker disable next-line StringLiteral: the table's name, which only a store sees
 export const CALLS_TABLE = 'calls'
 
 /** How a simulated call ends (mock-control.yaml `CallStartRequest.outcome`). */
@@ -38,7 +37,6 @@ export const callKey = (accountId: string, callId: string) => `${accountId}/${ca
 
 /** The `calls` table: the plans of the calls under way, dropped once a call has nothing more to do. */
 export function createSimulatedCalls(state: EngineState) {
-  // Stryker disable all: the table as a store saves, replicates and restores it (test/calls/persistent-calls.test.ts)
   const calls = new RecordMap<SimulatedCall>((key, value, before, soft) =>
     state.record(CALLS_TABLE, key, value, before, soft),
   )
@@ -47,13 +45,11 @@ export function createSimulatedCalls(state: EngineState) {
     entries: () => calls.entries(),
     clear: () => calls.clear(),
   })
-  // Stryker restore all
   return {
     get: (key: string) => calls.get(key),
     put: (call: SimulatedCall) => calls.put(callKey(call.account_id, call.id), call),
     remove: (key: string) => calls.delete(key),
     /** Keys of every call under way. */
-    // Stryker disable next-line all: read by the control plane's bound on calls under way and its deletion of an account
     keys: () => [...calls.keys()],
   }
 }

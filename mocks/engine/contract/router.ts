@@ -76,12 +76,10 @@ export function createRouter(document: OpenApiDocument) {
       names,
       operations,
       allow,
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: no literal path of the contract has the shape of a templated one (the order below never decides)
       literal: names.length === 0,
     })
   }
   // Literal paths win over templated ones (`/agents/search` before `/agents/{agent_id}`).
-  // Stryker disable next-line MethodExpression,ArrowFunction,ArithmeticOperator: as above
   routes.sort((a, b) => Number(b.literal) - Number(a.literal))
 
   return {
@@ -97,14 +95,11 @@ export function createRouter(document: OpenApiDocument) {
         route.names.forEach((name, i) => {
           params[name] = safeDecode(found[i + 1] ?? '')
         })
-        // Stryker disable next-line StringLiteral: callers tell the other two kinds apart, and take any other as a match
         return { kind: 'operation', operation, params }
       }
       return { kind: 'not-found' }
     },
-    // Stryker disable next-line all: for scenarios (the mock's own feature, not mutated: stryker.config.mjs)
     operation: (operationId: string) => byId.get(operationId),
-    // Stryker disable next-line all: as above
     operations: () => [...byId.values()],
   }
 }

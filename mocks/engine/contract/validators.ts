@@ -14,7 +14,6 @@ type Mode = 'query' | 'body' | 'check'
 function createAjv(document: OpenApiDocument, mode: Mode) {
   return createContractAjv(document, ROOT_ID, {
     coerceTypes: mode === 'query',
-    // Stryker disable next-line StringLiteral: `check` serves only responses (the mock's check of its own answers, off in this run)
     useDefaults: mode !== 'check',
   })
 }
@@ -29,30 +28,24 @@ function jsonSchemaOf(
     document,
     container as { $ref: string },
   )
-  // Stryker disable next-line OptionalChaining: every request body of the contract is application/json
   return resolved.content?.['application/json']?.schema
 }
 
 const CODE_BY_KEYWORD: Record<string, string> = {
   required: 'required',
   additionalProperties: 'unknown_field',
-  // Stryker disable next-line StringLiteral: no request schema of the contract uses unevaluatedProperties
   unevaluatedProperties: 'unknown_field',
   type: 'type',
   enum: 'enum',
-  // Stryker disable next-line StringLiteral: no request schema of the contract uses const
   const: 'enum',
   format: 'format',
   minimum: 'minimum',
-  // Stryker disable next-line StringLiteral: no request schema of the contract uses exclusiveMinimum
   exclusiveMinimum: 'minimum',
   maximum: 'maximum',
-  // Stryker disable next-line StringLiteral: no request schema of the contract uses exclusiveMaximum
   exclusiveMaximum: 'maximum',
   minLength: 'min_length',
   maxLength: 'max_length',
   pattern: 'pattern',
-  // Stryker disable next-line StringLiteral: no request schema of the contract uses minItems (only responses)
   minItems: 'min_items',
   maxItems: 'max_items',
   uniqueItems: 'unique_items',
@@ -65,7 +58,6 @@ export function toFieldErrors(ajvErrors: readonly ErrorObject[], root = ''): Fie
   const seen = new Set<string>()
   const out: FieldError[] = []
   for (const error of ajvErrors) {
-    // Stryker disable next-line LogicalOperator,StringLiteral: no request body or query parameter schema of the contract uses anyOf, oneOf or if
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue
     const segments = error.instancePath
       .split('/')
@@ -77,11 +69,9 @@ export function toFieldErrors(ajvErrors: readonly ErrorObject[], root = ''): Fie
       | undefined
     if (extra !== undefined) segments.push(extra)
     // A tagged oneOf whose tag is missing or names no branch: the tag field is at fault.
-    // Stryker disable next-line StringLiteral: no request schema of the contract has a discriminator (nor below)
     if (error.keyword === 'discriminator') segments.push(String(params.tag))
     const param = segments.length > 0 ? segments.join('.') : root
     const code =
-      // Stryker disable next-line StringLiteral: as above
       error.keyword === 'discriminator'
         ? discriminatorCode(params)
         : (CODE_BY_KEYWORD[error.keyword] ?? 'invalid')
@@ -93,16 +83,13 @@ export function toFieldErrors(ajvErrors: readonly ErrorObject[], root = ''): Fie
   return out
 }
 
-// Stryker disable all: no request schema of the contract has a discriminator (Ajv's tagged oneOf)
 /** `required` for a missing tag, `enum` for one that names no branch, `type` for one that is not a string. */
 function discriminatorCode(params: Record<string, unknown>): string {
   if (params.error === 'mapping') return 'enum'
   return params.tagValue === undefined ? 'required' : 'type'
 }
-// Stryker restore all
 
-// Stryker disable all: describe() only words each entry's `message`, which the contract leaves free text (the
-// entry's `param` and `code` are what the suite checks)
+/** A field error's message, in words. @messageText */
 function describe(param: string, code: string, error: ErrorObject): string {
   const params = error.params as Record<string, unknown>
   if (error.keyword === 'discriminator')
@@ -126,11 +113,9 @@ function describe(param: string, code: string, error: ErrorObject): string {
       return `'${param}' ${error.message ?? 'is invalid'}.`
   }
 }
-// Stryker restore all
 
 /** JSON's grammar for numbers: no hex, octal or binary, no `+`, no leading zeros, no spaces. */
 const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/
-// Stryker disable next-line Regex: no query parameter of the contract is of type number (only integers)
 const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/
 
 /**
@@ -144,7 +129,6 @@ function malformedNumber(schema: ParameterObject['schema'], value: unknown): str
   const types = [type, items].flat()
   const texts = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string')
   if (types.includes('integer') && texts.some((text) => !INTEGER_TEXT.test(text))) return 'a whole number'
-  // Stryker disable next-line ArrowFunction,BooleanLiteral,MethodExpression,StringLiteral: as above
   if (types.includes('number') && texts.some((text) => !NUMBER_TEXT.test(text))) return 'a number'
   return undefined
 }
@@ -166,7 +150,6 @@ const compiledByDocument = new WeakMap<
  */
 export function createValidators(document: OpenApiDocument) {
   let compiledState = compiledByDocument.get(document)
-  // Stryker disable next-line ConditionalExpression: a cache: a fresh one compiles the same validators again
   if (!compiledState) {
     compiledState = { instances: new Map(), cache: new Map() }
     compiledByDocument.set(document, compiledState)
@@ -176,13 +159,13 @@ export function createValidators(document: OpenApiDocument) {
   function compiled(key: string, mode: Mode, schemaOf: () => unknown): ValidateFunction | null {
     const cacheKey = `${mode}:${key}`
     let validate = cache.get(cacheKey)
-    // Stryker disable next-line ConditionalExpression: a cache: compiling again gives the same validator
+    // Stryker disable next-line ConditionalExpression: a cache: compiling the same schema again gives the same validator
     if (validate === undefined) {
       const schema = schemaOf()
       if (schema === undefined) validate = null
       else {
         let ajv = instances.get(mode)
-        // Stryker disable next-line ConditionalExpression: a cache: a fresh Ajv of the same mode compiles the same
+        // Stryker disable next-line ConditionalExpression: a cache: a fresh Ajv of the same mode compiles the same validators
         if (!ajv) {
           ajv = createAjv(document, mode)
           instances.set(mode, ajv)
@@ -201,24 +184,17 @@ export function createValidators(document: OpenApiDocument) {
       const values: Record<string, unknown> = {}
       for (const name of new Set(query.keys())) {
         const parameter = declared.find((p) => p.name === name)
-        // Stryker disable next-line StringLiteral: message wording (free text)
         if (!parameter) return { ok: false, param: name, message: `Unknown query parameter '${name}'.` }
         const all = query.getAll(name)
-        // Stryker disable next-line OptionalChaining,StringLiteral: no query parameter of the contract is an array
         const isArray = parameter.schema?.type === 'array'
-        // Stryker disable next-line StringLiteral: message wording (free text)
-        // Stryker disable next-line BooleanLiteral: a repeated query parameter: the contract does not say what it gets, so no check asks
         if (!isArray && all.length > 1)
-          // Stryker disable next-line BooleanLiteral,ObjectLiteral,StringLiteral: as above
           return { ok: false, param: name, message: `'${name}' may be given only once.` }
-        // Stryker disable next-line ArrowFunction,StringLiteral: no query parameter of the contract is an array
         values[name] = isArray ? all.flatMap((v) => v.split(',')) : all[0]
         const malformed = malformedNumber(parameter.schema, values[name])
         if (malformed !== undefined)
           return {
             ok: false,
             param: name,
-            // Stryker disable next-line StringLiteral,MethodExpression: message wording (free text)
             message: `'${name}' must be ${malformed}, written in decimal digits, got '${String(values[name]).slice(0, 40)}'.`,
           }
       }
@@ -229,7 +205,6 @@ export function createValidators(document: OpenApiDocument) {
       }))
       if (validate && !validate(values)) {
         const [first] = toFieldErrors(validate.errors ?? [], 'query')
-        // Stryker disable next-line LogicalOperator,OptionalChaining,StringLiteral: message wording (free text)
         const message = first?.message ?? 'Invalid query parameter.'
         return { ok: false, param: first?.param.split('.')[0] ?? 'query', message }
       }
@@ -248,9 +223,6 @@ export function createValidators(document: OpenApiDocument) {
       return toFieldErrors(validate.errors ?? [])
     },
 
-    // Stryker disable all: response() and schema() serve only the mock's check of its own answers
-    // (contract-drift.ts, off in the mutation run) and scenarios' injected answers (not mutated: the suite
-    // never turns a scenario on); test/mock/scenario-answers.test.ts covers them
     /** Human-readable mismatches between a response and the contract (empty when it conforms). */
     response(operationId: string, operation: OperationObject, status: number, body: unknown): string[] {
       const responses = operation.responses ?? {}
@@ -271,7 +243,6 @@ export function createValidators(document: OpenApiDocument) {
       if (!validate || validate(value)) return []
       return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`)
     },
-    // Stryker restore all
   }
 }
 

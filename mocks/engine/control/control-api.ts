@@ -10,7 +10,7 @@ import { methodOf, type RequestContext, routed } from '../pipeline/request-conte
 import { routeStep } from '../pipeline/route-step.ts'
 import { MAX_BODY_BYTES } from '../request-body.ts'
 import type { EngineResponse } from '../types.ts'
-import { authorizeClientStep } from './authorize-client.ts'
+import { authorizeClientStep, isLoopback } from './authorize-client.ts'
 import type { ControlHandlers } from './control-handler.ts'
 
 export interface ControlApiOptions extends DriftCheck {
@@ -49,7 +49,13 @@ export function createControlApi(options: ControlApiOptions): Api {
     const { operation, params } = routed(ctx)
     const handler = handlers[operation.operationId]
     if (!handler) throw errors.routeNotFound(ctx.request.method, ctx.url.pathname)
-    return handler({ params, query: ctx.query, body: ctx.body, baseUrl: ctx.request.baseUrl })
+    return handler({
+      params,
+      query: ctx.query,
+      body: ctx.body,
+      baseUrl: ctx.request.baseUrl,
+      loopback: isLoopback(ctx.request.clientIp),
+    })
   }
 
   return {

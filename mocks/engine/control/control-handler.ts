@@ -7,6 +7,8 @@ export type ControlHandler = (input: {
   body: unknown
   /** The API's public base URL (ending in `/v1`) as the request reached it. */
   baseUrl?: string
+  /** Whether the client is on a loopback address (or in-process): secrets leave the mock only then. */
+  loopback: boolean
 }) => EngineResponse
 
 /** Control-plane handlers by operationId (`openapi/mock-control.yaml`). */

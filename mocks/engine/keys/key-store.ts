@@ -1,6 +1,5 @@
 import { type Cidr, cidrContains, parseCidr, parseIp } from '../cidr.ts'
 import { type Clock, toTimestamp } from '../clock.ts'
-import type { Scope } from '../permissions.ts'
 import { newId, randomBase62 } from '../random.ts'
 import { constantTimeEqual, redactKey, sha256Hex } from '../secrets.ts'
 import type { EngineState } from '../state/state.ts'

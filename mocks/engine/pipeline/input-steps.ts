@@ -1,7 +1,7 @@
 import { errors } from '../api-error.ts'
 import type { Validators } from '../contract/validators.ts'
 import { assertJsonDepth } from '../json-depth.ts'
-import { MAX_BODY_BYTES, parseJsonBody } from '../request-body.ts'
+import { bodyLimitOf, parseJsonBody } from '../request-body.ts'
 import type { Step } from './compose.ts'
 import { routed } from './request-context.ts'
 
@@ -29,11 +29,12 @@ export function readQueryStep(validators: Validators): Step {
  */
 export const readBodyStep: Step = (ctx, next) => {
   const { request } = ctx
-  if (request.bodyTooLarge) throw errors.payloadTooLarge(MAX_BODY_BYTES)
+  const limit = bodyLimitOf(request.method, ctx.url.pathname)
+  if (request.bodyTooLarge) throw errors.payloadTooLarge(limit)
   const { operation } = routed(ctx)
   if (operation.hasBody) {
     if (request.bodyNotUtf8) throw errors.invalidJson('The request body is not valid UTF-8.')
-    ctx.body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired)
+    ctx.body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired, limit)
     if (ctx.body !== undefined) assertJsonDepth(request.body)
   }
   return next()

@@ -28,14 +28,12 @@ export const ACCOUNT_DATA_TABLES = {
 
 type Part = keyof AccountData
 
-// Stryker disable all: the record keys of the state's change log, which only a store reads (test/stores/*.test.ts)
 /** `<account id>/<id>` and back. */
 const recordKey = (accountId: string, id: string) => `${accountId}/${id}`
 function splitKey(key: string): [string, string] {
   const slash = key.indexOf('/')
   return [key.slice(0, slash), key.slice(slash + 1)]
 }
-// Stryker restore all
 
 /**
  * The data of every account, as five tables of the engine's state (agents, call logs, integrations, team
@@ -46,8 +44,6 @@ export function createAccountDataStore(state: EngineState) {
   const byAccount = new Map<string, AccountData>()
 
   function create(accountId: string): AccountData {
-    // Stryker disable all: what each table tells the state's change log (a store's concern), and which fields
-    // are indexed (a lookup by agent_id scans without its index, finding the same call logs)
     const tell =
       (part: Part) =>
       (id: string, value: unknown, before: unknown, soft = false): void =>
@@ -59,7 +55,6 @@ export function createAccountDataStore(state: EngineState) {
       teamMembers: new Collection<TeamMember>([], tell('teamMembers')),
       idempotency: new IdempotencyStore(tell('idempotency')),
     }
-    // Stryker restore all
     byAccount.set(accountId, data)
     return data
   }
@@ -69,7 +64,6 @@ export function createAccountDataStore(state: EngineState) {
     return byAccount.get(accountId) ?? create(accountId)
   }
 
-  // Stryker disable all: the tables as a store saves, replicates and restores them (test/stores/*.test.ts)
   const parts = Object.keys(ACCOUNT_DATA_TABLES) as Part[]
   for (const part of parts) {
     state.register(ACCOUNT_DATA_TABLES[part], {
@@ -96,7 +90,6 @@ export function createAccountDataStore(state: EngineState) {
       account: (key) => splitKey(key)[0],
     })
   }
-  // Stryker restore all
 
   return {
     /** An account's data if it has any. */
@@ -140,7 +133,6 @@ export function createAccountDataStore(state: EngineState) {
       return data
     },
 
-    // Stryker disable all: the control plane's deletion of an account (test/mock/control-plane.test.ts)
     /** Deletes every record of an account's data, recorded as changes. */
     remove(accountId: string): void {
       const data = byAccount.get(accountId)
@@ -152,7 +144,6 @@ export function createAccountDataStore(state: EngineState) {
       data.idempotency.removeAll()
       byAccount.delete(accountId)
     },
-    // Stryker restore all
   }
 }
 

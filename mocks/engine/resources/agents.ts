@@ -4,7 +4,7 @@ import type { ApiKey } from '../keys/key-store.ts'
 import { assertRoom, LIMITS } from '../limits.ts'
 import { SENSITIVE_AGENT_FIELDS } from '../permissions.ts'
 import { newId } from '../random.ts'
-import type { Handlers, OperationContext } from './operation-handler.ts'
+import { type Handlers, type OperationContext, pathParam } from './operation-handler.ts'
 import { listPage } from './pagination.ts'
 import type { Agent } from './types.ts'
 
@@ -23,10 +23,8 @@ export function presentAgent(agent: Agent, key: ApiKey): Partial<Agent> {
 const MERGED_FIELDS = new Set(['voice', 'llm'])
 
 function findAgent(ctx: OperationContext): Agent {
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
-  const agent = agentsOf(ctx).get(ctx.params.agent_id ?? '')
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
-  if (!agent) throw errors.resourceNotFound('agent', ctx.params.agent_id ?? '', 'agent_id')
+  const agent = agentsOf(ctx).get(pathParam(ctx, 'agent_id'))
+  if (!agent) throw errors.resourceNotFound('agent', pathParam(ctx, 'agent_id'), 'agent_id')
   return agent
 }
 
@@ -43,7 +41,6 @@ export function agentHandlers(): Handlers {
       run(ctx) {
         const now = ctx.clock.iso()
         // The body arrives validated, with the contract's defaults filled in.
-        // Stryker disable next-line all: the mock's own bound on objects per account (limits.ts), which no run reaches
         assertRoom(agentsOf(ctx).size, LIMITS.agentsPerAccount, 'agents per account')
         const input = ctx.body as Record<string, unknown>
         const agent = {

@@ -1,7 +1,7 @@
 import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
 import { parseTimestamp } from '../timestamp.ts'
-import type { Handlers, OperationContext } from './operation-handler.ts'
+import { type Handlers, type OperationContext, pathParam } from './operation-handler.ts'
 import { listPage } from './pagination.ts'
 import type { CallLog } from './types.ts'
 
@@ -22,9 +22,7 @@ export function callLogFilter(query: Record<string, unknown>): ((log: CallLog) =
   if (typeof direction === 'string') checks.push((log) => log.direction === direction)
   // A call not started or not ended (`started_at` / `duration_seconds` null) matches no filter on them.
   const startedAt = (log: CallLog) => (log.started_at === null ? Number.NaN : Date.parse(log.started_at))
-  // Stryker disable next-line StringLiteral: the name is used only for a malformed bound (see instantOf)
   const after = instantOf(started_after, 'started_after')
-  // Stryker disable next-line StringLiteral: the name is used only for a malformed bound (see instantOf)
   const before = instantOf(started_before, 'started_before')
   if (after !== undefined) checks.push((log) => startedAt(log) > after)
   if (before !== undefined) checks.push((log) => startedAt(log) < before)
@@ -37,10 +35,8 @@ export function callLogFilter(query: Record<string, unknown>): ((log: CallLog) =
 }
 
 function findCallLog(ctx: OperationContext): CallLog {
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
-  const log = callLogsOf(ctx).get(ctx.params.call_log_id ?? '')
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
-  if (!log) throw errors.resourceNotFound('call log', ctx.params.call_log_id ?? '', 'call_log_id')
+  const log = callLogsOf(ctx).get(pathParam(ctx, 'call_log_id'))
+  if (!log) throw errors.resourceNotFound('call log', pathParam(ctx, 'call_log_id'), 'call_log_id')
   return log
 }
 
@@ -48,32 +44,22 @@ function findCallLog(ctx: OperationContext): CallLog {
 function instantOf(value: unknown, param: string): number | undefined {
   if (typeof value !== 'string') return undefined
   const parsed = parseTimestamp(value)
-  // Stryker disable next-line all: the contract's `format: date-time` has refused a malformed bound before (see timestamp.ts)
   if (!parsed.ok) throw errors.invalidParameter(param, `${param}: ${parsed.message}`)
   return parsed.ms
 }
 
 function checkRanges(query: Record<string, unknown>): void {
   const { started_after, started_before, min_duration_seconds, max_duration_seconds } = query
-  // Stryker disable next-line StringLiteral: the name is used only for a malformed bound (see instantOf)
   const after = instantOf(started_after, 'started_after')
-  // Stryker disable next-line StringLiteral: the name is used only for a malformed bound (see instantOf)
   const before = instantOf(started_before, 'started_before')
-  // Stryker disable next-line LogicalOperator: a bound left out compares false anyway (undefined >= x)
   if (after !== undefined && before !== undefined && after >= before)
-    throw errors.invalidParameter(
-      // Stryker disable next-line StringLiteral: which of two contradicting bounds is named the contract leaves open
-      'started_before',
-      'started_before must be later than started_after.',
-    )
+    throw errors.invalidParameter('started_before', 'started_before must be later than started_after.')
   if (
-    // Stryker disable next-line LogicalOperator: as above (undefined > x is false)
     typeof min_duration_seconds === 'number' &&
     typeof max_duration_seconds === 'number' &&
     min_duration_seconds > max_duration_seconds
   )
     throw errors.invalidParameter(
-      // Stryker disable next-line StringLiteral: which of two contradicting bounds is named the contract leaves open
       'max_duration_seconds',
       'max_duration_seconds must be at least min_duration_seconds.',
     )

@@ -1,16 +1,13 @@
 import { errors } from '../api-error.ts'
-import { type OpenApiDocument, resolveRef } from '../contract/document.ts'
-import type { Handlers, OperationContext } from './operation-handler.ts'
+import { type Handlers, type OperationContext, pathParam } from './operation-handler.ts'
 import type { IntegrationRecord } from './types.ts'
 
 export const integrationsOf = (ctx: OperationContext) => ctx.data.integrations
 
 function findIntegration(ctx: OperationContext): IntegrationRecord {
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
-  const integration = integrationsOf(ctx).get(ctx.params.integration_id ?? '')
+  const integration = integrationsOf(ctx).get(pathParam(ctx, 'integration_id'))
   if (!integration)
-    // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
-    throw errors.resourceNotFound('integration', ctx.params.integration_id ?? '', 'integration_id')
+    throw errors.resourceNotFound('integration', pathParam(ctx, 'integration_id'), 'integration_id')
   return integration
 }
 
@@ -64,31 +61,4 @@ export function integrationHandlers(): Handlers {
       },
     },
   }
-}
-
-// Stryker disable all: display names are the mock's data (the contract fixes the slugs; a name is any string)
-const DISPLAY_NAMES: Record<string, string> = {
-  twilio: 'Twilio',
-  salesforce: 'Salesforce',
-  hubspot: 'HubSpot',
-  google_calendar: 'Google Calendar',
-  slack: 'Slack',
-  zapier: 'Zapier',
-  webhook: 'Webhook',
-}
-// Stryker restore all
-
-/** The integrations every account has, in the contract's order (`IntegrationSlug`'s enum). */
-export function integrationCatalog(
-  document: OpenApiDocument,
-): { id: IntegrationRecord['id']; name: string }[] {
-  const slugs = resolveRef<{ enum?: IntegrationRecord['id'][] }>(document, {
-    $ref: '#/components/schemas/IntegrationSlug',
-  })
-  // Stryker disable all: the contract's IntegrationSlug always has its enum, and every slug its display name (above)
-  return (slugs.enum ?? []).map((id) => ({
-    id,
-    name: DISPLAY_NAMES[id] ?? id.replace(/_/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase()),
-  }))
-  // Stryker restore all
 }

@@ -29,3 +29,8 @@ export interface OperationHandler<R = unknown> {
 
 // biome-ignore lint/suspicious/noExplicitAny: each handler has its own resource type
 export type Handlers = Record<string, OperationHandler<any>>
+
+/** A path parameter of the routed operation: the router gives every parameter its path names. */
+export function pathParam(ctx: OperationContext, name: string): string {
+  return ctx.params[name] as string
+}

@@ -11,8 +11,8 @@ export function listPage<T extends Listable, V>(
   options: Pick<PageQuery<T>, 'filter' | 'index'> & { present: (item: T) => V },
 ) {
   const page = collection.page({
-    // Stryker disable next-line ConditionalExpression: the query validator fills in the contract's default (20) for an absent limit, so it is always a number here
-    limit: typeof query.limit === 'number' ? query.limit : 20,
+    // The query validator fills in the contract's default (20) for an absent limit.
+    limit: query.limit as number,
     starting_after: query.starting_after as string | undefined,
     ending_before: query.ending_before as string | undefined,
     filter: options.filter,

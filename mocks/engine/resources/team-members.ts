@@ -2,17 +2,15 @@ import { errors } from '../api-error.ts'
 import type { Collection } from '../collection.ts'
 import { assertRoom, LIMITS } from '../limits.ts'
 import { newId } from '../random.ts'
-import type { Handlers, OperationContext } from './operation-handler.ts'
+import { type Handlers, type OperationContext, pathParam } from './operation-handler.ts'
 import { listPage } from './pagination.ts'
 import type { TeamMember } from './types.ts'
 
 export const teamMembersOf = (ctx: OperationContext) => ctx.data.teamMembers as Collection<TeamMember>
 
 function findMember(ctx: OperationContext): TeamMember {
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
-  const member = teamMembersOf(ctx).get(ctx.params.member_id ?? '')
-  // Stryker disable next-line StringLiteral,LogicalOperator: the router always gives the path's id; in the 404 the id shows in the message only (free text) and an empty param is left out (error.param is optional, docs/decisions/011-allowed-forms.md)
-  if (!member) throw errors.resourceNotFound('team member', ctx.params.member_id ?? '', 'member_id')
+  const member = teamMembersOf(ctx).get(pathParam(ctx, 'member_id'))
+  if (!member) throw errors.resourceNotFound('team member', pathParam(ctx, 'member_id'), 'member_id')
   return member
 }
 
@@ -33,7 +31,6 @@ export function teamMemberHandlers(): Handlers {
           name?: string
         }
         const email = input.email.toLowerCase()
-        // Stryker disable next-line all: the mock's own bound on objects per account (limits.ts), which no run reaches
         assertRoom(teamMembersOf(ctx).size, LIMITS.teamMembersPerAccount, 'team members per account')
         if (
           teamMembersOf(ctx)
@@ -43,7 +40,6 @@ export function teamMemberHandlers(): Handlers {
           throw errors.conflict(
             'member_already_exists',
             `${email} is already a member of this team.`,
-            // Stryker disable next-line StringLiteral: an empty param is left out (errors.conflict), and error.param is optional (docs/decisions/011-allowed-forms.md)
             'email',
           )
         const now = ctx.clock.iso()
@@ -71,7 +67,6 @@ export function teamMemberHandlers(): Handlers {
       load: findMember,
       run(ctx, member: TeamMember) {
         if (member.role === 'owner')
-          // Stryker disable next-line StringLiteral: the message is free text; an empty param is left out (errors.conflict), and error.param is optional (docs/decisions/011-allowed-forms.md)
           throw errors.conflict('owner_role_immutable', "The owner's role cannot be changed.", 'role')
         const updated = { ...member, role: (ctx.body as { role: TeamMember['role'] }).role }
         teamMembersOf(ctx).put(updated)
@@ -85,7 +80,6 @@ export function teamMemberHandlers(): Handlers {
           throw errors.conflict(
             'cannot_remove_owner',
             'The owner cannot be removed from the team.',
-            // Stryker disable next-line StringLiteral: an empty param is left out (errors.conflict), and error.param is optional (docs/decisions/011-allowed-forms.md)
             'member_id',
           )
         teamMembersOf(ctx).remove(member.id)

@@ -63,5 +63,17 @@ export function createScenarios(options: ScenariosOptions) {
       keys: options.keys,
       clock: options.clock,
     }),
+    /**
+     * Removes the scenarios of a deleted account: those narrowed to it, and those narrowed to a key that is gone
+     * with it (call after its keys were removed).
+     */
+    removeAccount(accountId: string): void {
+      for (const scenario of table.newestFirst())
+        if (
+          scenario.account_id === accountId ||
+          (scenario.key_id !== null && !options.keys.get(scenario.key_id))
+        )
+          table.remove(scenario.id)
+    },
   }
 }

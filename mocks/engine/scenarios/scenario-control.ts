@@ -2,10 +2,14 @@ import { errors } from '../api-error.ts'
 import type { Clock } from '../clock.ts'
 import type { ControlHandler } from '../control/control-handler.ts'
 import { json } from '../json-answer.ts'
+import { assertRoom, LIMITS } from '../limits.ts'
 import { newId } from '../random.ts'
 import { injectableStatuses } from './operation-statuses.ts'
 import { type ScenarioInputContext, scenarioInputProblems } from './scenario-input.ts'
 import { presentScenario, type ScenarioInput, type ScenarioTable } from './scenario-table.ts'
+
+/** Scenarios in a page of `GET /_mock/scenarios` when `limit` is left out (also its most). */
+const DEFAULT_PAGE = 100
 
 export interface ScenarioControlOptions extends ScenarioInputContext {
   table: ScenarioTable
@@ -30,6 +34,7 @@ export function scenarioControlHandlers(options: ScenarioControlOptions): Record
       const input = body as ScenarioInput
       const problems = scenarioInputProblems(input, options)
       if (problems.length > 0) throw errors.validationFailed(problems)
+      assertRoom(table.size(), LIMITS.scenarios, 'scenarios')
       const stored = table.add({
         id: newId('scn'),
         operation: input.operation,
@@ -44,8 +49,26 @@ export function scenarioControlHandlers(options: ScenarioControlOptions): Record
       })
       return json(201, presentScenario(stored))
     },
-    listScenarios: () =>
-      json(200, { object: 'list', data: table.newestFirst().map(presentScenario), has_more: false }),
+    listScenarios({ query }) {
+      const limit = (query.limit as number | undefined) ?? DEFAULT_PAGE
+      const all = table.newestFirst()
+      let from = 0
+      if (query.starting_after !== undefined) {
+        const after = all.findIndex((scenario) => scenario.id === query.starting_after)
+        if (after < 0)
+          throw errors.invalidParameter(
+            'starting_after',
+            `No scenario with id '${String(query.starting_after)}' (used up or removed since?): list again from the start.`,
+          )
+        from = after + 1
+      }
+      const page = all.slice(from, from + limit)
+      return json(200, {
+        object: 'list',
+        data: page.map(presentScenario),
+        has_more: from + limit < all.length,
+      })
+    },
     getScenario: ({ params }) => json(200, presentScenario(found(params.scenario_id ?? ''))),
     deleteScenario({ params }) {
       const scenario = found(params.scenario_id ?? '')

@@ -2,7 +2,6 @@ import { newId } from '../random.ts'
 import type { EngineState } from '../state/state.ts'
 
 /** The state table of transitions due at a time of the mock clock (a call that starts ringing, ends, ...). */
-// Stryker disable next-line StringLiteral: the table's name, which only a store sees
 export const SCHEDULE_TABLE = 'schedule'
 
 /** A transition due at `at` (epoch ms, mock clock): `kind` names its handler, `ref` what it concerns. */
@@ -24,7 +23,6 @@ export type JobHandler = (job: Job) => void
 const MAX_JOBS_PER_STEP = 100_000
 
 const before = (a: Job, b: Job) =>
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: the last tie-break, by id, is never reached: a scheduler gives each job its own seq
   a.at < b.at || (a.at === b.at && (a.seq < b.seq || (a.seq === b.seq && a.id < b.id)))
 
 /**
@@ -61,15 +59,11 @@ export function createScheduler(state: EngineState, onError: (message: string) =
     if (!job) return undefined
     byId.delete(id)
     const at = position(job)
-    // Stryker disable all: a shortcut: the search finds the job where it is, and filtering finds it too
     if (sorted[at] === job) sorted.splice(at, 1)
     else sorted = sorted.filter((other) => other !== job)
-    // Stryker restore all
     return job
   }
 
-  // Stryker disable all: the table as a store saves, replicates and restores it (test/calls/persistent-calls.test.ts,
-  // test/calls/redis-calls.test.ts); the suite never reads a table back
   state.register(SCHEDULE_TABLE, {
     apply(key, value) {
       unset(key)
@@ -82,7 +76,6 @@ export function createScheduler(state: EngineState, onError: (message: string) =
       nextSeq = 0
     },
   })
-  // Stryker restore all
 
   function remove(job: Job): void {
     if (unset(job.id)) state.record(SCHEDULE_TABLE, job.id, null, job)
@@ -129,12 +122,9 @@ export function createScheduler(state: EngineState, onError: (message: string) =
     runDue(now: number): number {
       let ran = 0
       for (let head = sorted[0]; head !== undefined && head.at <= now; head = sorted[0]) {
-        // Stryker disable next-line all: the bound against a runaway chain of jobs (100,000 per step), which no correct handler makes
         if (ran >= MAX_JOBS_PER_STEP) break
         ran++
         remove(head)
-        // Stryker disable all: a job that fails is a defect of the mock (every kind has its handler, handlers do not
-        // throw): reported to the adapter's log, never to a client (test/engine/scheduler.test.ts)
         try {
           const handler = handlers.get(head.kind)
           if (!handler) throw new Error(`no handler for jobs of kind '${head.kind}'`)
@@ -144,7 +134,6 @@ export function createScheduler(state: EngineState, onError: (message: string) =
             `Scheduled ${head.kind} (${head.ref}) failed: ${error instanceof Error ? error.message : String(error)}`,
           )
         }
-        // Stryker restore all
       }
       return ran
     },

@@ -1,6 +1,6 @@
 import type { CallLog } from '../resources/types.ts'
 import type { AgentPlan } from './agents.ts'
-import { type CallOutcome, finalCall, liveCall, type OutcomeContext } from './call-outcome.ts'
+import { finalCall, type OutcomeContext } from './call-outcome.ts'
 import { dollars } from './call-timing.ts'
 import { callVocabulary } from './call-vocabulary.ts'
 import { phoneNumbers } from './catalog.ts'
@@ -31,10 +31,11 @@ const CURATED = new Set(
 )
 
 /**
- * Call logs for the agents, newest first, following the timing rules of the contract's `CallLogSummary`: a few
- * live calls (`queued`, `ringing`, `in_progress`) in the last minutes, every other call final and spread over the
- * agents' windows in their business hours. Transcripts and analyses come from a small pool of templates shared
- * (frozen) between logs, so that 100,000 logs stay cheap.
+ * Call logs for the agents, newest first, following the timing rules of the contract's `CallLogSummary`: every
+ * call final, spread over the agents' windows in their business hours, and analysed (it ended more than the two
+ * minutes an analysis takes ago). A seeded call never stays `ringing` or `in_progress`: nothing would move it on
+ * (calls that move are started, `POST /_mock/accounts/{id}/calls`). Transcripts and analyses come from a small
+ * pool of templates shared (frozen) between logs, so that 100,000 logs stay cheap.
  */
 export function seedCallLogs(options: CallLogSeedOptions): CallLog[] {
   const { count, now, prng, faker } = options
@@ -50,9 +51,6 @@ export function seedCallLogs(options: CallLogSeedOptions): CallLog[] {
     plans.map((_, i) => i),
     plans.map((plan) => plan.persona.volume * (plan.callsUntil - plan.callsFrom)),
   )
-  const activeIndexes = plans.flatMap((plan, i) => (plan.callsUntil === now ? [i] : []))
-  const liveCount =
-    count >= 20 && activeIndexes.length > 0 ? Math.min(count, 3 + Math.floor(count / 20_000)) : 0
   const metadata = plans.map((plan) => ({
     phone: Object.freeze({}),
     web: Object.freeze({ source: 'web-widget' }),
@@ -62,19 +60,14 @@ export function seedCallLogs(options: CallLogSeedOptions): CallLog[] {
   const logs: CallLog[] = new Array(count)
   const createdSeconds = new Float64Array(count)
   for (let i = 0; i < count; i++) {
-    const liveStatus = i < liveCount ? words.live[i % words.live.length] : undefined
-    const k = liveStatus ? prng.pick(activeIndexes) : pickPlan(prng)
+    const k = pickPlan(prng)
     const plan = plans[k] as AgentPlan
     const { persona, agent } = plan
-    const rings = liveStatus === words.status.queued || liveStatus === words.status.ringing
-    const web = persona.direction === 'inbound' && !rings && prng.chance(persona.webShare)
+    const web = persona.direction === 'inbound' && prng.chance(persona.webShare)
     const outbound = !web && persona.direction === 'outbound'
-    const status =
-      liveStatus ?? (web ? words.webStatus : outbound ? words.outboundStatus : words.inboundStatus)(prng)
+    const status = (web ? words.webStatus : outbound ? words.outboundStatus : words.inboundStatus)(prng)
     const set = templates[k] as (typeof templates)[number]
-    const call: CallOutcome = liveStatus
-      ? liveCall(ctx, status, set, outbound)
-      : finalCall(ctx, status, plan, set, outbound)
+    const call = finalCall(ctx, status, plan, set, outbound)
     const phone = web ? null : prng.pick(phoneNumbers(persona.region))
     const id = prng.id('call')
     const meta = metadata[k] as (typeof metadata)[number]
@@ -90,11 +83,10 @@ export function seedCallLogs(options: CallLogSeedOptions): CallLog[] {
       to_number: web ? null : outbound ? phone : plan.line,
       status,
       end_reason: call.reason,
-      started_at:
-        call.started === null ? null : call.started === call.created ? createdAt : timestampOf(call.started),
-      ended_at: call.ended === null ? null : timestampOf(call.ended),
+      started_at: call.started === call.created ? createdAt : timestampOf(call.started),
+      ended_at: timestampOf(call.ended),
       duration_seconds: call.duration,
-      cost_usd: call.duration === null ? null : dollars((call.connected / 60) * plan.ratePerMinute),
+      cost_usd: dollars((call.connected / 60) * plan.ratePerMinute),
       recording_url:
         status === words.status.completed && agent.recording_enabled === true
           ? `https://recordings.example.com/v1/${id}.mp3`

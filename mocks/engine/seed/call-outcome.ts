@@ -5,12 +5,12 @@ import { type Prng, weightedIndex } from './prng.ts'
 import { SECOND } from './time.ts'
 import type { AgentTemplates, CallTemplate, Entry } from './transcripts.ts'
 
-/** The timing and content of one call (epoch ms; seconds for durations), before it becomes a call log. */
+/** The timing and content of one finished call (epoch ms; seconds for durations), before it becomes a call log. */
 export interface CallOutcome {
   created: number
-  started: number | null
-  ended: number | null
-  duration: number | null
+  started: number
+  ended: number
+  duration: number
   /** Seconds the call was connected, which it is billed for. */
   connected: number
   reason: string | null
@@ -26,7 +26,7 @@ export interface OutcomeContext {
 }
 
 const NO_ENTRIES: readonly Entry[] = Object.freeze([])
-/** Post-call analysis takes a moment: calls that ended in the last two minutes have none yet. */
+/** Post-call analysis takes a moment (docs/decisions/013-calls-and-webhooks.md): seeded calls ended before it. */
 const ANALYSIS_DELAY = 120 * SECOND
 
 /** One of the agent's conversations, its scripts weighted by how often they happen. */
@@ -34,45 +34,12 @@ export function pickConversation(prng: Prng, set: AgentTemplates): CallTemplate 
   return prng.pick(set.conversations[weightedIndex(prng, set.weights)] as CallTemplate[])
 }
 
-/** A call still under way: `queued` (not started), `ringing`, or `in_progress` with what was said so far. */
-export function liveCall(
-  ctx: OutcomeContext,
-  status: string,
-  set: AgentTemplates,
-  outbound: boolean,
-): CallOutcome {
-  const { prng, now, words } = ctx
-  const S = words.status
-  const said = pickConversation(prng, set)
-  const elapsed =
-    status === S.inProgress
-      ? prng.int(3, Math.max(4, Math.floor(said.seconds * 0.9)))
-      : status === S.ringing
-        ? prng.int(2, 20)
-        : 0
-  const started = status === S.queued ? null : now - elapsed * SECOND
-  let transcript = NO_ENTRIES
-  if (status === S.inProgress) {
-    const upTo = said.transcript.findIndex((entry) => entry.start_seconds >= elapsed)
-    transcript = Object.freeze(said.transcript.slice(0, upTo === -1 ? undefined : upTo))
-  }
-  return {
-    created: started === null ? now - prng.int(1, 15) * SECOND : started - (outbound ? SECOND : 0),
-    started,
-    ended: null,
-    duration: null,
-    connected: 0,
-    reason: null,
-    transcript,
-    analysis: null,
-  }
-}
-
 /**
- * A call that reached a final status at some time in the agent's window, ended before now: completed calls
- * carry a whole conversation (or a voicemail), failed calls what was said before the line dropped, calls that
- * were never answered nothing. Every final call has started (the contract: `started_at` is null only while
- * `queued`), so `canceled` ones were canceled while ringing.
+ * A call that reached a final status at some time in the agent's window, ended more than the analysis delay
+ * before now (so a completed call has its analysis, as a started call gets it 120 s after its end): completed
+ * calls carry a whole conversation (or a voicemail), failed calls what was said before the line dropped, calls
+ * that were never answered nothing. Every final call has started (the contract: `started_at` is null only
+ * while `queued`), so `canceled` ones were canceled while ringing.
  */
 export function finalCall(
   ctx: OutcomeContext,
@@ -112,8 +79,8 @@ export function finalCall(
   else if (status === S.busy) duration = prng.int(1, 4)
   else duration = prng.int(2, 20)
   let start = sampleStart(prng, plan.persona, plan.callsFrom, plan.callsUntil)
-  if (start + duration * SECOND >= plan.callsUntil)
-    start = plan.callsUntil - (duration + prng.int(1, 300)) * SECOND
+  const latestEnd = Math.min(plan.callsUntil, now - ANALYSIS_DELAY)
+  if (start + duration * SECOND >= latestEnd) start = latestEnd - (duration + prng.int(1, 300)) * SECOND
   const ended = start + duration * SECOND
   return {
     created: outbound ? start - prng.int(0, 2) * SECOND : start,
@@ -123,6 +90,6 @@ export function finalCall(
     connected,
     reason,
     transcript,
-    analysis: template && ended < now - ANALYSIS_DELAY ? template.analysis : null,
+    analysis: template?.analysis ?? null,
   }
 }

@@ -14,9 +14,6 @@ export function callVocabulary(faker: ContractFaker) {
   const s = <T extends string>(value: T) => enumValue(status, value)
   const r = <T extends string>(value: T) => enumValue(reason, value)
   const S = {
-    queued: s('queued'),
-    ringing: s('ringing'),
-    inProgress: s('in_progress'),
     completed: s('completed'),
     noAnswer: s('no_answer'),
     busy: s('busy'),
@@ -38,8 +35,6 @@ export function callVocabulary(faker: ContractFaker) {
     web: enumValue(channel, 'web'),
     inbound: enumValue(direction, 'inbound'),
     outbound: enumValue(direction, 'outbound'),
-    /** Live statuses, in the order the newest calls get them. */
-    live: [S.inProgress, S.ringing, S.queued],
     /** Final statuses of inbound phone calls, outbound calls and web calls. */
     inboundStatus: weightedPicker([S.completed, S.failed, S.canceled, S.noAnswer], [90, 3, 5, 2]),
     outboundStatus: weightedPicker(

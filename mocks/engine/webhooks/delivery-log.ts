@@ -47,13 +47,11 @@ export interface StoredDelivery {
   event: CallEvent
 }
 
-// Stryker disable all: the control plane's view (GET /_mock/.../webhook-deliveries), not v1; test/calls/webhook-deliveries.test.ts
 /** The control plane's view of a delivery. */
 export function presentDelivery(delivery: StoredDelivery) {
   const { due: _due, seq: _seq, failures: _failures, claim: _claim, event: _event, ...shown } = delivery
   return shown
 }
-// Stryker restore all
 
 const keyOf = (delivery: StoredDelivery) => `${delivery.account_id}/${delivery.id}`
 
@@ -78,7 +76,6 @@ export function createDeliveryLog(state: EngineState) {
     if (delivery.seq >= nextSeq) nextSeq = delivery.seq + 1
   }
 
-  // Stryker disable all: unset() and remove() serve only the store's apply() and the bound and account deletion below
   function unset(accountId: string, id: string): StoredDelivery | undefined {
     const deliveries = byAccount.get(accountId)
     const found = deliveries?.get(id)
@@ -88,10 +85,7 @@ export function createDeliveryLog(state: EngineState) {
     pending.delete(`${accountId}/${id}`)
     return found
   }
-  // Stryker restore all
 
-  // Stryker disable all: the table as a store saves, replicates and restores it (test/calls/persistent-calls.test.ts,
-  // test/calls/redis-calls.test.ts); the suite talks to one running mock and never reads a table back
   state.register(DELIVERIES_TABLE, {
     apply(key, value) {
       const slash = key.indexOf('/')
@@ -108,17 +102,12 @@ export function createDeliveryLog(state: EngineState) {
       nextSeq = 0
     },
   })
-  // Stryker restore all
 
-  // Stryker disable all: as unset()
   function remove(delivery: StoredDelivery): void {
     if (unset(delivery.account_id, delivery.id))
       state.record(DELIVERIES_TABLE, keyOf(delivery), null, delivery)
   }
-  // Stryker restore all
 
-  // Stryker disable all: the memory bound (1,000 deliveries per account, the mock's own): a run makes a few dozen,
-  // and what is dropped shows only in the control plane's list (test/calls/webhook-deliveries.test.ts)
   /** Drops the oldest deliveries of an account past the bound, finished ones first. */
   function trim(accountId: string): void {
     const deliveries = byAccount.get(accountId)
@@ -129,7 +118,6 @@ export function createDeliveryLog(state: EngineState) {
     const dropped = [...finished, ...oldestFirst.filter((d) => d.status === 'pending')].slice(0, excess)
     for (const delivery of dropped) remove(delivery)
   }
-  // Stryker restore all
 
   return {
     /** The next creation order number. */
@@ -149,20 +137,16 @@ export function createDeliveryLog(state: EngineState) {
       }
       return undefined
     },
-    // Stryker disable all: the control plane's list and its deletion of an account (test/calls/webhook-deliveries.test.ts)
     /** An account's deliveries, newest first. */
     list(accountId: string): StoredDelivery[] {
       return [...(byAccount.get(accountId)?.values() ?? [])].sort((a, b) => b.seq - a.seq)
     },
-    // Stryker restore all
     /** Every pending delivery. */
     pending: (): Iterable<StoredDelivery> => pending.values(),
-    // Stryker disable all: as above
     /** Deletes every delivery of an account, recorded. */
     removeAccount(accountId: string): void {
       for (const delivery of [...(byAccount.get(accountId)?.values() ?? [])]) remove(delivery)
     },
-    // Stryker restore all
   }
 }
 

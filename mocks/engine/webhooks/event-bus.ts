@@ -4,8 +4,6 @@ import type { CallEvent, EventContext, EventListener } from './call-event.ts'
  * The in-process listeners of events. Events made during a step wait here until the step's changes were kept
  * (`flush`, after the store), so that a listener never hears of something that was then undone.
  */
-// Stryker disable all: the in-process listeners of the MSW adapters and the browser (api.onEvent), which the suite,
-// talking HTTP, never adds (test/calls/mock-api-calls.test.ts)
 export function createEventBus() {
   const listeners = new Set<EventListener>()
   let pending: [CallEvent, EventContext][] = []
@@ -40,6 +38,5 @@ export function createEventBus() {
     },
   }
 }
-// Stryker restore all
 
 export type EventBus = ReturnType<typeof createEventBus>

@@ -2,7 +2,6 @@ import { RecordMap } from '../record-map.ts'
 import type { EngineState } from '../state/state.ts'
 
 /** The state table of the accounts' webhook signing secrets, keyed by account id. */
-// Stryker disable next-line StringLiteral: the table's name, which only a store sees
 export const SIGNING_SECRETS_TABLE = 'webhook_secrets'
 
 /** A signing secret as the state keeps it: signing needs the value itself (never shown after its creation). */
@@ -23,7 +22,6 @@ export function newSigningSecret(): string {
 
 /** The `webhook_secrets` table: one signing secret per account, created, rotated and revoked. */
 export function createSigningSecrets(state: EngineState) {
-  // Stryker disable all: the table as a store saves, replicates and restores it (test/calls/persistent-calls.test.ts)
   const secrets = new RecordMap<StoredSigningSecret>((key, value, before, soft) =>
     state.record(SIGNING_SECRETS_TABLE, key, value, before, soft),
   )
@@ -32,19 +30,16 @@ export function createSigningSecrets(state: EngineState) {
     entries: () => secrets.entries(),
     clear: () => secrets.clear(),
   })
-  // Stryker restore all
   return {
     get: (accountId: string) => secrets.get(accountId),
     /** A new secret for the account, replacing its current one; returns it and whether one was replaced. */
     create(accountId: string, createdAt: string): { secret: StoredSigningSecret; rotated: boolean } {
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: the control plane's answer (201 or 200 on a rotation)
       const rotated = secrets.get(accountId) !== undefined
       const secret = { value: newSigningSecret(), created_at: createdAt }
       secrets.put(accountId, secret)
       return { secret, rotated }
     },
     /** Revokes the account's secret; false when it had none. */
-    // Stryker disable next-line all: the control plane's revocation and account deletion (test/calls/webhook-deliveries.test.ts)
     remove: (accountId: string) => secrets.delete(accountId),
   }
 }

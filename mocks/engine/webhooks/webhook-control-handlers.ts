@@ -32,8 +32,12 @@ export function webhookControlHandlers(options: WebhookControlOptions): Record<s
     getWebhookSecret({ params }) {
       const id = accountId(params)
       const secret = secrets.get(id)
-      if (!secret) throw errors.resourceNotFound('webhook signing secret of account', id, 'account_id')
-      return json(200, { object: 'webhook_secret', account_id: id, created_at: secret.created_at })
+      return json(200, {
+        object: 'webhook_secret',
+        account_id: id,
+        exists: secret !== undefined,
+        created_at: secret?.created_at ?? null,
+      })
     },
     createWebhookSecret({ params }) {
       const id = accountId(params)

@@ -10,6 +10,8 @@ import type { SigningSecrets } from './signing-secrets.ts'
 /** An attempt a process claimed: everything it needs to make it, and nothing it must keep. */
 export interface ClaimedAttempt {
   delivery_id: string
+  /** The account whose agent's event it is. */
+  account_id: string
   url: string
   /** The event as JSON, the same bytes on every attempt. */
   body: string
@@ -31,6 +33,12 @@ export interface ClaimRequest {
   max: number
   /** Why a URL may not be contacted (recorded as the attempt's error), or undefined when it may. */
   refuse?: (url: string) => string | undefined
+  /**
+   * Whether the claimant takes this attempt now (its own limits: attempts at once per destination, per
+   * account); asked once per attempt about to be claimed, in due order. One it does not take stays due, and
+   * the later events of its call wait behind it.
+   */
+  accept?: (attempt: { url: string; account_id: string }) => boolean
 }
 
 /** How an attempt went. */
@@ -44,7 +52,6 @@ export interface AttemptOutcome {
   error: string | null
 }
 
-// Stryker disable next-line StringLiteral: the control plane's error text for a delivery not sent
 const NO_SECRET =
   'not sent: the account has no webhook signing secret; create one (POST /_mock/accounts/{account_id}/webhook-secret) and redeliver'
 
@@ -80,7 +87,6 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
     ok: boolean,
     now: number,
   ): StoredDelivery {
-    // Stryker disable next-line ArrayDeclaration,ObjectLiteral,ArithmeticOperator: the attempts as the control plane lists them (test/calls/webhook-deliveries.test.ts)
     const attempts = [...delivery.attempts, { number: delivery.attempts.length + 1, ...attempt }]
     if (ok)
       return { ...delivery, attempts, status: 'succeeded', due: null, next_attempt_at: null, claim: null }
@@ -97,9 +103,6 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
     }
   }
 
-  // Stryker disable all: a delivery refused before sending (no signing secret, or a destination outside the hosts
-  // the mock may reach) never reaches a receiver: the suite's receiver listens on loopback and it creates the signing secret before placing a call
-  // (test/calls/webhook-deliveries.test.ts covers both)
   /** A failed attempt that contacted no one, at once and for good (nothing would change on a retry). */
   function refused(delivery: StoredDelivery, error: string, now: number): StoredDelivery {
     const attempt = {
@@ -119,7 +122,6 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
       failures: delivery.failures + 1,
     }
   }
-  // Stryker restore all
 
   return {
     log,
@@ -128,9 +130,7 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
     enqueue(event: CallEvent, agent: Agent | undefined, accountId: string, callId: string, at: number): void {
       if (!agent?.webhook_url || !agent.webhook_events.includes(event.type)) return
       log.put({
-        // Stryker disable next-line StringLiteral: the delivery's id and object name, the control plane's (a receiver sees the event's id)
         id: newId('whd'),
-        // Stryker disable next-line StringLiteral: as above
         object: 'webhook_delivery',
         account_id: accountId,
         agent_id: agent.id,
@@ -139,7 +139,6 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
         event_type: event.type,
         url: agent.webhook_url,
         status: 'pending',
-        // Stryker disable next-line ArrayDeclaration: the control plane's attempt list
         attempts: [],
         next_attempt_at: toTimestamp(at),
         created_at: toTimestamp(at),
@@ -162,7 +161,6 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
       let waits = waitingCheck(pending)
       const due = pending
         .filter(
-          // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: claims decide only which of several processes sharing a store makes an attempt, or retakes it after one died (test/calls/redis-calls.test.ts); the run has one process
           (d) => d.due !== null && d.due <= now && (d.claim === null || d.claim.until <= request.realNow),
         )
         .sort((a, b) => (a.due as number) - (b.due as number) || a.seq - b.seq)
@@ -171,7 +169,6 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
         if (claimed.length >= request.max) break
         if (waits(delivery)) continue
         const secret = secrets.get(delivery.account_id)
-        // Stryker disable all: refused before sending (see refused())
         const refusal = secret ? request.refuse?.(delivery.url) : NO_SECRET
         if (refusal !== undefined || !secret) {
           const failed = refused(delivery, refusal ?? NO_SECRET, now)
@@ -181,18 +178,19 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
           waits = waitingCheck(pending)
           continue
         }
-        // Stryker restore all
+        if (request.accept && !request.accept({ url: delivery.url, account_id: delivery.account_id }))
+          continue
         log.put({
           ...delivery,
           claim: { by: request.claimant, until: request.realNow + request.leaseMs, at: now },
         })
         claimed.push({
           delivery_id: delivery.id,
+          account_id: delivery.account_id,
           url: delivery.url,
           body: JSON.stringify(delivery.event),
           webhook_id: delivery.event_id,
           secret: secret.value,
-          // Stryker disable next-line ArithmeticOperator: the attempt's number, for the deliverer's log line only
           attempt: delivery.attempts.length + 1,
         })
       }
@@ -202,7 +200,6 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
     /** Records how a claimed attempt went; ignored when the claim was lost (its lease ran out, a reset). */
     complete(outcome: AttemptOutcome): void {
       const delivery = log.find(outcome.delivery_id)
-      // Stryker disable next-line all: a lost claim (another process took the attempt over, or a reset came between): never in a run of one process that is not reset
       if (!delivery?.claim || delivery.claim.by !== outcome.claimant || delivery.status !== 'pending') return
       const ok = outcome.error === null
       const attempt = {
@@ -214,7 +211,6 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
       log.put(afterAttempt(delivery, attempt, ok, clock.now()))
     },
 
-    // Stryker disable all: redelivery is the control plane's (POST /_mock/webhook-deliveries/{id}/redeliver; test/calls/webhook-deliveries.test.ts)
     /** Sends a delivery again from now, on a fresh retry schedule; undefined when there is no such delivery. */
     redeliver(id: string): StoredDelivery | undefined {
       const delivery = log.find(id)
@@ -230,7 +226,6 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
       log.put(again)
       return again
     },
-    // Stryker restore all
 
     /**
      * When the next attempt falls due (epoch ms, mock clock), or undefined when none is: attempts waiting for
@@ -238,18 +233,14 @@ export function createWebhookDeliveries(state: EngineState, clock: Clock, secret
      */
     nextDueAt(realNow: number): number | undefined {
       const waits = waitingCheck(log.pending())
-      // Stryker disable next-line ArithmeticOperator: used only for a claim in flight (below)
       const offsetMs = clock.offsetSeconds() * 1000
       let next: number | undefined
       for (const delivery of log.pending()) {
         if (delivery.due === null || waits(delivery)) continue
-        // Stryker disable all: an attempt in flight is due again only when its claim runs out (a process died
-        // mid-attempt): never in a run of one process
         const at =
           delivery.claim && delivery.claim.until > realNow
             ? Math.max(delivery.due, delivery.claim.until + offsetMs)
             : delivery.due
-        // Stryker restore all
         if (next === undefined || at < next) next = at
       }
       return next

@@ -45,8 +45,6 @@ export function createCallsPanel(ctx) {
   let timer
   /** @type {Promise<void> | undefined} */
   let loading
-  /** Calls started from this panel and not done yet (seeded live calls never move: they are not watched). */
-  const watched = new Set()
 
   const account = () => encodeURIComponent(ctx.state.accountId)
 
@@ -135,8 +133,13 @@ export function createCallsPanel(ctx) {
     )
   }
 
-  /** Loads agents, calls and deliveries; reloads every second while anything is under way. */
-  function load() {
+  /**
+   * Loads agents, calls, deliveries and whether there is a signing secret; while a call is under way or a
+   * delivery pending, reloads the calls and deliveries every second (the secret changes only when someone
+   * changes it: this panel, which reloads it then, or a reset, which reloads everything).
+   * @param {{ secret?: boolean }} [what]
+   */
+  function load({ secret: withSecret = true } = {}) {
     loading ??= (async () => {
       if (timer !== undefined) clearTimeout(timer)
       timer = undefined
@@ -145,7 +148,7 @@ export function createCallsPanel(ctx) {
         ctx.api.request('GET', `/accounts/${account()}/agents`),
         ctx.api.request('GET', `/accounts/${account()}/calls?limit=10`),
         ctx.api.request('GET', `/accounts/${account()}/webhook-deliveries?limit=50`),
-        secret.load(),
+        withSecret ? secret.load() : undefined,
       ])
       if (agentList.data) {
         const selected = agentSelect.value
@@ -170,7 +173,7 @@ export function createCallsPanel(ctx) {
         callLogs.some(
           (/** @type {any} */ c) => LIVE.has(c.status) || (c.status === 'completed' && !c.analysis),
         ) || sent.some((/** @type {any} */ d) => d.status === 'pending')
-      if (busy) timer = setTimeout(load, POLL_MS)
+      if (busy) timer = setTimeout(() => load({ secret: false }), POLL_MS)
     })().finally(() => {
       loading = undefined
     })
@@ -202,7 +205,6 @@ export function createCallsPanel(ctx) {
       ctx.announce(`Could not start the call: ${detail || result.error.message}`, 'error')
       return
     }
-    watched.add(result.data.id)
     ctx.announce(`Call ${result.data.id} queued: it rings in a second.`)
     await load()
   }

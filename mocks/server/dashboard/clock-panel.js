@@ -102,9 +102,13 @@ export function createClockPanel(ctx) {
   ctx.on('clock', () => {
     const clock = ctx.state.clock
     now.textContent = clock ? formatTime(clock.now) : '—'
-    offset.textContent = clock?.offset_seconds
-      ? `${formatDuration(clock.offset_seconds)} ahead of real time`
-      : 'Following real time'
+    const ahead = clock?.offset_seconds ?? 0
+    offset.textContent =
+      ahead > 0
+        ? `${formatDuration(ahead)} ahead of real time`
+        : ahead < 0
+          ? `${formatDuration(-ahead)} behind real time (set by a capsule)`
+          : 'Following real time'
   })
   return { element }
 }

@@ -19,9 +19,10 @@ export function createControlApi(baseUrl = '/_mock') {
    * @param {string} method
    * @param {string} path
    * @param {unknown} [body]
+   * @param {{ raw?: boolean }} [options] `raw`: `body` is JSON text already, and the answer is kept as text
    * @returns {Promise<ControlResult>}
    */
-  async function call(method, path, body) {
+  async function call(method, path, body, options = {}) {
     /** @type {Record<string, string>} */
     const headers = { accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
@@ -31,7 +32,7 @@ export function createControlApi(baseUrl = '/_mock') {
       response = await fetch(`${root}${path}`, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : options.raw ? String(body) : JSON.stringify(body),
         cache: 'no-store',
         credentials: 'same-origin',
       })
@@ -45,6 +46,7 @@ export function createControlApi(baseUrl = '/_mock') {
         },
       }
     }
+    if (response.ok && options.raw) return { data: await response.text() }
     /** @type {any} */
     const payload = await response.json().catch(() => null)
     if (response.ok) return { data: payload }
@@ -92,13 +94,33 @@ export function createControlApi(baseUrl = '/_mock') {
       return call('GET', `/journal${search ? `?${search}` : ''}`)
     },
     reset: () => call('POST', '/reset'),
-    listScenarios: () => call('GET', '/scenarios'),
+    /**
+     * Every active scenario, newest first, a page of 100 at a time.
+     * @returns {Promise<ControlResult>}
+     */
+    async listScenarios() {
+      /** @type {any[]} */
+      const all = []
+      let after = ''
+      for (;;) {
+        const result = await call('GET', `/scenarios?limit=100${after ? `&starting_after=${id(after)}` : ''}`)
+        if (result.error) return result
+        all.push(...result.data.data)
+        if (!result.data.has_more || result.data.data.length === 0)
+          return { data: { ...result.data, data: all, has_more: false } }
+        after = result.data.data[result.data.data.length - 1].id
+      }
+    },
     /** @param {object} input */
     createScenario: (input) => call('POST', '/scenarios', input),
     /** @param {string} scenarioId */
     deleteScenario: (scenarioId) => call('DELETE', `/scenarios/${id(scenarioId)}`),
     clearScenarios: () => call('DELETE', '/scenarios'),
     listOperations: () => call('GET', '/operations'),
+    /** The capsule of this moment, as its JSON text (`data`). */
+    capsuleText: () => call('GET', '/capsule', undefined, { raw: true }),
+    /** Opens a capsule given as its JSON text, unchanged. @param {string} text */
+    openCapsule: (text) => call('POST', '/capsule', text, { raw: true }),
   }
 }
 

@@ -5,6 +5,7 @@
  * that runs the in-browser mock (`voice-api-kit/mocks/dashboard`).
  */
 import { createCallsPanel } from './calls-panel.js'
+import { createCapsulePanel } from './capsule-panel.js'
 import { createClockPanel } from './clock-panel.js'
 import { createControlApi } from './control-api.js'
 import { createKeyForm } from './create-key-form.js'
@@ -164,6 +165,7 @@ export function mountDashboard(root, options = {}) {
   const clock = createClockPanel(ctx)
   const scenarios = createScenariosPanel(ctx)
   const calls = createCallsPanel(ctx)
+  const capsule = createCapsulePanel(ctx)
 
   const picker = h('select', {
     id: 'vak-account',
@@ -216,7 +218,7 @@ export function mountDashboard(root, options = {}) {
         scenarios.element,
         calls.element,
       ),
-      h('div', { class: 'vak-secondary' }, usage.element, clock.element),
+      h('div', { class: 'vak-secondary' }, usage.element, clock.element, capsule.element),
     ),
   )
 

@@ -21,11 +21,12 @@ export function createWebhookSecretBox(ctx) {
 
   const path = () => `/accounts/${encodeURIComponent(ctx.state.accountId)}/webhook-secret`
 
+  /** Asks whether the account has a secret (200 either way: `exists`). */
   async function load() {
     if (!ctx.state.accountId) return
     const result = await ctx.api.request('GET', path())
-    present = !result.error
-    status.textContent = result.data
+    present = result.data?.exists === true
+    status.textContent = present
       ? `Webhooks are signed with a secret created ${formatTime(result.data.created_at)}.`
       : 'No signing secret: deliveries fail until you create one.'
     createButton.textContent = present ? 'Rotate secret…' : 'Create secret'

@@ -21,6 +21,10 @@ export interface WebhookDelivererOptions {
   hosts?: readonly string[]
   /** Attempts made at once. Default 8. */
   concurrency?: number
+  /** Attempts made at once to one destination (scheme, host and port). Default 2. */
+  perDestination?: number
+  /** Attempts made at once for one account's agents. Default half of `concurrency` (at least 1). */
+  perAccount?: number
   /** Real milliseconds a receiver has to answer. Default 10 s. */
   timeoutMs?: number
   /** One line per attempt (never a secret or a body). */
@@ -29,6 +33,29 @@ export interface WebhookDelivererOptions {
 
 /** Answer bytes read from a receiver at most (the rest is dropped). */
 const MAX_ANSWER_BYTES = 64 * 1024
+
+/** Where an attempt goes, as its limit counts it: scheme, host and port (the URL itself when it is not one). */
+function destinationOf(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return url
+  }
+}
+
+/** Counts of attempts under way by key (a destination, an account). */
+function tally() {
+  const counts = new Map<string, number>()
+  return {
+    get: (key: string) => counts.get(key) ?? 0,
+    add(key: string, by: number) {
+      const next = (counts.get(key) ?? 0) + by
+      if (next === 0) counts.delete(key)
+      else counts.set(key, next)
+    },
+    copy: () => new Map(counts),
+  }
+}
 
 /** Why a request got no answer, in words. */
 function failure(error: unknown, timeoutMs: number): string {
@@ -43,10 +70,17 @@ function failure(error: unknown, timeoutMs: number): string {
  * processes on one store exactly one makes each), POSTs the event signed with the `standardwebhooks` package
  * (`webhook-id`, `webhook-timestamp` in real seconds, `webhook-signature`), and records the outcome through
  * another step. Redirects are not followed; a URL outside the allowed destinations is never contacted.
+ * At most `concurrency` attempts are under way at once, at most `perDestination` of them to one destination and
+ * `perAccount` for one account: a receiver that accepts and never answers holds its own slots for the 10 s
+ * timeout, not everyone's (the others' attempts due meanwhile are claimed past its waiting ones).
  */
 export function createWebhookDeliverer(platform: DeliveringPlatform, options: WebhookDelivererOptions = {}) {
   const claimant = `deliverer-${randomBytes(8).toString('hex')}`
   const concurrency = options.concurrency ?? 8
+  const perDestination = options.perDestination ?? 2
+  const perAccount = options.perAccount ?? Math.max(1, Math.floor(concurrency / 2))
+  const byDestination = tally()
+  const byAccount = tally()
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS
   const refuse = createDestinationPolicy(options.hosts)
   const inFlight = new Set<Promise<void>>()
@@ -92,19 +126,36 @@ export function createWebhookDeliverer(platform: DeliveringPlatform, options: We
   async function claimAndSend(): Promise<void> {
     const free = concurrency - inFlight.size
     if (free <= 0 || stopped) return
+    // What this claim would add to the attempts under way (the step may be undone: counted once it returns).
+    const destinations = byDestination.copy()
+    const accounts = byAccount.copy()
+    const accept = ({ url, account_id }: { url: string; account_id: string }) => {
+      const destination = destinationOf(url)
+      if ((destinations.get(destination) ?? 0) >= perDestination) return false
+      if ((accounts.get(account_id) ?? 0) >= perAccount) return false
+      destinations.set(destination, (destinations.get(destination) ?? 0) + 1)
+      accounts.set(account_id, (accounts.get(account_id) ?? 0) + 1)
+      return true
+    }
     const claimed = await platform.webhooks.claimDue({
       claimant,
       realNow: Date.now(),
       leaseMs: CLAIM_LEASE_MS,
       max: free,
       refuse,
+      accept,
     })
     for (const one of claimed) {
+      const destination = destinationOf(one.url)
+      byDestination.add(destination, 1)
+      byAccount.add(one.account_id, 1)
       const running: Promise<void> = attempt(one)
         .catch(() => {
           // The outcome could not be recorded (the store is unavailable): the claim runs out and another try follows.
         })
         .finally(() => {
+          byDestination.add(destination, -1)
+          byAccount.add(one.account_id, -1)
           inFlight.delete(running)
           // The next event of the same call may be due now that this one is done.
           void deliverDue()

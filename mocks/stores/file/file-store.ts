@@ -1,12 +1,13 @@
-import { existsSync, unlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, unlinkSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import type { ChangeSet, StateSnapshot } from '../../engine/state/change-set.ts'
 import type { EngineState } from '../../engine/state/state.ts'
 import { type StateStore, StoreUnavailable } from '../../engine/state/store.ts'
 import { removeStaleTemporaries, writeFileAtomically } from '../../server/write-file-atomically.ts'
 import { encodeLine } from './line-codec.ts'
 import { type LogWriter, openLogWriter } from './log-writer.ts'
-import { acquireOwnerLock } from './owner-lock.ts'
+import { acquireOwnerLock, StoreLocked } from './owner-lock.ts'
 import { type LoadedState, readStateFiles, type SnapshotHeader, stateFiles } from './state-files.ts'
 
 export interface FileStoreOptions {
@@ -43,11 +44,23 @@ async function* snapshotLines(snapshot: StateSnapshot, seq: number): AsyncGenera
 
 function describeFailure(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code
+  if (code === 'ENOTDIR' || code === 'EEXIST') return 'a file is in the way'
+  if (code === 'EACCES' || code === 'EPERM') return 'it is not writable here'
   if (code === 'ENOSPC') return 'the disk is full'
   if (code === 'EDQUOT') return 'the disk quota is used up'
   if (code === 'EROFS') return 'the file system is read-only'
   if (code === 'EIO') return 'an I/O error'
   return error instanceof Error ? error.message : String(error)
+}
+
+/** Creates the folder of a store's files when it is missing (owner only: the state holds signing secrets). */
+function makeFolder(path: string, description: string): void {
+  const folder = dirname(resolve(path))
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 })
+  } catch (error) {
+    throw new Error(`${description}: cannot create its folder ${folder}: ${describeFailure(error)}.`)
+  }
 }
 
 /**
@@ -57,6 +70,7 @@ function describeFailure(error: unknown): string {
  * costs in proportion to what it changed. Bookkeeping (windows, last-used times, the journal) is written with
  * the next durable set or within `softDelayMs`. The log is compacted into a new snapshot, written beside the
  * old one and renamed over it, once it grows past `compactAtBytes`. One process owns a store (`<path>.lock`).
+ * A missing folder is created (mode 700).
  * A set that cannot be made durable (disk full, I/O error) is undone and its request answered 503.
  */
 export function createFileStore(path: string, options: FileStoreOptions = {}): FileStore {
@@ -112,8 +126,16 @@ export function createFileStore(path: string, options: FileStoreOptions = {}): F
     snapshots: () => snapshots,
 
     async load() {
+      makeFolder(path, description)
       removeStaleTemporaries(files.snapshot)
-      lock = acquireOwnerLock(files.lock, description)
+      try {
+        lock = acquireOwnerLock(files.lock, description)
+      } catch (error) {
+        if (error instanceof StoreLocked || !(error as NodeJS.ErrnoException).code) throw error
+        throw new Error(
+          `${description}: cannot create its lock file ${files.lock}: ${describeFailure(error)}.`,
+        )
+      }
       try {
         loaded = readStateFiles(path)
       } catch (error) {
@@ -157,8 +179,14 @@ export function createFileStore(path: string, options: FileStoreOptions = {}): F
         changes: set.changes.map((change) => [change.table, change.key, change.value]),
         ...(set.reset ? { reset: true } : {}),
       }
+      // A record that cannot be made durable is undone, newest first, with every later one: the next record
+      // takes its number, so that the log's numbers follow each other without a gap.
+      const lost = () => {
+        engineState.undo(set)
+        seq = Math.min(seq, record.seq - 1)
+      }
       try {
-        await log.append(encodeLine(record), set.durable, () => engineState.undo(set))
+        await log.append(encodeLine(record), set.durable, lost)
       } catch (error) {
         throw new StoreUnavailable(describeFailure(error))
       }

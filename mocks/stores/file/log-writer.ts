@@ -1,5 +1,6 @@
 import { constants } from 'node:fs'
 import { type FileHandle, open, rename } from 'node:fs/promises'
+import { writeWhole } from '../../server/write-whole.ts'
 
 /** A record waiting to be written: its line, and what to do when it is durable or cannot be made so. */
 interface Pending {
@@ -17,22 +18,33 @@ export interface LogWriterOptions {
   softDelayMs?: number
   /** Told after each batch made durable (the store may compact then). */
   onFlushed?: () => void
+  /** Opens the log for appending (a test gives a handle that fails its own way). Default: `fs.open`. */
+  openFile?: (path: string) => Promise<LogFile>
 }
 
+/** What the writer needs of an open file. */
+export type LogFile = Pick<FileHandle, 'write' | 'datasync' | 'truncate' | 'close'>
+
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (constants.O_NOFOLLOW ?? 0)
+
+const openForAppend = (path: string): Promise<LogFile> => open(path, APPEND, 0o600)
 
 /**
  * The append-only log of a file store, with group commit: records appended while a write and its fsync are in
  * flight are written together by the next one. A durable record's `append` resolves once the fsync that covers
  * it returns; a soft record's resolves at once and is written with the next durable one, or after
- * `softDelayMs`. When a write or fsync fails, the file is cut back to its last durable size, every record not
- * yet durable is undone (newest first) and their `append`s reject. Writes, fsyncs and rotations run one at a
- * time, in order.
+ * `softDelayMs`. A batch is durable only once every byte of it is written (a short write is finished) and
+ * fsynced. When a write or fsync fails, the file is cut back to its last durable size (before anything else is
+ * written, if the cut fails at first), every record not yet durable is undone (newest first) and their
+ * `append`s reject. Writes, fsyncs and rotations run one at a time, in order.
  */
 export async function openLogWriter(path: string, options: LogWriterOptions) {
-  let file: FileHandle = await open(path, APPEND, 0o600)
+  const openFile = options.openFile ?? openForAppend
+  let file: LogFile = await openFile(path)
   await file.truncate(options.size)
   let size = options.size
+  /** Bytes may follow the last durable one (a batch failed and the file could not yet be cut back). */
+  let dirty = false
   let queue: Pending[] = []
   let chain: Promise<void> = Promise.resolve()
   let flushQueued = false
@@ -45,15 +57,30 @@ export async function openLogWriter(path: string, options: LogWriterOptions) {
     return chain
   }
 
+  /**
+   * Cuts the file back to its last durable byte (and makes the cut durable), when a failed batch may have left
+   * a piece of a record after it: nothing may be appended after such a piece, and a later start must not read it.
+   */
+  async function cutBack(): Promise<void> {
+    if (!dirty) return
+    await file.truncate(size)
+    await file.datasync()
+    dirty = false
+  }
+
   async function writeBatch(batch: Pending[]): Promise<void> {
-    const text = batch.map((pending) => pending.line).join('')
+    const bytes = Buffer.from(batch.map((pending) => pending.line).join(''))
     try {
-      await file.write(text)
+      await cutBack()
+      dirty = true
+      await writeWhole(file, bytes)
       await file.datasync()
-      size += Buffer.byteLength(text)
+      size += bytes.length
+      dirty = false
     } catch (error) {
-      // Nothing after the last durable byte may survive: a later start would replay it.
-      await file.truncate(size).catch(() => {})
+      // Nothing after the last durable byte may survive: a later start would replay it. If the cut fails too,
+      // the next batch tries it again before writing, and fails (503) while it cannot be made.
+      await cutBack().catch(() => {})
       const lost = [...batch, ...queue]
       queue = []
       for (let i = lost.length - 1; i >= 0; i--) lost[i]?.undo()
@@ -108,9 +135,10 @@ export async function openLogWriter(path: string, options: LogWriterOptions) {
      */
     rotate(to: string): Promise<void> {
       return serially(async () => {
+        await cutBack()
         await file.close()
         await rename(path, to)
-        file = await open(path, APPEND, 0o600)
+        file = await openFile(path)
         size = 0
       })
     },

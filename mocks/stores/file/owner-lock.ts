@@ -1,5 +1,6 @@
 import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os'
+import { processGone, processIdentity } from '../../server/process-gone.ts'
 
 /** Another live process owns the store. */
 export class StoreLocked extends Error {
@@ -13,21 +14,15 @@ interface Owner {
   pid: number
   host: string
   since: string
+  /** When the process started and in which boot (Linux), so that a later process given its id is not taken for it. */
+  startTicks?: number
+  bootId?: string
 }
 
 /** Locks this process holds, so that a second store on the same files in this process is refused too. */
 const held = new Set<string>()
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0)
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 function readOwner(path: string): Owner | undefined {
   try {
@@ -55,12 +50,19 @@ function tryCreate(path: string, owner: Owner): boolean {
 }
 
 /**
- * Makes this process the one owner of a store: a lock file created exclusively beside it, naming the process.
- * A lock left by a process that is gone (killed, crashed) on this machine is taken over; a lock held by a
- * running process, or by one on another machine, refuses with a message that says which and what to do.
+ * Makes this process the one owner of a store: a lock file created exclusively beside it, naming the process
+ * (its id, and on Linux its start time and boot). A lock left by a process that is gone on this machine is
+ * taken over: no process has its id, or the one that has it is a zombie (killed, not yet reaped by its parent),
+ * or another process got its id since. A lock held by a running process, or by one on another machine, refuses
+ * with a message that says which and what to do.
  */
 export function acquireOwnerLock(path: string, storeName: string): { release(): void } {
-  const me: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString() }
+  const me: Owner = {
+    pid: process.pid,
+    host: hostname(),
+    since: new Date().toISOString(),
+    ...processIdentity(),
+  }
   if (held.has(path))
     throw new StoreLocked(`${storeName} is in use by another mock in this process (${process.pid}).`)
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -73,7 +75,7 @@ export function acquireOwnerLock(path: string, storeName: string): { release(): 
       throw new StoreLocked(
         `${storeName} is in use by process ${owner.pid} on ${owner.host} (since ${owner.since}). If that process is gone, delete ${path}.`,
       )
-    if (owner && owner.pid !== me.pid && alive(owner.pid))
+    if (owner && owner.pid !== me.pid && !processGone(owner.pid, owner))
       throw new StoreLocked(
         `${storeName} is in use by another mock (process ${owner.pid}, since ${owner.since}): stop it, or start this one on another store.`,
       )

@@ -148,12 +148,16 @@ function toMaps(snapshot: StateSnapshot): Map<string, Map<string, unknown>> {
 
 /**
  * Replays a log's records after `afterSeq` onto `tables`. A record cut short at the very end is a torn tail
- * (returned, not applied); anything wrong before the end is damage and throws.
+ * (returned, not applied); anything wrong before the end is damage and throws. Records the state already holds
+ * (`seq` up to `afterSeq`: a log a compaction was replacing) are skipped; every record follows the one before it
+ * by exactly one, and the first one the state lacks is `afterSeq + 1`: a gap or a change of order is damage.
  */
 function replayLog(file: string, tables: Map<string, Map<string, unknown>>, afterSeq: number) {
   const text = readFileSync(file, 'utf8')
   let seq = afterSeq
   let validBytes = 0
+  /** The change set of the record before (none before the first). */
+  let previous: number | undefined
   for (const { line, number, start, complete } of linesOf(text)) {
     const lineBytes = Buffer.byteLength(line) + 1
     const decoded = decodeLine(line)
@@ -174,6 +178,15 @@ function replayLog(file: string, tables: Map<string, Map<string, unknown>>, afte
     }
     validBytes += lineBytes
     const record = decoded.value
+    // Inside a log each change set follows the one before it; the first one the state lacks follows the state.
+    const due = previous === undefined ? seq + 1 : previous + 1
+    if ((previous !== undefined && record.seq !== due) || record.seq > seq + 1)
+      throw new StateFileError(
+        file,
+        number,
+        `it holds change set ${record.seq} where ${due} was due: a record is missing or out of order; ${DAMAGED}`,
+      )
+    previous = record.seq
     if (record.seq <= seq) continue
     if (record.reset) for (const table of tables.values()) table.clear()
     for (const [name, key, value] of record.changes) {

@@ -151,6 +151,8 @@ export async function startInstalledMock(
     cwd,
     env: runtime.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own: whatever the test found, `stop()` leaves nothing of it running.
+    detached: true,
   })
   let output = ''
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -159,12 +161,18 @@ export async function startInstalledMock(
   child.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString()
   })
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve()
-      child.once('exit', () => resolve())
-      child.kill('SIGTERM')
-    })
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null)
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      })
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL')
+    } catch {
+      // the group is gone: nothing of it runs any more
+    }
+  }
   for (let i = 0; i < 600; i++) {
     const match = /listening on (http:\/\/\S+\/v1)/.exec(output)
     if (match?.[1]) return { child, baseUrl: match[1], output: () => output, stop }

@@ -34,7 +34,14 @@ export function responseProblems(
     problems.push(`Request-Id is ${JSON.stringify(requestId)}`)
   if (status >= 400 && (options.bodyExpected ?? true))
     problems.push(...errorProblems(path, status, headers, body).map((p) => `error body: ${p}`))
-  const text = `${JSON.stringify(headers)}\n${typeof body === 'string' ? body : JSON.stringify(body)}`
+  // JSON the engine wrote as bytes itself (a capsule) is searched as the text it is.
+  const shown =
+    typeof body === 'string'
+      ? body
+      : body instanceof Uint8Array
+        ? new TextDecoder().decode(body)
+        : JSON.stringify(body)
+  const text = `${JSON.stringify(headers)}\n${shown}`
   for (const secret of secrets)
     if (text.includes(secret)) problems.push('a key value appears in the response')
   return problems

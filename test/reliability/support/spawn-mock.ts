@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -78,5 +79,72 @@ export function spawnMock(
       clearTimeout(timer)
       reject(new Error(`the mock exited (${how}) before listening:\n${output}`))
     })
+  })
+}
+
+/** A mock whose parent never reaps it: killed, it stays a zombie until `release()`. */
+export interface UnreapedMock {
+  /** The mock's process id (its parent is a `sleep` that never waits for it). */
+  pid: number
+  origin: string
+  output(): string
+  /** Sends a signal to the mock and resolves once it is a zombie (dead, not reaped). */
+  killAndLeave(signal: NodeJS.Signals): Promise<void>
+  /** Ends the parent: the zombie goes to init, which reaps it. */
+  release(): Promise<void>
+}
+
+/** The state letter of a process in /proc (`Z` for a zombie), or undefined when there is no such process. */
+export function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Starts `voice-api-kit mock --port 0 <args>` as the child of a shell that then becomes `sleep`, a parent
+ * that never reaps its children: as in a container without an init, or under a supervisor slow to reap.
+ */
+export function spawnUnreapedMock(args: string[], timeoutMs = 20_000): Promise<UnreapedMock> {
+  const argv = [process.execPath, '--import', TSX, MAIN, 'mock', '--port', '0', ...args]
+  const parent = spawn('/bin/sh', ['-c', '"$@" & echo "mock pid $!"; exec sleep 120', 'sh', ...argv], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const parentGone = new Promise<void>((resolve) => parent.once('exit', () => resolve()))
+  let output = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      parent.kill('SIGKILL')
+      reject(new Error(`the mock did not start in ${timeoutMs} ms:\n${output}`))
+    }, timeoutMs)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+      const pid = Number(/mock pid (\d+)/.exec(output)?.[1])
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output)
+      if (!match?.[1] || !pid) return
+      clearTimeout(timer)
+      resolve({
+        pid,
+        origin: match[1],
+        output: () => output,
+        async killAndLeave(signal) {
+          process.kill(pid, signal)
+          for (let i = 0; i < 200 && processState(pid) !== 'Z'; i++)
+            await new Promise((r) => setTimeout(r, 10))
+          if (processState(pid) !== 'Z')
+            throw new Error(`process ${pid} is not a zombie: ${processState(pid)}`)
+        },
+        async release() {
+          parent.kill('SIGKILL')
+          await parentGone
+        },
+      })
+    }
+    parent.stdout?.on('data', onData)
+    parent.stderr?.on('data', onData)
   })
 }

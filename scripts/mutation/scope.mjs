@@ -1,0 +1,54 @@
+// @ts-check
+/**
+ * The line between the two mutation runs (docs/decisions/015-mutation-scope.md): each module of the engine is
+ * mutated by exactly one of them, for the reason given here and nowhere else.
+ */
+
+/**
+ * Modules whose behaviour the v1 API cannot show: the contract suite talks to one running mock through v1, so
+ * their mutants would survive it whatever they did. The project's own tests kill them (the own-tests run).
+ */
+export const OWN_TESTS_MODULES = [
+  // The control plane: the mock's own API (openapi/mock-control.yaml), the simulated dashboard. The suite uses
+  // it only to provision; who may call it, its accounts, keys' input, clock and journal are its own contract.
+  'mocks/engine/control/**/*.ts',
+  'mocks/engine/keys/key-input.ts',
+  'mocks/engine/journal.ts',
+  'mocks/engine/calls/call-control-handlers.ts',
+  'mocks/engine/calls/call-plan.ts',
+  'mocks/engine/webhooks/webhook-control-handlers.ts',
+  // State capsules (docs/decisions/016-state-capsules.md): taken and opened through the control plane only.
+  'mocks/engine/capsule/**/*.ts',
+  // Where the state lives beyond one step: the state tables' machinery, the start from a seed or a saved
+  // state, the steps through a store (a store that cannot keep a change: 503). One running mock never reads
+  // its change log back, never restarts, and its memory store always keeps a change.
+  'mocks/engine/state/**/*.ts',
+  'mocks/engine/saved-state.ts',
+  'mocks/engine/starting-state.ts',
+  'mocks/engine/store-steps.ts',
+  // Scenarios (docs/decisions/012-scenarios.md): turned on through the control plane or `Prefer`, never by the
+  // suite, which takes the path with no scenario.
+  'mocks/engine/scenarios/**/*.ts',
+  // The mock's check of its own answers (`checkResponses`): off in the contract run, where the suite, not the
+  // mock, must notice a wrong answer.
+  'mocks/engine/contract/contract-drift.ts',
+  // The mock's own guards and bounds, which the spec does not set (so no fair suite can ask for them): JSON
+  // nesting, the bounded collections, and the timestamp parser's refusals (a v1 input reaches it only after the
+  // contract's `format: date-time` has let it through).
+  'mocks/engine/json-depth.ts',
+  'mocks/engine/limits.ts',
+  'mocks/engine/timestamp.ts',
+]
+
+/**
+ * The demo data: its content is the mock's own choice. The contract fixes only its shape, which every response
+ * check verifies and test/seed.test.ts checks against the contract; no test can tell one valid data set from
+ * another, so neither run mutates it.
+ */
+export const NEITHER_RUN = ['mocks/engine/seed/**/*.ts']
+
+/** The contract run: the rest of the engine, whose behaviour the v1 API shows. */
+export const CONTRACT_RUN_MUTATES = [
+  'mocks/engine/**/*.ts',
+  ...[...OWN_TESTS_MODULES, ...NEITHER_RUN].map((pattern) => `!${pattern}`),
+]
