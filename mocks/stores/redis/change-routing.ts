@@ -65,6 +65,21 @@ export function routeChanges(state: EngineState, sets: readonly ChangeSet[]): Ro
   return routed
 }
 
+/**
+ * The net effect of changes kept together as one version: each record's last value only, in the order of
+ * those last changes (a record written by each of a batch's steps is sent once).
+ */
+export function netChanges(changes: readonly Change[]): Change[] {
+  if (changes.length < 2) return [...changes]
+  const last = new Map<string, Change>()
+  for (const change of changes) {
+    const field = recordField(change.table, change.key)
+    last.delete(field)
+    last.set(field, change)
+  }
+  return [...last.values()]
+}
+
 /** Changes as a records hash takes them (field, JSON or '' to delete) and as a feed entry carries them. */
 export interface EncodedChanges {
   args: string[]

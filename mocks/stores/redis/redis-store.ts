@@ -7,7 +7,7 @@ import {
   type StepScope,
   StoreUnavailable,
 } from '../../engine/state/store.ts'
-import { encodeChanges, type RoutedChanges, routeChanges } from './change-routing.ts'
+import { encodeChanges, netChanges, type RoutedChanges, routeChanges } from './change-routing.ts'
 import { createJournalAppender } from './journal-appender.ts'
 import {
   connectRedis,
@@ -539,7 +539,7 @@ export async function createRedisStore(
       engineState,
       kept.map(({ set }) => set),
     )
-    const changes = route === '' ? [] : (routed.accounts.get(route) ?? [])
+    const changes = route === '' ? [] : netChanges(routed.accounts.get(route) ?? [])
     if (changes.length > 0) {
       let answer: unknown[]
       try {
@@ -714,11 +714,11 @@ export async function createRedisStore(
       return sent
     }
     const parts = [...routed.accounts.keys()]
-    const globalEncoded = encodeChanges(routed.global)
+    const globalEncoded = encodeChanges(netChanges(routed.global))
     if (parts.length === 1 && routed.global.length === 0) {
       const account = parts[0] as string
       const drop = routed.accountsRemoved.includes(account)
-      const { args, payload } = encodeChanges(routed.accounts.get(account) ?? [])
+      const { args, payload } = encodeChanges(netChanges(routed.accounts.get(account) ?? []))
       const [reply] = await connection.trip(
         connection.script('commit', applyKeys(account, drop), [
           knownVersion(account),
@@ -764,7 +764,7 @@ export async function createRedisStore(
         account,
         base: knownVersion(account),
         drop: routed.accountsRemoved.includes(account),
-        ...encodeChanges(routed.accounts.get(account) ?? []),
+        ...encodeChanges(netChanges(routed.accounts.get(account) ?? [])),
       }))
       const global = replica.global + (routed.global.length > 0 ? 1 : 0)
       const intent = JSON.stringify({ epoch: replica.epoch, global, parts: intentParts })
