@@ -44,14 +44,31 @@ export const JOURNAL_TABLE = 'journal'
 export function createJournal(state: EngineState, capacity = 1000) {
   /** Entries by request id, oldest first (the order they were recorded or learnt of). */
   const entries = new Map<string, JournalEntry>()
+  /** The ids of the last `capacity` entries in a ring: the one a new entry replaces is the oldest. */
+  const ring: (string | undefined)[] = new Array(capacity)
+  let next = 0
+
+  /** Notes a new entry; the entry it pushes out of the last `capacity` is dropped. */
+  function remember(id: string): void {
+    const slot = next++ % capacity
+    const oldest = ring[slot]
+    ring[slot] = id
+    if (oldest !== undefined && oldest !== id) drop(oldest)
+  }
 
   state.register(JOURNAL_TABLE, {
     apply(key, value) {
       entries.delete(key)
-      if (value !== null) entries.set(key, value as JournalEntry)
+      if (value === null) return
+      entries.set(key, value as JournalEntry)
+      remember(key)
     },
     entries: () => entries.entries(),
-    clear: () => entries.clear(),
+    clear() {
+      entries.clear()
+      ring.fill(undefined)
+      next = 0
+    },
   })
 
   function drop(id: string): void {
@@ -65,7 +82,7 @@ export function createJournal(state: EngineState, capacity = 1000) {
     record(entry: JournalEntry): void {
       entries.set(entry.id, entry)
       state.record(JOURNAL_TABLE, entry.id, entry, null, true)
-      if (entries.size > capacity) drop(entries.keys().next().value as string)
+      remember(entry.id)
     },
     list({ account_id, key_id, status, limit = 100 }: JournalQuery = {}): {
       data: JournalEntry[]

@@ -12,8 +12,10 @@
  * for memory apart), CPU per request of the mocks and of Redis, Redis's own time per script call, the commands
  * Redis ran per request (its INFO, scripts' inner commands included) and the stores' count of round trips per
  * request (printed by each process as it stops), and the load average.
+ * `--request write` drives `PATCH` of one agent instead (writes to one account), `--request global`
+ * `GET /_mock/accounts` (a step over the whole state, under the store's global lock).
  *   node --import tsx scripts/bench/shared-store.ts [--runs 3] [--rounds 6] [--duration 1] [--connections 12]
- *     [--processes 1,3]
+ *     [--processes 1,3] [--request read|write|global]
  * Needs the build (`npm run build`: dist/cli/main.js) and redis-server.
  */
 import { execFileSync } from 'node:child_process'
@@ -34,8 +36,11 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '1' },
     connections: { type: 'string', default: '12' },
     processes: { type: 'string', default: '1,3' },
+    request: { type: 'string', default: 'read' },
   },
 })
+const kind = values.request ?? 'read'
+if (!['read', 'write', 'global'].includes(kind)) throw new Error('--request takes read, write or global.')
 const runs = Number(values.runs)
 const rounds = Number(values.rounds)
 const durationSec = Number(values.duration)
@@ -84,6 +89,8 @@ interface Configuration {
   /** The key every process is driven with; undefined: each its own demo key. */
   key?: string
   redis?: TestRedis & { pid: number }
+  /** An agent of the account driven (`--request write` renames it). */
+  agentId: string
   answered: number
   seconds: number
   mockCpuMs: number
@@ -106,7 +113,12 @@ async function configuration(label: string, processes: number, onRedis: boolean)
   const store = redis ? ['--store', redis.url] : []
   const first = await startMock(store)
   const mocks = [first, ...(await Promise.all(Array.from({ length: processes - 1 }, () => startMock(store))))]
+  const listed = await fetch(`${first.origin}/v1/agents?limit=1`, {
+    headers: { authorization: `Bearer ${first.secretKey}` },
+  })
+  const agentId = ((await listed.json()) as { data: { id: string }[] }).data[0]?.id ?? ''
   return {
+    agentId,
     label,
     mocks,
     key: redis ? first.secretKey : undefined,
@@ -119,11 +131,19 @@ async function configuration(label: string, processes: number, onRedis: boolean)
   }
 }
 
-const request = (config: Configuration, mock: Mock) => ({
-  url: `${mock.origin}/v1/agents?limit=20`,
-  method: 'GET',
-  headers: { authorization: `Bearer ${config.key ?? mock.secretKey}` },
-})
+function request(config: Configuration, mock: Mock) {
+  const authorization = `Bearer ${config.key ?? mock.secretKey}`
+  if (kind === 'write')
+    return {
+      url: `${mock.origin}/v1/agents/${config.agentId}`,
+      method: 'PATCH',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Renamed by the bench' }),
+    }
+  if (kind === 'global')
+    return { url: `${mock.origin}/_mock/accounts`, method: 'GET', headers: {} as Record<string, string> }
+  return { url: `${mock.origin}/v1/agents?limit=20`, method: 'GET', headers: { authorization } }
+}
 
 /** Drives a configuration's processes at once for `seconds`, `connections` split between them. */
 async function turn(config: Configuration, seconds: number, count = true): Promise<void> {
@@ -154,7 +174,7 @@ async function turn(config: Configuration, seconds: number, count = true): Promi
 }
 
 console.log(
-  `shared-store bench: ${runs} runs of ${rounds} rotating rounds, ${durationSec} s per configuration and round, ${connections} connections in all, GET /v1/agents?limit=20`,
+  `shared-store bench: ${runs} runs of ${rounds} rotating rounds, ${durationSec} s per configuration and round, ${connections} connections in all, ${{ read: 'GET /v1/agents?limit=20', write: 'PATCH /v1/agents/{id} of one account', global: 'GET /_mock/accounts' }[kind]}`,
 )
 const most = Math.max(...counts)
 for (let run = 1; run <= runs; run++) {
