@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { ChangeSet, StateSnapshot } from '../../engine/state/change-set.ts'
+import type { ChangeSet } from '../../engine/state/change-set.ts'
 import type { EngineState } from '../../engine/state/state.ts'
 import {
   type CountedRequest,
@@ -8,6 +8,9 @@ import {
   StoreUnavailable,
 } from '../../engine/state/store.ts'
 import { encodeChanges, netChanges, type RoutedChanges, routeChanges } from './change-routing.ts'
+import { commitEpoch } from './epoch-writer.ts'
+import { commitRouted } from './global-commit.ts'
+import { createGlobalLock, type Lock } from './global-lock.ts'
 import { createJournalAppender } from './journal-appender.ts'
 import {
   connectRedis,
@@ -16,21 +19,18 @@ import {
   type RedisTarget,
   RedisUnavailable,
 } from './redis-connection.ts'
-import { globalKeys, partitionKeys, recordField } from './redis-keys.ts'
+import { globalKeys } from './redis-keys.ts'
 import {
   applyAccount,
   applyGlobalEntries,
   applyJournal,
   applyStale,
-  inParallel,
-  type Replica,
-  readAccount,
   readWhole,
-  type SyncContext,
   syncAccount,
   syncAccounts,
   syncGlobal,
 } from './replica-sync.ts'
+import { keysOf, knownVersion, type Replica, type StoreContext, sleep } from './store-context.ts'
 import { StoreGate } from './store-gate.ts'
 
 export type { RedisStoreStats, RedisTarget }
@@ -72,23 +72,6 @@ interface Job {
   reject(error: unknown): void
 }
 
-interface Lock {
-  token: string
-  /** Redis time (ms) before which the step must have committed; marks on accounts last until then. */
-  deadline: number
-  epoch: number
-  global: number
-  init: boolean
-  /** What was read with the lock for this copy: the global sets it missed, the accounts, the journal. */
-  read: {
-    status: 'same' | 'delta' | 'whole'
-    changes: string[]
-    accounts: string[]
-    journalCount: number
-    journal: string[]
-  }
-}
-
 /** What a batch of steps over one account asks for before its steps are tried again. */
 type Next = 'now' | 'sync' | { busy: number }
 
@@ -96,16 +79,8 @@ type Next = 'now' | 'sync' | { busy: number }
 const BATCH = 64
 /** Tries of a step over the whole state before it is refused (its accounts kept changing under it). */
 const GLOBAL_TRIES = 50
-/** Margin kept between a mark's deadline and the global lock's expiry (clocks of cluster nodes may differ). */
-const MARGIN_MS = 1000
 /** How long a new store's first state may take to write (the lock held meanwhile). */
 const SETUP_TTL_MS = 60_000
-/** Records per command when a whole state is written. */
-const CHUNK = 1000
-/** The windows of every plan (hourly, burst): the keys dropped with an account. */
-const WINDOW_SECONDS = [60, 3600]
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** The target of `--store`: `redis://host:port/db`, or a cluster's nodes. */
 function targetOf(target: string | RedisTarget): RedisTarget {
@@ -138,13 +113,14 @@ export async function createRedisStore(
   const { stats, client } = connection
   const globals = globalKeys(prefix)
   const replica: Replica = { epoch: 0, global: 0, accounts: new Map(), journalRead: 0 }
-  const ctx: SyncContext = {
+  const ctx: StoreContext = {
     connection,
     prefix,
     globals,
     replica,
     processId: randomBytes(8).toString('hex'),
     journalCapacity: 1000,
+    feedLength,
   }
   const journal = createJournalAppender({
     connection,
@@ -156,8 +132,9 @@ export async function createRedisStore(
     capacity: ctx.journalCapacity,
   })
   const gate = new StoreGate()
-  let released: (() => void) | undefined
-  await connection.listen(globals.released, () => released?.())
+  const globalLock = await createGlobalLock(ctx)
+  const acquire = (ttl = lockTtl, preRead?: Map<string, unknown>) => globalLock.acquire(ttl, preRead)
+  const release = (lock: Lock) => globalLock.release(lock)
 
   let state: EngineState | undefined
   let joined = false
@@ -180,149 +157,6 @@ export async function createRedisStore(
     error instanceof StoreUnavailable
       ? error
       : new StoreUnavailable(`${connection.description}: ${(error as Error).message}`)
-  const keysOf = (account: string) => partitionKeys(prefix, account, replica.epoch)
-  const knownVersion = (account: string) => replica.accounts.get(account)?.version ?? 0
-
-  // ---- the global lock ----
-
-  /**
-   * Takes the global lock. `preRead` (one Redis): in the same round trip, reads every account this copy holds,
-   * sent after the lock in one pipeline, so read once the lock is taken; their answers are put there.
-   */
-  async function acquire(ttl = lockTtl, preRead?: Map<string, unknown>): Promise<Lock> {
-    const token = randomBytes(16).toString('hex')
-    for (let attempt = 0; ; attempt++) {
-      const keys = [
-        globals.lock,
-        globals.state,
-        globals.intent,
-        globals.feed,
-        globals.accounts(replica.epoch),
-        globals.journal(replica.epoch),
-        globals.journalCount(replica.epoch),
-      ]
-      const args = [token, ttl, replica.global, replica.epoch, replica.journalRead]
-      // One Redis runs a pipeline in order: the reads come after the lock. A cluster's nodes do not: after it.
-      const readFirst = preRead && attempt === 0 && !connection.cluster ? [...replica.accounts.keys()] : []
-      const [reply, ...read] = await connection.trip(
-        connection.script('acquire', keys, args),
-        ...readFirst.map((account) => readAccount(ctx, account, replica.accounts.get(account), false)),
-      )
-      preRead?.clear()
-      if (reply) {
-        const [
-          time,
-          global,
-          epoch,
-          init,
-          intentToken,
-          intentBody,
-          status,
-          changes,
-          accounts,
-          count,
-          journal,
-        ] = reply as [
-          number,
-          number,
-          number,
-          string,
-          string,
-          string,
-          Lock['read']['status'],
-          string[] | undefined,
-          string[] | undefined,
-          number | undefined,
-          string[] | undefined,
-        ]
-        const lock: Lock = {
-          token,
-          deadline: time + ttl - MARGIN_MS,
-          epoch,
-          global,
-          init: init === '1',
-          read: {
-            status,
-            changes: changes ?? [],
-            accounts: accounts ?? [],
-            journalCount: count ?? replica.journalRead,
-            journal: journal ?? [],
-          },
-        }
-        if (intentToken) await carryOut(intentToken, intentBody, lock)
-        else for (const [i, account] of readFirst.entries()) preRead?.set(account, read[i])
-        return lock
-      }
-      // Held by another: try again when it is let go (or a little later each time, should that be missed).
-      const wait = Math.min(20, 0.5 * 1.5 ** Math.min(attempt, 12)) * (0.5 + Math.random())
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait)
-        released = () => {
-          clearTimeout(timer)
-          released = undefined
-          resolve()
-        }
-      })
-    }
-  }
-
-  async function release(lock: Lock): Promise<void> {
-    await connection.script('release', [globals.lock, globals.released], [lock.token]).catch(() => {})
-  }
-
-  interface IntentPart {
-    account: string
-    base: number
-    args: string[]
-    payload: string
-    drop: boolean
-  }
-
-  const applyKeys = (account: string, drop: boolean) => {
-    const keys = keysOf(account)
-    return [
-      keys.state,
-      keys.records,
-      keys.feed,
-      ...(drop ? [keys.windows, ...WINDOW_SECONDS.map(keys.windowList)] : []),
-    ]
-  }
-
-  /** Carries out an intent's changes to accounts (idempotent), then drops it. */
-  async function carryOut(token: string, body: string, lock: Lock): Promise<void> {
-    const intent = JSON.parse(body) as { epoch: number; global: number; parts: IntentPart[] }
-    await connection.trip(
-      ...intent.parts.map((part) => {
-        const keys = partitionKeys(prefix, part.account, intent.epoch)
-        return connection.script(
-          'apply',
-          [
-            keys.state,
-            keys.records,
-            keys.feed,
-            ...(part.drop ? [keys.windows, ...WINDOW_SECONDS.map(keys.windowList)] : []),
-          ],
-          [
-            token,
-            part.base,
-            intent.global,
-            feedLength,
-            part.payload,
-            part.drop ? '1' : '0',
-            part.args.length / 2,
-            ...part.args,
-          ],
-        )
-      }),
-    )
-    await connection.trip(
-      connection.script(
-        'finishGlobal',
-        [globals.lock, globals.intent, globals.released],
-        [token, lock.token, '0'],
-      ),
-    )
-  }
 
   // ---- reading the store ----
 
@@ -440,14 +274,14 @@ export async function createRedisStore(
     const windows = counting[0]?.scope.count?.windows ?? windowsOf.get(route) ?? []
     if (counting.length > 0) windowsOf.set(route, windows)
     const nowSec = Math.floor(Math.max(0, ...counting.map((job) => job.scope.count?.nowMs ?? 0)) / 1000)
-    const keys = keysOf(route)
+    const keys = keysOf(ctx, route)
     const keyList = [
       keys.state,
       keys.feed,
       keys.windows,
       ...windows.map((window) => keys.windowList(window.seconds)),
     ]
-    const args: (string | number)[] = [knownVersion(route), replica.global, nowSec, windows.length]
+    const args: (string | number)[] = [knownVersion(ctx, route), replica.global, nowSec, windows.length]
     for (const window of windows) args.push(window.seconds, window.quota)
     const takenBack = windows.length > 0 ? (uncounts.get(route) ?? []) : []
     args.push(counting.length + takenBack.length)
@@ -544,12 +378,12 @@ export async function createRedisStore(
       let answer: unknown[]
       try {
         const { args, payload } = encodeChanges(changes)
-        const keys = keysOf(route)
+        const keys = keysOf(ctx, route)
         const [reply] = await connection.trip(
           connection.script(
             'commit',
             [keys.state, keys.records, keys.feed],
-            [knownVersion(route), replica.global, feedLength, payload, '0', args.length / 2, ...args],
+            [knownVersion(ctx, route), replica.global, feedLength, payload, '0', args.length / 2, ...args],
           ),
         )
         answer = reply as unknown[]
@@ -680,8 +514,8 @@ export async function createRedisStore(
       let kept: boolean
       try {
         kept = sets.some((set) => set.reset)
-          ? await commitEpoch(lock, replica.epoch + 1)
-          : await commitRouted(lock, routeChanges(engineState, sets))
+          ? await commitEpoch(ctx, engineState, lock, replica.epoch + 1)
+          : await commitRouted(ctx, engineState, lock, routeChanges(engineState, sets))
       } catch (error) {
         for (let i = ran.length - 1; i >= 0; i--) engineState.undo((ran[i] as (typeof ran)[number]).set)
         throw error
@@ -699,245 +533,6 @@ export async function createRedisStore(
       jobs = ran.map(({ job }) => job)
     }
     throw new StoreUnavailable('the accounts this step changes kept changing in other processes; retry')
-  }
-
-  /** Keeps a global step's changes: answers false when an account changed under it (it runs again). */
-  async function commitRouted(lock: Lock, routed: RoutedChanges): Promise<boolean> {
-    // New accounts and keys enter the indexes with the first command of the commit (nobody looks a key up
-    // before its creation was answered; an entry whose creation is then not kept finds nothing).
-    const indexed = () => {
-      const sent: Promise<unknown>[] = []
-      if (routed.accountsAdded.length > 0)
-        sent.push(client.sadd(globals.accounts(replica.epoch), ...routed.accountsAdded))
-      if (routed.keysAdded.length > 0)
-        sent.push(client.hset(globals.keys(replica.epoch), Object.fromEntries(routed.keysAdded)))
-      return sent
-    }
-    const parts = [...routed.accounts.keys()]
-    const globalEncoded = encodeChanges(netChanges(routed.global))
-    if (parts.length === 1 && routed.global.length === 0) {
-      const account = parts[0] as string
-      const drop = routed.accountsRemoved.includes(account)
-      const { args, payload } = encodeChanges(netChanges(routed.accounts.get(account) ?? []))
-      const [reply] = await connection.trip(
-        connection.script('commit', applyKeys(account, drop), [
-          knownVersion(account),
-          replica.global,
-          feedLength,
-          payload,
-          drop ? '1' : '0',
-          args.length / 2,
-          ...args,
-        ]),
-        ...indexed(),
-      )
-      const answer = reply as unknown[]
-      if (answer[0] !== 'ok') {
-        if (answer[0] === 'stale') await applyStale(ctx, engine(), account, answer)
-        else await syncAccount(ctx, engine(), account, { clear: true })
-        return false
-      }
-      const known = replica.accounts.get(account)
-      replica.accounts.set(account, { version: Number(answer[1]), counted: known?.counted ?? -1 })
-    } else if (parts.length > 0) {
-      const prepared = await connection.trip(
-        ...parts.map((account) => {
-          const keys = keysOf(account)
-          return connection.script(
-            'prepare',
-            [keys.state, keys.feed],
-            [knownVersion(account), lock.token, lock.deadline],
-          ) as Promise<unknown[]>
-        }),
-      )
-      if (prepared.some((answer) => answer[0] !== 'ok')) {
-        await connection.trip(
-          ...parts.map((account) => connection.script('unprepare', [keysOf(account).state], [lock.token])),
-        )
-        if (prepared.some((answer) => answer[0] === 'late'))
-          throw new StoreUnavailable('the step took longer than the global lock lasts')
-        for (const [i, answer] of prepared.entries())
-          if (answer[0] === 'stale') await applyStale(ctx, engine(), parts[i] as string, answer)
-        return false
-      }
-      const intentParts: IntentPart[] = parts.map((account) => ({
-        account,
-        base: knownVersion(account),
-        drop: routed.accountsRemoved.includes(account),
-        ...encodeChanges(netChanges(routed.accounts.get(account) ?? [])),
-      }))
-      const global = replica.global + (routed.global.length > 0 ? 1 : 0)
-      const intent = JSON.stringify({ epoch: replica.epoch, global, parts: intentParts })
-      await commitGlobal(lock, globalEncoded, intent, indexed())
-      await connection.trip(
-        ...intentParts.map((part) =>
-          connection.script('apply', applyKeys(part.account, part.drop), [
-            lock.token,
-            part.base,
-            global,
-            feedLength,
-            part.payload,
-            part.drop ? '1' : '0',
-            part.args.length / 2,
-            ...part.args,
-          ]),
-        ),
-      )
-      await connection.trip(
-        connection.script(
-          'finishGlobal',
-          [globals.lock, globals.intent, globals.released],
-          [lock.token, lock.token, '0'],
-        ),
-      )
-      for (const part of intentParts) {
-        const known = replica.accounts.get(part.account)
-        replica.accounts.set(part.account, { version: part.base + 1, counted: known?.counted ?? -1 })
-      }
-    } else if (routed.global.length > 0) await commitGlobal(lock, globalEncoded, '', indexed())
-    else {
-      const sent = indexed()
-      if (sent.length > 0) await connection.trip(...sent)
-    }
-    const removed: Promise<unknown>[] = []
-    if (routed.accountsRemoved.length > 0)
-      removed.push(client.srem(globals.accounts(replica.epoch), ...routed.accountsRemoved))
-    if (routed.keysRemoved.length > 0)
-      removed.push(client.hdel(globals.keys(replica.epoch), ...routed.keysRemoved))
-    if (removed.length > 0) await connection.trip(...removed)
-    return true
-  }
-
-  async function commitGlobal(
-    lock: Lock,
-    encoded: { args: string[]; payload: string },
-    intent: string,
-    alongside: Promise<unknown>[],
-  ) {
-    const [reply] = await connection.trip(
-      connection.script(
-        'commitGlobal',
-        [
-          globals.lock,
-          globals.state,
-          globals.feed,
-          globals.records(replica.epoch),
-          globals.intent,
-          globals.released,
-        ],
-        [lock.token, feedLength, encoded.payload, intent, '0', encoded.args.length / 2, ...encoded.args],
-      ),
-      ...alongside,
-    )
-    replica.global = Number((reply as unknown[])[1])
-  }
-
-  /**
-   * Writes this copy's whole state as the store's epoch `epoch` (a reset, or a new store's first state), then
-   * switches the store to it in one step. Every process then reads the new epoch whole.
-   */
-  async function commitEpoch(lock: Lock, epoch: number): Promise<boolean> {
-    const snapshot: StateSnapshot = engine().snapshot()
-    const engineState = engine()
-    const global: string[] = []
-    const byAccount = new Map<string, string[]>()
-    const accounts: string[] = []
-    const keyIndex: [string, string][] = []
-    for (const [table, records] of Object.entries(snapshot.tables)) {
-      if (table === 'windows' || table === 'journal') continue
-      for (const [key, value] of records) {
-        const account = engineState.accountOf(table, key, value)
-        const fields = account === undefined ? global : (byAccount.get(account) ?? [])
-        if (account !== undefined) byAccount.set(account, fields)
-        fields.push(recordField(table, key), JSON.stringify(value))
-        if (table === 'accounts') accounts.push(key)
-        if (table === 'keys') {
-          const stored = value as { hash: string; record: { account_id: string } }
-          keyIndex.push([stored.hash, stored.record.account_id])
-        }
-      }
-    }
-    const nextGlobal = Math.max(lock.global, replica.global) + 1
-    const chunked = (
-      key: string,
-      fields: string[],
-      write: (key: string, chunk: string[]) => Promise<unknown>,
-    ) => {
-      const sent: Promise<unknown>[] = []
-      for (let i = 0; i < fields.length; i += CHUNK * 2) sent.push(write(key, fields.slice(i, i + CHUNK * 2)))
-      return sent
-    }
-    const hset = (key: string, chunk: string[]) => client.hset(key, ...chunk)
-    await inParallel([...byAccount], async ([account, fields]) => {
-      const keys = partitionKeys(prefix, account, epoch)
-      await client.del(
-        keys.state,
-        keys.records,
-        keys.feed,
-        keys.windows,
-        ...WINDOW_SECONDS.map(keys.windowList),
-      )
-      await Promise.all(chunked(keys.records, fields, hset))
-      await client.hset(keys.state, 'v', 1, 'g', nextGlobal)
-    })
-    await client.del(
-      globals.records(epoch),
-      globals.accounts(epoch),
-      globals.keys(epoch),
-      globals.journal(epoch),
-      globals.journalCount(epoch),
-    )
-    const pairs = keyIndex.flat()
-    await Promise.all([
-      ...chunked(globals.records(epoch), global, hset),
-      ...chunked(globals.keys(epoch), pairs, hset),
-      ...chunked(globals.accounts(epoch), accounts, (key, chunk) => client.sadd(key, ...chunk)),
-    ])
-    const previous = replica.epoch
-    const [version] = await connection.trip(
-      connection.script(
-        'switchEpoch',
-        [globals.lock, globals.state, globals.feed, globals.released],
-        [lock.token, epoch, feedLength, '0'],
-      ),
-    )
-    replica.epoch = epoch
-    replica.global = Number(version)
-    replica.accounts = new Map([...byAccount.keys()].map((account) => [account, { version: 1, counted: 0 }]))
-    replica.journalRead = 0
-    lock.epoch = epoch
-    lock.global = replica.global
-    if (previous > 0) forgetEpoch(previous)
-    return true
-  }
-
-  /** Deletes an epoch's keys a while after the store left it (processes still on it notice first). */
-  function forgetEpoch(epoch: number): void {
-    const timer = setTimeout(async () => {
-      try {
-        const accounts = await client.smembers(globals.accounts(epoch))
-        await inParallel(accounts, async (account) => {
-          const keys = partitionKeys(prefix, account, epoch)
-          await client.del(
-            keys.state,
-            keys.records,
-            keys.feed,
-            keys.windows,
-            ...WINDOW_SECONDS.map(keys.windowList),
-          )
-        })
-        await client.del(
-          globals.records(epoch),
-          globals.accounts(epoch),
-          globals.keys(epoch),
-          globals.journal(epoch),
-          globals.journalCount(epoch),
-        )
-      } catch {
-        // Left for later: they are never read again.
-      }
-    }, 10_000)
-    timer.unref()
   }
 
   return {
@@ -967,7 +562,7 @@ export async function createRedisStore(
         const lock = setupLock ?? (await acquire(SETUP_TTL_MS))
         setupLock = undefined
         try {
-          await commitEpoch(lock, lock.epoch + 1)
+          await commitEpoch(ctx, engineState, lock, lock.epoch + 1)
         } finally {
           await release(lock)
         }

@@ -1,29 +1,8 @@
 import type { Change, StateSnapshot, StoredChangeSet } from '../../engine/state/change-set.ts'
 import type { EngineState } from '../../engine/state/state.ts'
 import { decodeEntry, recordsAsChanges, replacementOf, windowsAsChanges } from './change-routing.ts'
-import type { RedisConnection } from './redis-connection.ts'
-import { type GlobalKeys, partitionKeys } from './redis-keys.ts'
-
-/** What this process's copy of the state holds of the store: versions of each part, the epoch. */
-export interface Replica {
-  epoch: number
-  /** Version of the global part. */
-  global: number
-  /** Each account's version and count of counted requests (its windows' version) in this copy. */
-  accounts: Map<string, { version: number; counted: number }>
-  /** Journal entries read (the count of the journal list when it was last read). */
-  journalRead: number
-}
-
-export interface SyncContext {
-  connection: RedisConnection
-  prefix: string
-  globals: GlobalKeys
-  replica: Replica
-  processId: string
-  /** The journal kept (entries). */
-  journalCapacity: number
-}
+import { partitionKeys } from './redis-keys.ts'
+import type { StoreContext } from './store-context.ts'
 
 /** Accounts read at once when the whole store is read. */
 const PARALLEL = 64
@@ -41,14 +20,14 @@ export async function inParallel<T>(items: readonly T[], work: (item: T) => Prom
   for (let i = 0; i < items.length; i += PARALLEL) await Promise.all(items.slice(i, i + PARALLEL).map(work))
 }
 
-function accountKeys(ctx: SyncContext, account: string) {
+function accountKeys(ctx: StoreContext, account: string) {
   const keys = partitionKeys(ctx.prefix, account, ctx.replica.epoch)
   return [keys.state, keys.records, keys.feed, keys.windows]
 }
 
 /** The command that reads an account (`known` undefined: whole); `clear`: the caller holds the global lock. */
 export function readAccount(
-  ctx: SyncContext,
+  ctx: StoreContext,
   account: string,
   known: { version: number; counted: number } | undefined,
   clear: boolean,
@@ -62,7 +41,7 @@ export function readAccount(
 
 /** Applies an account's reply to this copy; false when a global step's mark kept it from being read. */
 export function applyAccount(
-  ctx: SyncContext,
+  ctx: StoreContext,
   state: EngineState,
   account: string,
   reply: AccountReply | ['busy', string],
@@ -78,7 +57,7 @@ export function applyAccount(
  * (a global step's mark found is a dead process's: dropped).
  */
 export async function syncAccounts(
-  ctx: SyncContext,
+  ctx: StoreContext,
   state: EngineState,
   accounts: readonly string[],
 ): Promise<void> {
@@ -109,7 +88,7 @@ function changesOf(state: EngineState | undefined, account: string, reply: Accou
  * is changing it (`clear`: the caller holds the global lock, so such a mark is a dead process's: dropped).
  */
 export async function syncAccount(
-  ctx: SyncContext,
+  ctx: StoreContext,
   state: EngineState,
   account: string,
   options: { clear: boolean; whole?: boolean },
@@ -121,7 +100,7 @@ export async function syncAccount(
 
 /** Applies the sets an account's `stale` answer brought (or reads it whole when they no longer reach back). */
 export async function applyStale(
-  ctx: SyncContext,
+  ctx: StoreContext,
   state: EngineState,
   account: string,
   reply: readonly unknown[],
@@ -138,7 +117,7 @@ export async function applyStale(
  * Brings this copy of the global part up to date; answers 'whole' when the store moved to a new epoch (a
  * reset) or the feed no longer reaches back: the caller then reads the store whole.
  */
-export async function syncGlobal(ctx: SyncContext, state: EngineState): Promise<'ok' | 'whole'> {
+export async function syncGlobal(ctx: StoreContext, state: EngineState): Promise<'ok' | 'whole'> {
   const [reply] = await ctx.connection.trip(
     ctx.connection.script('readGlobal', [ctx.globals.state, ctx.globals.feed], [ctx.replica.global]),
   )
@@ -150,7 +129,7 @@ export async function syncGlobal(ctx: SyncContext, state: EngineState): Promise<
 
 /** Applies the global sets a copy missed, up to `version`; 'whole' when one of them starts a new epoch. */
 export function applyGlobalEntries(
-  ctx: SyncContext,
+  ctx: StoreContext,
   state: EngineState,
   version: number,
   entries: readonly string[],
@@ -167,7 +146,7 @@ export function applyGlobalEntries(
 }
 
 /** Journal list entries (`<process id> <JSON>`) that another process wrote, as changes of the journal table. */
-function journalChanges(ctx: SyncContext, entries: readonly string[]): Change[] {
+function journalChanges(ctx: StoreContext, entries: readonly string[]): Change[] {
   const changes: Change[] = []
   for (const line of entries) {
     const space = line.indexOf(' ')
@@ -180,7 +159,7 @@ function journalChanges(ctx: SyncContext, entries: readonly string[]): Change[] 
 
 /** Adds the journal entries other processes appended since the last read; `count`: the list's count now. */
 export function applyJournal(
-  ctx: SyncContext,
+  ctx: StoreContext,
   state: EngineState,
   count: number,
   entries: readonly string[],
@@ -193,7 +172,7 @@ export function applyJournal(
  * The whole store at `epoch` (global version `global`), read under the global lock: a snapshot for the
  * engine, and this copy's versions set to what was read.
  */
-export async function readWhole(ctx: SyncContext, epoch: number, global: number): Promise<StateSnapshot> {
+export async function readWhole(ctx: StoreContext, epoch: number, global: number): Promise<StateSnapshot> {
   const { client } = ctx.connection
   ctx.replica.epoch = epoch
   ctx.replica.global = global
