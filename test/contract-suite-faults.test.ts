@@ -359,6 +359,25 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
     }),
   },
   {
+    check: 'rate-limits/pro/header-meaning',
+    shows: "a 429's Retry-After counted on the target's clock from the first request of the window",
+    fault:
+      'a 429 telling a whole window (Retry-After and t of 60 s) instead of when the oldest request leaves',
+    apply: () => ({
+      response(response) {
+        const error = errorOf(response.body)
+        if (response.status !== 429 || error?.policy !== 'burst') return response
+        response.headers.ratelimit = (response.headers.ratelimit ?? '').replace(
+          /"burst";r=0;t=\d+/,
+          '"burst";r=0;t=60',
+        )
+        response.headers['retry-after'] = '60'
+        error.retry_after = 60
+        return response
+      },
+    }),
+  },
+  {
     check: 'resources/relations/filtered-pages',
     shows: 'missing',
     fault: 'a starting_after cursor that skips the object just after it',

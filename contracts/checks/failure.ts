@@ -102,3 +102,18 @@ export function listData(exchange: Exchange): Record<string, unknown>[] {
   if (!Array.isArray(data)) fail('a list body with a data array', typeof data, exchange)
   return data as Record<string, unknown>[]
 }
+
+/**
+ * Waits for every one of `pending` (sent at the same time) and returns their values in order; when some
+ * failed, throws what the first of them in order threw, not the first to fail in time, so that a failure
+ * reads the same from run to run.
+ */
+export async function inOrder<T extends readonly unknown[]>(
+  pending: readonly [...{ [K in keyof T]: Promise<T[K]> }],
+): Promise<T> {
+  const settled = await Promise.allSettled(pending)
+  return settled.map((answer) => {
+    if (answer.status === 'rejected') throw answer.reason
+    return answer.value
+  }) as unknown as T
+}

@@ -172,6 +172,7 @@ const expiry: ContractCheck = {
   group,
   title: 'keeps an Idempotency-Key for 24 hours of the clock: a replay before, a new request after',
   needs: ['write', 'clock'],
+  exclusive: true,
   async run(ctx) {
     const mock = ctx.mock
     if (!mock) return ctx.skip("needs the mock's clock")

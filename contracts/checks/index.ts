@@ -26,11 +26,12 @@ import { webhookChecks } from './webhooks.ts'
 import { writesRefusedChecks } from './writes-refused.ts'
 
 /**
- * Every check of the suite, in run order (rate limits last, since they exhaust windows). Checks that cover
+ * Every check of the suite, in run order: the checks that move the mock's clock (`exclusive`) after all the
+ * others, which read time-dependent data, and rate limits last, since they exhaust windows. Checks that cover
  * every operation are generated from the contract's operations.
  */
 export function allChecks(contract: Contract): ContractCheck[] {
-  return [
+  const checks = [
     ...responseChecks,
     ...routingChecks,
     ...corsChecks,
@@ -61,6 +62,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...rateLimitChecks,
     ...rateLimitMeaningChecks,
   ]
+  return [...checks.filter((check) => !check.exclusive), ...checks.filter((check) => check.exclusive)]
 }
 
 /** The checks of the given areas (all when none are given); unknown area names are an error. */

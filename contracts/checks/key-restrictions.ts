@@ -1,4 +1,4 @@
-import { ensure, expectError, expectStatus } from './failure.ts'
+import { ensure, expectError, expectStatus, inOrder } from './failure.ts'
 import { scratchAccount } from './fixtures.ts'
 import type { ContractCheck } from './types.ts'
 
@@ -111,9 +111,22 @@ const allowedIpPrefixes: ContractCheck = {
       return ctx.skip(
         'the target does not see the client at an IPv4 address (an IPv6 client, or an in-app mock)',
       )
+    // Two prefix lengths a round: the range of this length, and both ranges of the next one it may lead to,
+    // asked at the same time; the answers on the path taken decide, exactly as asked one after another.
     let address = 0
-    for (let prefix = 1; prefix <= 32; prefix++)
-      if (!(await admits(`${dotted(address)}/${prefix}`))) address = (address | (1 << (32 - prefix))) >>> 0
+    const bit = (prefix: number) => (1 << (32 - prefix)) >>> 0
+    for (let prefix = 1; prefix <= 32; prefix += 2) {
+      const next = prefix + 1
+      const [lower, ...after] = await inOrder([
+        admits(`${dotted(address)}/${prefix}`),
+        ...(next <= 32
+          ? [admits(`${dotted(address)}/${next}`), admits(`${dotted((address | bit(prefix)) >>> 0)}/${next}`)]
+          : []),
+      ])
+      if (!lower) address = (address | bit(prefix)) >>> 0
+      if (next > 32) break
+      if (!(lower ? after[0] : after[1])) address = (address | bit(next)) >>> 0
+    }
     ensure(
       await admits(`${dotted(address)}/32`),
       `the client's address found prefix by prefix, ${dotted(address)}, to admit it as a /32`,
@@ -129,20 +142,24 @@ const allowedIpPrefixes: ContractCheck = {
     // target's choice; one that admits it under ::ffff:0:0/96 must read every spelling of that address alike.
     if (!(await admits('::ffff:0:0/96'))) return
     const groups = (n: number) => `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`
-    for (const form of [
+    const forms = [
       `::ffff:${dotted(address)}`,
       `::ffff:${groups(address)}/128`,
       `0:0:0:0:0:ffff:${groups(address)}`,
       `0:0:0:0:0:FFFF:${dotted(address)}/127`,
-    ])
+    ]
+    const mappedNeighbour = `::ffff:${groups(neighbour)}/128`
+    // Each range is a key of its own: all asked at once, judged in order.
+    const admitted = await inOrder([...forms, mappedNeighbour].map(admits))
+    for (const [i, form] of forms.entries())
       ensure(
-        await admits(form),
+        admitted[i],
         `${form} to admit the client at ${dotted(address)} (its IPv4-mapped address, as ::ffff:0:0/96 did)`,
         'refused',
       )
     ensure(
-      !(await admits(`::ffff:${groups(neighbour)}/128`)),
-      `::ffff:${groups(neighbour)}/128 (the neighbour's mapped address) to refuse the client at ${dotted(address)}`,
+      !admitted[forms.length],
+      `${mappedNeighbour} (the neighbour's mapped address) to refuse the client at ${dotted(address)}`,
       'admitted',
     )
   },
@@ -227,6 +244,7 @@ const expiresAt: ContractCheck = {
   group: 'Key restrictions',
   title: 'admits a key with expires_at ahead, and refuses it with 401 once the clock has passed expires_at',
   needs: ['clock'],
+  exclusive: true,
   async run(ctx) {
     const mock = ctx.mock
     if (!mock)

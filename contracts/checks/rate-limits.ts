@@ -1,18 +1,12 @@
 import type { Exchange } from '../http/exchange.ts'
-import { type RateLimitView, readRateLimitHeaders } from '../http/rate-limit-headers.ts'
 import type { Plan } from '../target/target.ts'
 import { ensure, expectError, expectStatus, fail, jsonObject } from './failure.ts'
-import { type LimitAccount, limitAccount } from './rate-limit-account.ts'
+import { type LimitAccount, limitAccount, makeLimitAccount } from './rate-limit-account.ts'
+import { expectCountedOnce, view } from './rate-limit-view.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
 /** Paths that use up quota: a success and 404s for unknown IDs (every admitted request counts). */
 const PATHS = ['/user', '/agents/agt_0ContractSuiteNone0', '/team-members/mem_0ContractSuiteNone0']
-
-function view(exchange: Exchange): RateLimitView {
-  const parsed = readRateLimitHeaders(exchange.response.headers)
-  if (!parsed.ok) fail('rate-limit headers in the IETF syntax', parsed.error, exchange)
-  return parsed.value
-}
 
 async function send(
   ctx: CheckContext,
@@ -88,18 +82,22 @@ async function burstScenario(ctx: CheckContext, account: LimitAccount): Promise<
   expectPolicy(first, account.quotas)
   expectRemaining(first, 'burst', burst - 1, 'after the first request of the window')
   const hourlyStart = (view(first).remaining('hourly') ?? 0) + 1
-  for (let i = 1; i < burst; i++) {
-    const exchange = await send(ctx, account, i)
-    ensure(exchange.response.status !== 429, `request ${i + 1} of ${burst} admitted`, '429', exchange)
-    expectRemaining(exchange, 'burst', burst - 1 - i, `after request ${i + 1}`)
-    expectRemaining(exchange, 'hourly', hourlyStart - 1 - i, `after request ${i + 1}`)
-  }
-  for (let i = 0; account.revoked && i < 3; i++)
-    expectStatus(await send(ctx, account, 0, account.revoked), 401, 'for the revoked key')
-  const refused = await send(ctx, account, 0)
-  const retryAfter = expect429(refused, 'burst', 60)
-  expectRemaining(refused, 'hourly', hourlyStart - burst, 'on the 429 (401s are not counted)')
-  expect429(await send(ctx, account, 1), 'burst', 60)
+  // The rest of the burst, and three requests with the revoked key among them (a 401 counts in no window).
+  const revoked = account.revoked
+  const unauthorized = revoked ? 3 : 0
+  const answers = await account.sendAll(burst - 1 + unauthorized, (i) =>
+    i < burst - 1 ? send(ctx, account, i + 1) : send(ctx, account, 0, revoked),
+  )
+  const rest = answers.slice(0, burst - 1)
+  for (const [i, exchange] of rest.entries())
+    ensure(exchange.response.status !== 429, `request ${i + 2} of ${burst} admitted`, '429', exchange)
+  for (const exchange of answers.slice(burst - 1)) expectStatus(exchange, 401, 'for the revoked key')
+  expectCountedOnce(rest, 'burst', burst - 2, `after the other ${burst - 1} requests of the burst`)
+  expectCountedOnce(rest, 'hourly', hourlyStart - 2, `after the other ${burst - 1} requests of the burst`)
+  const [refused, refusedAgain] = await account.sendAll(2, (i) => send(ctx, account, i))
+  const retryAfter = expect429(refused as Exchange, 'burst', 60)
+  expectRemaining(refused as Exchange, 'hourly', hourlyStart - burst, 'on the 429 (401s are not counted)')
+  expect429(refusedAgain as Exchange, 'burst', 60)
   await account.pass(retryAfter)
   const again = await send(ctx, account, 0)
   ensure(
@@ -124,18 +122,23 @@ async function hourlyScenario(ctx: CheckContext, account: LimitAccount): Promise
   const { hourly, burst } = account.quotas
   let sent = 0
   while (sent < hourly) {
-    for (let i = 0; i < burst && sent < hourly; i++, sent++) {
-      const exchange = await send(ctx, account, sent)
-      if (exchange.response.status === 429)
-        fail(`${hourly} requests admitted in the hour`, `429 after ${sent}`, exchange)
-      expectRemaining(exchange, 'hourly', hourly - sent - 1, `after ${sent + 1} requests`)
-    }
+    const round = Math.min(burst, hourly - sent)
+    const answers = await account.sendAll(round, (i) => send(ctx, account, sent + i))
+    const refused = answers.find((exchange) => exchange.response.status === 429)
+    if (refused)
+      fail(
+        `${hourly} requests admitted in the hour`,
+        `429 among requests ${sent + 1} to ${sent + round}`,
+        refused,
+      )
+    expectCountedOnce(answers, 'hourly', hourly - sent - 1, `after ${sent + round} requests`)
+    sent += round
     if (sent < hourly) await account.pass(60)
   }
-  const refused = await send(ctx, account, 0)
-  const retryAfter = expect429(refused, 'hourly', 3600)
+  const [refused, refusedAgain] = await account.sendAll(2, (i) => send(ctx, account, i))
+  const retryAfter = expect429(refused as Exchange, 'hourly', 3600)
   ensure(retryAfter > 60, 'a Retry-After beyond the burst window', String(retryAfter), refused)
-  expect429(await send(ctx, account, 1), 'hourly', 3600)
+  expect429(refusedAgain as Exchange, 'hourly', 3600)
   await account.pass(retryAfter)
   const again = await send(ctx, account, 0)
   ensure(
@@ -158,7 +161,9 @@ function planChecks(plan: Plan, custom?: { hourly: number; burst: number }): Con
       title:
         'admits exactly the burst limit, answers 429 with Retry-After, counts neither 401s nor 429s, recovers after Retry-After',
       needs: ['rate-limits'],
-      run: async (ctx) => burstScenario(ctx, await limitAccount(ctx, plan, custom)),
+      exclusive: true,
+      prepare: (ctx) => makeLimitAccount(ctx, plan, custom, { revoked: true }),
+      run: async (ctx) => burstScenario(ctx, await limitAccount(ctx, plan, custom, { revoked: true })),
     },
     {
       id: `rate-limits/${plan}/hourly`,
@@ -167,6 +172,8 @@ function planChecks(plan: Plan, custom?: { hourly: number; burst: number }): Con
       title:
         'admits exactly the hourly limit, then answers 429 naming the hourly window, recovers after Retry-After',
       needs: ['rate-limits', 'clock'],
+      exclusive: true,
+      prepare: (ctx) => makeLimitAccount(ctx, plan, custom),
       run: async (ctx) => hourlyScenario(ctx, await limitAccount(ctx, plan, custom)),
     },
   ]

@@ -1,8 +1,16 @@
-import { ensure, expectStatus, jsonObject, listData } from './failure.ts'
+import { ensure, expectStatus, inOrder, jsonObject, listData } from './failure.ts'
 import { agentBody, scratchAccount } from './fixtures.ts'
+import { timed } from './time-passes.ts'
 import type { ContractCheck } from './types.ts'
 
 type Log = Record<string, unknown> & { transcript?: { start_seconds?: number }[] }
+
+/** The account, key and agent the check places its calls for. */
+interface CallSetup {
+  accountId: string
+  key: string
+  agentId: unknown
+}
 
 /**
  * A call placed on the mock (docs/decisions/013-calls-and-webhooks.md) as its call log shows it through `/v1`: utterances at
@@ -15,19 +23,35 @@ export const simulatedCallCheck: ContractCheck = {
   group: 'Call logs',
   title:
     "shows a call's transcript at offsets from started_at within the call, never before an utterance began, end_reason error for a failed call and null for one not answered, and keeps a call log deleted mid-call deleted",
-  needs: ['write', 'clock'],
-  async run(ctx) {
+  needs: ['write', 'clock', 'simulated-calls'],
+  exclusive: true,
+  // An account of its own with a key and an agent, made beside the other checks before its turn.
+  async prepare(ctx): Promise<CallSetup | undefined> {
     const mock = ctx.mock
-    if (!mock) return ctx.skip('needs calls placed through the mock control plane (--provision mock)')
+    if (!mock) return undefined
     const { account, name } = await scratchAccount(ctx, mock, 'simulated calls')
     const { value: key } = await mock.createKey(account.id, { type: 'secret', name })
+    const created = await ctx.call({
+      method: 'POST',
+      path: '/agents',
+      json: agentBody(ctx),
+      key,
+      sensitive: [key],
+      operationId: 'createAgent',
+    })
+    expectStatus(created, 201, 'for a valid create-agent body')
+    return { accountId: account.id, key, agentId: jsonObject(created).id }
+  },
+  async run(ctx) {
+    const mock = ctx.mock
+    const setup = ctx.prepared as CallSetup | undefined
+    if (!mock || !setup)
+      return ctx.skip('needs calls placed through the mock control plane (--provision mock)')
+    const { accountId, key, agentId } = setup
     const v1 = (method: string, path: string, operationId: string, json?: unknown) =>
       ctx.call({ method, path, json, key, sensitive: [key], operationId })
-    const created = await v1('POST', '/agents', 'createAgent', agentBody(ctx))
-    expectStatus(created, 201, 'for a valid create-agent body')
-    const agentId = jsonObject(created).id
     const place = async (input: Record<string, unknown>) =>
-      String((await mock.placeCall(account.id, { agent_id: agentId, ring_seconds: 2, ...input })).id)
+      String((await mock.placeCall(accountId, { agent_id: agentId, ring_seconds: 2, ...input })).id)
     const read = async (id: string): Promise<Log> => {
       const exchange = await v1('GET', `/call-logs/${id}`, 'getCallLog')
       expectStatus(exchange, 200, `for call log ${id}`)
@@ -40,22 +64,30 @@ export const simulatedCallCheck: ContractCheck = {
         `deleting a call log ${when}`,
       )
 
-    const answered = await place({ duration_seconds: 40 })
-    const failed = await place({ outcome: 'failed' })
-    const unanswered = await place({ outcome: 'no_answer' })
-    const goneRinging = await place({ duration_seconds: 40 })
-    const goneTalking = await place({ duration_seconds: 40 })
-    const goneEnded = await place({ duration_seconds: 40 })
+    const [answered, failed, unanswered, goneRinging, goneTalking, goneEnded] = (await inOrder(
+      [
+        { duration_seconds: 40 },
+        { outcome: 'failed' },
+        { outcome: 'no_answer' },
+        { duration_seconds: 40 },
+        { duration_seconds: 40 },
+        { duration_seconds: 40 },
+      ].map(place),
+    )) as [string, string, string, string, string, string]
     await mock.advanceClock(1)
     await remove(goneRinging, 'while its call rings')
     await mock.advanceClock(2 + 5)
     await remove(goneTalking, 'while its call is in progress')
-    const talking = await read(answered)
-    const elapsed = (Date.parse((await mock.clock()).now) - Date.parse(String(talking.started_at))) / 1000
+    // What the answer shows began before the answer, which came before the mock's clock read after it had
+    // turned its next whole second.
+    const { exchange: during, at } = await timed(ctx, () => v1('GET', `/call-logs/${answered}`, 'getCallLog'))
+    expectStatus(during, 200, `for call log ${answered}`)
+    const talking = jsonObject(during) as Log
+    const elapsed = ((at?.until ?? Number.NaN) - Date.parse(String(talking.started_at))) / 1000
     const shown = talking.transcript ?? []
     ensure(
       shown.every((line) => Number(line.start_seconds) <= elapsed),
-      `5 s into the talk (${elapsed} s after started_at), only utterances that began by then`,
+      `5 s into the talk (less than ${elapsed} s after started_at by the mock's clock), only utterances that began by then`,
       JSON.stringify(shown.map((line) => line.start_seconds)),
     )
     await mock.advanceClock(36)
@@ -77,17 +109,19 @@ export const simulatedCallCheck: ContractCheck = {
       'the transcript shown during the call to begin the final transcript',
       JSON.stringify(shown).slice(0, 200),
     )
-    const failure = await read(failed)
+    const gone = [goneRinging, goneTalking, goneEnded]
+    // Nothing changes any more: the last reads at once.
+    const [failure, missed, list, ...reads] = await inOrder([
+      read(failed),
+      read(unanswered),
+      v1('GET', '/call-logs?limit=100', 'listCallLogs'),
+      ...gone.map((id) => v1('GET', `/call-logs/${id}`, 'getCallLog')),
+    ])
     ensure(failure.end_reason === 'error', `end_reason "error" for a failed call`, String(failure.end_reason))
-    const missed = await read(unanswered)
     ensure(missed.end_reason === null, 'end_reason null for a call not answered', String(missed.end_reason))
-    for (const id of [goneRinging, goneTalking, goneEnded]) {
-      const exchange = await v1('GET', `/call-logs/${id}`, 'getCallLog')
-      expectStatus(exchange, 404, `for a call log deleted while its call went on (${id})`)
-    }
-    const listed = listData(await v1('GET', '/call-logs?limit=100', 'listCallLogs')).map((log) =>
-      String(log.id),
-    )
+    for (const [i, exchange] of reads.entries())
+      expectStatus(exchange, 404, `for a call log deleted while its call went on (${gone[i]})`)
+    const listed = listData(list).map((log) => String(log.id))
     const kept = [answered, failed, unanswered]
     ensure(
       listed.length === kept.length && kept.every((id) => listed.includes(id)),

@@ -1,13 +1,13 @@
 import type { Exchange } from '../http/exchange.ts'
 import { ensure, expectStatus, jsonObject } from './failure.ts'
 import { createAgent, inviteMember } from './fixtures.ts'
-import { instant, letTimePass, targetNow } from './time-passes.ts'
-import type { CheckContext, ContractCheck } from './types.ts'
+import { instant, letTimePass, type TargetTime, timed } from './time-passes.ts'
+import type { ContractCheck } from './types.ts'
 
 /** Seconds between the steps that must differ: more than timestamps with whole seconds can blur. */
 const GAP_SECONDS = 2
-/** How far "now" in a timestamp may be from the target's clock (its whole-second rounding and the round trip). */
-const NOW_TOLERANCE_MS = 2000
+/** How far "now" in a timestamp may be from the target's clock: whole seconds, rounded either way. */
+const ROUNDING_MS = 1000
 
 /** Fails unless the field holds the same instant in both objects (any allowed form of the timestamp). */
 function expectSameInstant(
@@ -40,22 +40,27 @@ function expectMovedOn(
   )
 }
 
-/** Fails unless the field is the target's "now" (when the target's time is known). */
-async function expectNow(
-  ctx: CheckContext,
+/**
+ * Fails unless the field is the target's "now" when it answered (`at`, read from the target's clock around the
+ * request); nothing to compare when the target tells no time.
+ */
+function expectNow(
   object: Record<string, unknown>,
   field: string,
   exchange: Exchange,
-): Promise<void> {
-  const now = await targetNow(ctx, exchange)
-  if (now === undefined) return
+  at: TargetTime | undefined,
+): void {
+  if (!at) return
+  const value = instant(object[field])
   ensure(
-    Math.abs(instant(object[field]) - now) <= NOW_TOLERANCE_MS,
-    `${field} = the target's current time (${new Date(now).toISOString()})`,
+    value >= at.from - ROUNDING_MS && value < at.until + ROUNDING_MS,
+    `${field} = the target's current time when it answered (from ${iso(at.from)} to ${iso(at.until)} by its clock)`,
     String(object[field]),
     exchange,
   )
 }
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 
 const agentTimestamps: ContractCheck = {
   id: 'resources/agents/timestamps',
@@ -64,28 +69,34 @@ const agentTimestamps: ContractCheck = {
   title:
     'keeps created_at and sets updated_at to now on every PATCH, also one that changes no value, with time passing between',
   needs: ['write'],
+  exclusive: true,
   async run(ctx) {
-    const { agent, exchange: created } = await createAgent(ctx)
+    const { exchange: created, at } = await timed(ctx, async () => (await createAgent(ctx)).exchange)
+    const agent = jsonObject(created)
     ensure(
       instant(agent.updated_at) === instant(agent.created_at),
       'updated_at = created_at on a new agent',
       `${String(agent.updated_at)} vs ${String(agent.created_at)}`,
       created,
     )
-    await expectNow(ctx, agent, 'created_at', created)
+    expectNow(agent, 'created_at', created, at)
     const path = `/agents/${String(agent.id)}`
     let previous = agent
     for (const [what, change] of [
       ['a new name', { name: `${String(agent.name)} (renamed)` }],
       ['the same name again (no value changes)', { name: `${String(agent.name)} (renamed)` }],
     ] as const) {
-      await letTimePass(ctx, GAP_SECONDS)
-      const updated = await ctx.call({ method: 'PATCH', path, json: change, operationId: 'updateAgent' })
+      const moved = await letTimePass(ctx, GAP_SECONDS)
+      const { exchange: updated, at } = await timed(
+        ctx,
+        () => ctx.call({ method: 'PATCH', path, json: change, operationId: 'updateAgent' }),
+        moved,
+      )
       expectStatus(updated, 200, `for a PATCH with ${what}`)
       const after = jsonObject(updated)
       expectSameInstant(agent, after, 'created_at', updated)
       expectMovedOn(previous, after, 'updated_at', updated)
-      await expectNow(ctx, after, 'updated_at', updated)
+      expectNow(after, 'updated_at', updated, at)
       previous = after
     }
     const read = await ctx.call({ method: 'GET', path, operationId: 'getAgent' })
@@ -101,9 +112,11 @@ const memberTimestamps: ContractCheck = {
   group: 'Team members',
   title: 'sets invited_at = created_at = now on invitation and keeps both when the role changes later',
   needs: ['write'],
+  exclusive: true,
   async run(ctx) {
-    const { member, exchange: created } = await inviteMember(ctx)
-    await expectNow(ctx, member, 'created_at', created)
+    const { exchange: created, at } = await timed(ctx, async () => (await inviteMember(ctx)).exchange)
+    const member = jsonObject(created)
+    expectNow(member, 'created_at', created, at)
     await letTimePass(ctx, GAP_SECONDS)
     const path = `/team-members/${String(member.id)}`
     const changed = await ctx.call({
@@ -131,29 +144,40 @@ const integrationTimestamps: ContractCheck = {
   title:
     'sets updated_at to now on every update and connected_at only when credentials are sent, with time passing between',
   needs: ['write', 'own-account'],
+  exclusive: true,
   async run(ctx) {
     const path = '/integrations/zapier'
     const patch = (json: Record<string, unknown>, sensitive: string[] = []) =>
       ctx.call({ method: 'PATCH', path, json, sensitive, operationId: 'updateIntegration' })
     const secret = `contract-${ctx.runId}-ZapierKey7Qx`
-    const connected = await patch({ credentials: { api_key: secret } }, [secret])
+    const { exchange: connected, at: connectedAt } = await timed(ctx, () =>
+      patch({ credentials: { api_key: secret } }, [secret]),
+    )
     expectStatus(connected, 200)
     const first = jsonObject(connected)
-    await expectNow(ctx, first, 'connected_at', connected)
-    await expectNow(ctx, first, 'updated_at', connected)
-    await letTimePass(ctx, GAP_SECONDS)
-    const toggled = await patch({ enabled: !first.enabled })
+    expectNow(first, 'connected_at', connected, connectedAt)
+    expectNow(first, 'updated_at', connected, connectedAt)
+    const toggledFrom = await letTimePass(ctx, GAP_SECONDS)
+    const { exchange: toggled, at: toggledAt } = await timed(
+      ctx,
+      () => patch({ enabled: !first.enabled }),
+      toggledFrom,
+    )
     expectStatus(toggled, 200)
     const second = jsonObject(toggled)
     expectSameInstant(first, second, 'connected_at', toggled)
     expectMovedOn(first, second, 'updated_at', toggled)
-    await expectNow(ctx, second, 'updated_at', toggled)
-    await letTimePass(ctx, GAP_SECONDS)
-    const again = await patch({ credentials: { api_key: `${secret}2` } }, [secret, `${secret}2`])
+    expectNow(second, 'updated_at', toggled, toggledAt)
+    const againFrom = await letTimePass(ctx, GAP_SECONDS)
+    const { exchange: again, at: againAt } = await timed(
+      ctx,
+      () => patch({ credentials: { api_key: `${secret}2` } }, [secret, `${secret}2`]),
+      againFrom,
+    )
     expectStatus(again, 200)
     const third = jsonObject(again)
     expectMovedOn(second, third, 'connected_at', again)
-    await expectNow(ctx, third, 'connected_at', again)
+    expectNow(third, 'connected_at', again, againAt)
     const restored = await patch({ credentials: null, enabled: first.enabled })
     expectStatus(restored, 200)
   },

@@ -22,7 +22,9 @@ export type Area = keyof typeof AREAS
 /**
  * What a check needs from the run; missing needs skip it with a reason:
  * `write` (non-GET requests) and `rate-limits` need `--destructive`; `own-account` needs an account the run
- * created (`--provision mock`); `clock` the mock's clock; `call-logs` an account with call logs.
+ * created (`--provision mock`); `clock` the mock's clock; `call-logs` an account with call logs;
+ * `simulated-calls` a control plane that places calls (an optional capability: a provisioned target that lacks
+ * it makes the check not applicable).
  */
 export type Need =
   | 'write'
@@ -35,6 +37,7 @@ export type Need =
   | 'own-account'
   | 'clock'
   | 'call-logs'
+  | 'simulated-calls'
 
 /** Options of one call made by a check. */
 export interface CheckCallInput extends Omit<CallInput, 'key'> {
@@ -78,6 +81,8 @@ export interface CheckContext {
   skip(reason: string): never
   /** Notes something worth showing in the report (not a failure). */
   note(message: string): void
+  /** What the check's `prepare` made, when it has one. */
+  prepared?: unknown
 }
 
 /** One contract check: a plain async function, shared by the Vitest suite and the mutation harness. */
@@ -92,5 +97,16 @@ export interface ContractCheck {
   needs?: Need[]
   /** Whether the check also applies to a stateless mock (e.g. `prism mock`); default false. */
   stateless?: boolean
+  /**
+   * The check moves the mock's clock (which every account shares): it runs alone, never beside another
+   * check. A provisioned run runs the other checks at the same time, each lane on an account of its own.
+   */
+  exclusive?: boolean
+  /**
+   * What an `exclusive` check can make before its turn, beside the other checks: accounts and keys through
+   * the mock's control plane, and objects in them with those keys (never with the run's keys), no clock move.
+   * Its result is `ctx.prepared`. Run just before `run` when the run has one lane.
+   */
+  prepare?(ctx: CheckContext): Promise<unknown>
   run(ctx: CheckContext): Promise<void>
 }

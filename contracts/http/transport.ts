@@ -34,7 +34,8 @@ export function fetchTransport(fetchImpl?: typeof fetch): Transport {
 
 /**
  * A transport over `node:http` / `node:https` with keep-alive: several times cheaper per request than
- * fetch in Node, which matters for a suite that sends a few thousand requests. MSW's `setupServer`
+ * fetch in Node, which matters for a suite that sends a few thousand requests, many at once. A request that
+ * meets a kept-alive connection just as the server closes it is sent again once. MSW's `setupServer`
  * intercepts it as well.
  */
 export function nodeTransport(): Transport {
@@ -42,7 +43,7 @@ export function nodeTransport(): Transport {
     'http:': new http.Agent({ keepAlive: true }),
     'https:': new https.Agent({ keepAlive: true }),
   }
-  return (request) =>
+  const attempt = (request: SentRequest, retried: boolean): Promise<TransportResponse> =>
     new Promise((resolve, reject) => {
       const url = new URL(request.url)
       const isHttps = url.protocol === 'https:'
@@ -52,7 +53,11 @@ export function nodeTransport(): Transport {
       const send = isHttps ? https.request : http.request
       const req = send(
         url,
-        { method: request.method, headers, agent: isHttps ? agents['https:'] : agents['http:'] },
+        {
+          method: request.method,
+          headers,
+          agent: retried ? false : isHttps ? agents['https:'] : agents['http:'],
+        },
         (res) => {
           const chunks: Buffer[] = []
           res.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -70,7 +75,14 @@ export function nodeTransport(): Transport {
           })
         },
       )
-      req.on('error', reject)
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the server closed as this request went out (its idle timeout): the request
+        // never reached it. Node's documented remedy: send it again, once, on a fresh connection.
+        if (!retried && req.reusedSocket && error.code === 'ECONNRESET')
+          attempt(request, true).then(resolve, reject)
+        else reject(error)
+      })
       req.end(request.body)
     })
+  return (request) => attempt(request, false)
 }

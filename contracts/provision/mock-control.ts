@@ -42,16 +42,20 @@ export class MockControlError extends Error {}
 export function createMockControl(options: MockControlOptions) {
   const root = options.root.replace(/\/+$/, '')
 
-  async function call<T>(method: string, path: string, body?: unknown, expected = 200): Promise<T> {
+  function send(method: string, path: string, body?: unknown) {
     const headers: Record<string, string> = {}
     if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const response = await options.transport({
+    return options.transport({
       method,
       url: root + path,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     })
+  }
+
+  async function call<T>(method: string, path: string, body?: unknown, expected = 200): Promise<T> {
+    const response = await send(method, path, body)
     const text = response.text
     if (response.status !== expected)
       throw new MockControlError(
@@ -62,6 +66,18 @@ export function createMockControl(options: MockControlOptions) {
 
   return {
     root,
+    /** Sends a request to the control plane and returns its status and error code, whatever they are. */
+    async probe(method: string, path: string, body?: unknown): Promise<{ status: number; code?: string }> {
+      const response = await send(method, path, body)
+      let code: string | undefined
+      try {
+        const parsed = JSON.parse(response.text) as { error?: { code?: unknown } }
+        if (typeof parsed.error?.code === 'string') code = parsed.error.code
+      } catch {
+        code = undefined
+      }
+      return { status: response.status, code }
+    },
     createAccount: (input: {
       plan: string
       name?: string

@@ -1,11 +1,22 @@
+import { mapConcurrently } from '../runner/map-concurrently.ts'
+import { type MissingCapabilities, probeCapabilities } from './control-capabilities.ts'
 import { collectSecrets, type Keyring } from './keyring.ts'
-import type { MockAccount, MockControl } from './mock-control.ts'
+import type { MockAccount, MockControl, MockKeyInput } from './mock-control.ts'
 
-/** Limits of the run's main account: far out of the way, so only the rate-limit checks meet a 429. */
+/** Limits of the run's accounts: far out of the way, so only the rate-limit checks meet a 429. */
 const ROOMY_LIMITS = { hourly: 10_000_000, burst: 1_000_000 }
 
 /** The origin the provisioned origin-restricted key is bound to. */
 export const RESTRICTED_ORIGIN = 'https://contract-suite.example'
+
+/** Control-plane requests provisioning sends at once. */
+const AT_ONCE = 16
+
+/**
+ * How far ahead of the mock's clock the expired key's `expires_at` is set (it must be in the future when the
+ * key is made, however long the round trips take), before the clock is moved past it.
+ */
+const EXPIRY_AHEAD_SECONDS = 60
 
 /** What provisioning created, and how to undo what can be undone. */
 export interface Provisioned {
@@ -15,6 +26,8 @@ export interface Provisioned {
   undo: (() => Promise<void>)[]
   /** Accounts created (deleted in teardown). */
   accounts: string[]
+  /** The optional capabilities the control plane lacks, with the reason (checks that need them do not apply). */
+  missing: MissingCapabilities
   /** What teardown tells of the mock once the undo steps ran: what was put back, and what could not be. */
   closingNotes: () => Promise<string[]>
 }
@@ -27,75 +40,56 @@ export function describeSeconds(seconds: number): string {
   return exact
 }
 
+/** One account of the run with a key of every kind (the seeded account's call-log key comes separately). */
+interface RunAccount {
+  account: MockAccount
+  keyring: Keyring
+  /** Revokes the account's keys and deletes it. */
+  remove: () => Promise<void>
+}
+
 /**
- * Removes the mock's scenarios (error states and delays on demand), then creates, through the mock's control
- * plane, an enterprise account with roomy limits and every kind of key:
- * secret, publishable, revoked, expired, one key lacking each scope, one with no scope, one bound to an
- * origin; and a read-only key of the seeded account that has call logs (whose limits are lifted for the
- * run and restored in teardown).
+ * Creates an enterprise account with roomy limits and every kind of key: secret, publishable, revoked,
+ * expired (a minute after the mock's now: the caller moves the clock past it), one key lacking each scope,
+ * one with no scope, one bound to an origin.
  */
-export async function provisionMock(
-  control: MockControl,
-  scopes: string[],
-  runId: string,
-): Promise<Provisioned> {
-  // A scenario left on would answer checks in the implementation's place: none survives into a run.
-  await control.clearScenarios()
-  const clockBefore = (await control.clock()).offset_seconds
-  const undo: (() => Promise<void>)[] = []
-  const keyIds: string[] = []
-  const account = await control.createAccount({
-    plan: 'enterprise',
-    name: `Contract suite ${runId}`,
-    limits: ROOMY_LIMITS,
-  })
-  const key = async (
-    name: string,
-    input: Omit<Parameters<MockControl['createKey']>[1], 'name'>,
-    on = account.id,
-  ) => {
-    const created = await control.createKey(on, { name: `contract ${runId} ${name}`, ...input })
-    keyIds.push(created.id)
-    return created
-  }
-  const secret = await key('secret', { type: 'secret' })
-  const publishable = await key('publishable', { type: 'publishable' })
-  const revoked = await key('revoked', { type: 'secret' })
-  await control.revokeKey(revoked.id)
+async function provisionAccount(control: MockControl, scopes: string[], label: string): Promise<RunAccount> {
+  const account = await control.createAccount({ plan: 'enterprise', name: label, limits: ROOMY_LIMITS })
   const clock = await control.clock()
-  const expiresAt = new Date(Date.parse(clock.now) + 2000).toISOString().replace(/\.\d{3}Z$/, 'Z')
-  const expired = await key('expired', { type: 'secret', restrictions: { expires_at: expiresAt } })
-  const scoped = []
-  for (const missing of scopes) {
-    const permissions = scopes.filter((s) => s !== missing)
-    scoped.push({
-      key: (await key(`without ${missing}`, { type: 'secret', permissions })).value,
-      scopes: permissions,
-    })
-  }
-  scoped.push({ key: (await key('no scope', { type: 'secret', permissions: [] })).value, scopes: [] })
-  const originKey = await key('origin', {
-    type: 'secret',
-    restrictions: { allowed_origins: [RESTRICTED_ORIGIN] },
-  })
-  await control.advanceClock(3)
-
-  const callLogs = await callLogAccount(control, account.id)
-  let callLogsKey: string | undefined
-  if (callLogs) {
-    callLogsKey = (await key('call logs (read)', { type: 'secret', permissions: ['read'] }, callLogs.id))
-      .value
-    await control.updateAccount(callLogs.id, { limits: ROOMY_LIMITS })
-    const previous = callLogs.custom_limits ? callLogs.limits : null
-    undo.push(async () => {
-      await control.updateAccount(callLogs.id, { limits: previous })
-    })
-  }
-  undo.push(async () => {
-    for (const id of keyIds) await control.revokeKey(id)
-    await control.deleteAccount(account.id)
-  })
-
+  const expiresAt = new Date(Date.parse(clock.now) + EXPIRY_AHEAD_SECONDS * 1000)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+  const wanted: [string, Omit<MockKeyInput, 'name'>][] = [
+    ['secret', { type: 'secret' }],
+    ['publishable', { type: 'publishable' }],
+    ['revoked', { type: 'secret' }],
+    ['expired', { type: 'secret', restrictions: { expires_at: expiresAt } }],
+    ...scopes.map((missing): [string, Omit<MockKeyInput, 'name'>] => [
+      `without ${missing}`,
+      { type: 'secret', permissions: scopes.filter((s) => s !== missing) },
+    ]),
+    ['no scope', { type: 'secret', permissions: [] }],
+    ['origin', { type: 'secret', restrictions: { allowed_origins: [RESTRICTED_ORIGIN] } }],
+  ]
+  const keys = await mapConcurrently(wanted, AT_ONCE, ([name, input]) =>
+    control.createKey(account.id, {
+      name: `${label.replace(/^Contract suite/, 'contract')} ${name}`,
+      ...input,
+    }),
+  )
+  const [secret, publishable, revoked, expired, ...rest] = keys as [
+    (typeof keys)[number],
+    (typeof keys)[number],
+    (typeof keys)[number],
+    (typeof keys)[number],
+    ...(typeof keys)[number][],
+  ]
+  const originKey = rest.pop() as (typeof keys)[number]
+  await control.revokeKey(revoked.id)
+  const scoped = rest.map((key, i) => ({
+    key: key.value,
+    scopes: i < scopes.length ? scopes.filter((s) => s !== scopes[i]) : [],
+  }))
   const keyring: Keyring = {
     secret: secret.value,
     publishable: publishable.value,
@@ -103,11 +97,59 @@ export async function provisionMock(
     expired: expired.value,
     scoped,
     originRestricted: { key: originKey.value, origin: RESTRICTED_ORIGIN },
-    callLogs: callLogsKey,
     ownAccount: true,
     names: new Map(),
     secrets: () => collectSecrets(keyring),
   }
+  return {
+    account,
+    keyring,
+    remove: async () => {
+      await mapConcurrently(keys, AT_ONCE, (key) => control.revokeKey(key.id))
+      await control.deleteAccount(account.id)
+    },
+  }
+}
+
+/**
+ * Removes the mock's scenarios (error states and delays on demand), then creates, through the mock's control
+ * plane, an enterprise account with roomy limits and every kind of key (`provisionAccount`), and a read-only
+ * key of the seeded account that has call logs (whose limits are lifted for the run and restored in
+ * teardown); finally asks which optional capabilities the control plane offers.
+ */
+export async function provisionMock(
+  control: MockControl,
+  scopes: string[],
+  runId: string,
+): Promise<Provisioned> {
+  // A scenario left on would answer checks in the implementation's place: none survives into a run. The
+  // first account listed before the run's own is the seeded one, with the demo call logs.
+  const [, accounts, clockBefore] = await Promise.all([
+    control.clearScenarios(),
+    control.listAccounts(),
+    control.clock().then((clock) => clock.offset_seconds),
+  ])
+  const callLogs = accounts[0]
+  const undo: (() => Promise<void>)[] = []
+  const [main, reader] = await Promise.all([
+    provisionAccount(control, scopes, `Contract suite ${runId}`),
+    callLogs && callLogReader(control, callLogs, runId),
+  ])
+  if (callLogs && reader) {
+    main.keyring.callLogs = reader.value
+    const previous = callLogs.custom_limits ? callLogs.limits : null
+    undo.push(async () => {
+      await Promise.all([
+        control.updateAccount(callLogs.id, { limits: previous }),
+        control.revokeKey(reader.id),
+      ])
+    })
+  }
+  undo.push(main.remove)
+  const [, missing] = await Promise.all([
+    control.advanceClock(EXPIRY_AHEAD_SECONDS + 1),
+    probeCapabilities(control, main.account.id),
+  ])
   /**
    * The mock's clock only moves forward (its control plane has no way back but a reset of the whole mock), and
    * the checks move it: teardown says how far, rather than claim the mock is as it was.
@@ -125,12 +167,65 @@ export async function provisionMock(
       )
     return notes
   }
-
-  return { keyring, accountId: account.id, undo, accounts: [account.id], closingNotes }
+  return {
+    keyring: main.keyring,
+    accountId: main.account.id,
+    undo,
+    accounts: [main.account.id],
+    missing,
+    closingNotes,
+  }
 }
 
-/** The first seeded account (created before this run's), which holds the demo call logs. */
-async function callLogAccount(control: MockControl, ownId: string): Promise<MockAccount | undefined> {
-  const accounts = await control.listAccounts()
-  return accounts.find((a) => a.id !== ownId)
+/** A read-only key of the seeded account with call logs, whose limits are lifted for the run. */
+async function callLogReader(control: MockControl, account: MockAccount, runId: string) {
+  const [reader] = await Promise.all([
+    control.createKey(account.id, {
+      type: 'secret',
+      name: `contract ${runId} call logs (read)`,
+      permissions: ['read'],
+    }),
+    control.updateAccount(account.id, { limits: ROOMY_LIMITS }),
+  ])
+  return reader
+}
+
+/**
+ * `count` more accounts like the run's main one (`provisionAccount`), for checks that run at the same time:
+ * each on an account of its own, so that none sees another's objects. They share the main keyring's read-only
+ * key of the seeded account. The clock moves past their keys' expiry once all are made.
+ */
+export async function provisionLanes(
+  control: MockControl,
+  scopes: string[],
+  runId: string,
+  count: number,
+  callLogs: string | undefined,
+): Promise<{ keyrings: Keyring[]; accounts: string[]; remove: () => Promise<void> }> {
+  const made: RunAccount[] = []
+  const remove = async () => {
+    await mapConcurrently(made, AT_ONCE, (lane) => lane.remove())
+  }
+  let lanes: RunAccount[]
+  try {
+    lanes = await mapConcurrently(
+      Array.from({ length: count }, (_, i) => i + 1),
+      count,
+      async (lane) => {
+        const account = await provisionAccount(control, scopes, `Contract suite ${runId} lane ${lane}`)
+        made.push(account)
+        return account
+      },
+    )
+    await control.advanceClock(EXPIRY_AHEAD_SECONDS + 1)
+  } catch (error) {
+    await remove().catch(() => undefined)
+    throw error
+  }
+  for (const lane of lanes) lane.keyring.callLogs = callLogs
+  return {
+    keyrings: lanes.map((lane) => lane.keyring),
+    accounts: lanes.map((lane) => lane.account.id),
+    remove,
+  }
 }

@@ -9,6 +9,7 @@ import { BudgetExhausted, RetryTooLong, TargetUnreachable } from '../http/errors
 import { describeExchange, type Exchange, toCurl } from '../http/exchange.ts'
 import type { Pacer } from '../http/pacer.ts'
 import { isSafeMethod, type ResponseCache } from '../http/response-cache.ts'
+import type { MissingCapabilities } from '../provision/control-capabilities.ts'
 import type { Keyring } from '../provision/keyring.ts'
 import type { MockControl } from '../provision/mock-control.ts'
 import type { Plan, TargetConfig } from '../target/target.ts'
@@ -17,32 +18,78 @@ import type { CheckOutcome, FailureReport } from './outcome.ts'
 import { prismProblems } from './prism.ts'
 import type { createTeardown } from './teardown.ts'
 
+/**
+ * Where a check runs: an account with its keys (the run's main account, or one of its own when checks run
+ * at the same time), and the cache of answers shared by the checks that run there, one after another.
+ */
+export interface Lane {
+  keys: Keyring
+  cache: ResponseCache
+}
+
 /** What running a check needs from its session. */
 export interface CheckRunnerDeps {
   contract: Contract
   config: Readonly<TargetConfig>
-  keys: Keyring
   runId: string
   mock?: MockControl
   plan?: Plan
   stateless: boolean
   provisioned: boolean
+  /** The optional capabilities the provisioned control plane lacks, with the reason. */
+  missing?: MissingCapabilities
   teardown: ReturnType<typeof createTeardown>
-  cache: ResponseCache
+  /** Every key of the run, every lane's: no report shows one, no answer may echo one. */
+  secrets(): string[]
   pacer: Pacer
   /** Within the request budget, paced within the account's rate limit. */
   budgeted: ApiClient
   /** Outside the budget, never paced: rate-limit probes. */
   limitClient: ApiClient
+  /** The run's main lane (the account under test): where a check runs unless told otherwise. */
+  main: Lane
+}
+
+/** The control plane as a check that runs beside others sees it: moving the clock is refused. */
+function besideOthers(mock: MockControl, check: ContractCheck): MockControl {
+  return {
+    ...mock,
+    advanceClock: async () => {
+      throw new Error(
+        `${check.id} moves the mock's clock while other checks run: a check that moves the clock must be marked exclusive (it then runs alone)`,
+      )
+    },
+  }
 }
 
 /**
- * Runs one check at a time: decides whether it can run (needs, statelessness), gives it a context whose
- * every answer is checked against the contract, and turns what it throws into an outcome. Safe requests
- * that an earlier check already sent are answered from the run's cache (unless the check asks for `fresh`).
+ * What an exclusive check's `prepare` made before its turn, beside the other checks (or what it threw), and
+ * what that cost: counted in the check's outcome.
+ */
+export interface Prepared {
+  value?: unknown
+  error?: unknown
+  requests: number
+  cacheHits: number
+  notes: string[]
+}
+
+/** How a check runs: beside others or alone, and what its `prepare` already made. */
+export interface RunMode {
+  /** Other checks may run meanwhile: the check may not move the mock's clock. */
+  alongside?: boolean
+  /** What `prepare` made ahead (the check then does not prepare again). */
+  prepared?: Promise<Prepared | undefined>
+}
+
+/**
+ * Runs checks: decides whether each can run (needs, statelessness), gives it a context whose every answer is
+ * checked against the contract, and turns what it throws into an outcome. Safe requests that an earlier
+ * check of the same lane already sent are answered from the lane's cache (unless the check asks for
+ * `fresh`). A check that runs `alongside` others cannot move the mock's clock (it fails saying so).
  */
 export function createCheckRunner(deps: CheckRunnerDeps) {
-  const { contract, config, keys, teardown, cache } = deps
+  const { contract, config, teardown } = deps
   const requestIds = new Set<string>()
   const sentSecrets = new Set<string>()
   // The requests of usedUpWindowCheck cost nothing only while a window is used up: they are sent the first
@@ -50,61 +97,65 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
   let usedUp: Promise<CheckOutcome> | undefined
   if (!config.areas?.length || config.areas.includes(usedUpWindowCheck.area))
     deps.pacer.onceUsedUp(async () => {
-      usedUp = run(usedUpWindowCheck)
+      usedUp = run(usedUpWindowCheck, deps.main)
       await usedUp
     })
 
-  function report(expected: string, actual: string, exchange?: Exchange): FailureReport {
-    const secrets = [...keys.secrets(), ...sentSecrets]
-    if (!exchange) return { expected, actual }
-    const [request = '', response = ''] = describeExchange(exchange, secrets).split(/\n(?=< \d{3} )/)
-    return { expected, actual, request, response, curl: toCurl(exchange.request, keys.names, secrets) }
-  }
-
-  async function run(check: ContractCheck): Promise<CheckOutcome> {
-    if (check === usedUpWindowCheck && usedUp) return usedUp
-    const started = performance.now()
-    const notes: string[] = []
-    let requests = 0
-    let cacheHits = 0
-    let last: Exchange | undefined
-    const outcome = (status: CheckOutcome['status'], extra: Partial<CheckOutcome> = {}): CheckOutcome => ({
-      check,
-      status,
-      notes,
-      durationMs: performance.now() - started,
-      requests,
-      cacheHits,
-      ...extra,
-    })
+  /** Why the check cannot run here, as its outcome's status and reason; undefined when it can. */
+  function cannotRun(check: ContractCheck, lane: Lane) {
     if (deps.stateless && !check.stateless)
-      return outcome('not-applicable', {
+      return {
+        status: 'not-applicable' as const,
         reason: 'not applicable: the target is stateless (it answers from examples)',
-      })
+      }
     const unmet = unmetNeed(check.needs ?? [], {
       config,
-      keys,
+      keys: lane.keys,
       plan: deps.plan,
       provisioned: deps.provisioned,
+      missing: deps.missing,
     })
-    if (unmet) return outcome('skipped', { reason: unmet })
+    if (!unmet) return undefined
+    return {
+      status: unmet.notApplicable ? ('not-applicable' as const) : ('skipped' as const),
+      reason: unmet.reason,
+    }
+  }
 
-    const ctx: CheckContext = {
+  /**
+   * The context of one check, counting what it sends in `tally`. `ahead`: the context of `prepare` run before
+   * the check's turn, beside other checks: it sends nothing with the run's keys (their accounts are the other
+   * checks'), only with keys it made through the control plane.
+   */
+  function contextFor(
+    check: ContractCheck,
+    lane: Lane,
+    alongside: boolean,
+    tally: Omit<Prepared, 'value' | 'error'> & { last?: Exchange },
+    ahead = false,
+  ): CheckContext {
+    const { keys, cache } = lane
+    return {
       contract,
       target: config,
       keys,
       runId: deps.runId,
-      mock: deps.mock,
+      mock: alongside && deps.mock ? besideOthers(deps.mock, check) : deps.mock,
       plan: deps.plan,
       skip(reason) {
         throw new CheckSkipped(reason)
       },
-      note: (message) => void notes.push(message),
+      note: (message) => void tally.notes.push(message),
       track: (path, key) => teardown.track(path, key ?? keys.secret),
       untrack: (path) => teardown.untrack(path),
       defer: (undo) => teardown.defer(undo),
       wait: (seconds, reason) => deps.pacer.wait(seconds * 1000, reason),
       async call(input: CheckCallInput) {
+        const key = input.key === undefined ? keys.secret : input.key
+        if (ahead && key !== null && keys.secrets().includes(key))
+          throw new Error(
+            `${check.id} sends ${input.method} ${input.path} with the run's key in prepare: prepare runs beside other checks, on accounts and keys of its own`,
+          )
         const method = input.method.toUpperCase()
         if (
           !isSafeMethod(method) &&
@@ -113,7 +164,6 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
           !cannotWrite(input, keys.secrets())
         )
           throw new CheckSkipped('writes data: run with --destructive')
-        const key = input.key === undefined ? keys.secret : input.key
         if (input.sensitive) for (const value of input.sensitive) sentSecrets.add(value)
         const send = { ...input, key, accept429: input.rateLimitProbe ?? input.accept429 }
         const shared = input.rateLimitProbe || input.fresh ? undefined : cache.get(send)
@@ -123,14 +173,14 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         let exchange: Exchange
         if (shared) {
           exchange = { ...shared, operationId: input.operationId ?? shared.operationId }
-          cacheHits++
+          tally.cacheHits++
         } else {
           exchange = await (input.rateLimitProbe ? deps.limitClient : deps.budgeted).send(send)
-          requests++
+          tally.requests++
           if (changes) cache.invalidate()
           else if (!input.rateLimitProbe && isSafeMethod(method)) cache.store(send, exchange)
         }
-        last = exchange
+        tally.last = exchange
         const status = exchange.response.status
         const body = exchange.response.json as { id?: unknown } | undefined
         if (!shared && method === 'POST' && status >= 200 && status < 300 && typeof body?.id === 'string')
@@ -156,7 +206,61 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         return exchange
       },
     }
+  }
+
+  /**
+   * Runs a check's `prepare` before its turn, beside other checks: undefined when the check has none or cannot
+   * run here (its turn then says why). What it throws is kept for the check's turn.
+   */
+  async function prepare(check: ContractCheck, lane: Lane): Promise<Prepared | undefined> {
+    if (!check.prepare || cannotRun(check, lane)) return undefined
+    const tally = { requests: 0, cacheHits: 0, notes: [] as string[] }
     try {
+      const value = await check.prepare(contextFor(check, lane, true, tally, true))
+      return { ...tally, value }
+    } catch (error) {
+      return { ...tally, error }
+    }
+  }
+
+  async function run(check: ContractCheck, lane: Lane, mode: RunMode = {}): Promise<CheckOutcome> {
+    if (check === usedUpWindowCheck && usedUp) return usedUp
+    const started = performance.now()
+    const ahead = await mode.prepared
+    const tally = {
+      requests: ahead?.requests ?? 0,
+      cacheHits: ahead?.cacheHits ?? 0,
+      notes: [...(ahead?.notes ?? [])],
+      last: undefined as Exchange | undefined,
+    }
+    const outcome = (status: CheckOutcome['status'], extra: Partial<CheckOutcome> = {}): CheckOutcome => ({
+      check,
+      status,
+      notes: tally.notes,
+      durationMs: performance.now() - started,
+      requests: tally.requests,
+      cacheHits: tally.cacheHits,
+      ...extra,
+    })
+    const refused = cannotRun(check, lane)
+    if (refused) return outcome(refused.status, { reason: refused.reason })
+    const report = (expected: string, actual: string, exchange?: Exchange): FailureReport => {
+      const secrets = [...deps.secrets(), ...sentSecrets]
+      if (!exchange) return { expected, actual }
+      const [request = '', response = ''] = describeExchange(exchange, secrets).split(/\n(?=< \d{3} )/)
+      return {
+        expected,
+        actual,
+        request,
+        response,
+        curl: toCurl(exchange.request, lane.keys.names, secrets),
+      }
+    }
+
+    const ctx = contextFor(check, lane, mode.alongside ?? false, tally)
+    try {
+      if (ahead?.error !== undefined) throw ahead.error
+      if (check.prepare) ctx.prepared = ahead ? ahead.value : await check.prepare(ctx)
       await check.run(ctx)
       return outcome('passed')
     } catch (error) {
@@ -175,11 +279,11 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
           : report(
               'the check to run',
               `an error: ${error instanceof Error ? error.message : String(error)}`,
-              last,
+              tally.last,
             )
       return outcome('failed', { failure })
     }
   }
 
-  return { run }
+  return { run, prepare }
 }

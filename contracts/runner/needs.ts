@@ -1,4 +1,5 @@
 import type { Need } from '../checks/types.ts'
+import type { MissingCapabilities } from '../provision/control-capabilities.ts'
 import type { Keyring } from '../provision/keyring.ts'
 import type { Plan, TargetConfig } from '../target/target.ts'
 
@@ -7,6 +8,15 @@ interface NeedState {
   keys: Keyring
   plan?: Plan
   provisioned: boolean
+  /** The optional capabilities the provisioned control plane lacks, with the reason. */
+  missing?: MissingCapabilities
+}
+
+/** Why a check cannot run: a need the run could meet with other settings, or one the target never meets. */
+export interface UnmetNeed {
+  reason: string
+  /** The target lacks an optional capability: no setting of the run would change that. */
+  notApplicable: boolean
 }
 
 const REASONS: Record<Need, (state: NeedState) => string | undefined> = {
@@ -29,13 +39,27 @@ const REASONS: Record<Need, (state: NeedState) => string | undefined> = {
       : 'changes objects the run did not create (integrations, the owner): only on an account the run provisions (--provision mock)',
   clock: ({ provisioned }) => (provisioned ? undefined : "needs the mock's clock (--provision mock)"),
   'call-logs': ({ keys }) => (keys.callLogs ? undefined : 'needs an account with call logs'),
+  'simulated-calls': ({ provisioned }) =>
+    provisioned ? undefined : "needs calls placed through the mock's control plane (--provision mock)",
 }
 
-/** The reason the first unmet need gives, or undefined when the check can run. */
-export function unmetNeed(needs: readonly Need[], state: NeedState): string | undefined {
+/** What the target itself lacks (checked once the run's settings allow the check). */
+const CAPABILITIES: Partial<Record<Need, (state: NeedState) => string | undefined>> = {
+  'simulated-calls': ({ missing }) => missing?.get('simulated-calls'),
+}
+
+/**
+ * The first unmet need, or undefined when the check can run: a need of the run's settings (skipped, with what
+ * to give), then a capability the target lacks (not applicable, with what it answered).
+ */
+export function unmetNeed(needs: readonly Need[], state: NeedState): UnmetNeed | undefined {
   for (const need of needs) {
     const reason = REASONS[need](state)
-    if (reason) return reason
+    if (reason) return { reason, notApplicable: false }
+  }
+  for (const need of needs) {
+    const reason = CAPABILITIES[need]?.(state)
+    if (reason) return { reason, notApplicable: true }
   }
   return undefined
 }

@@ -3,7 +3,11 @@ import type { ContractCheck } from '../checks/types.ts'
 import type { TargetConfig } from '../target/target.ts'
 import type { Coverage } from './coverage.ts'
 import type { CheckOutcome, TeardownReport } from './outcome.ts'
+import { scheduleChecks } from './schedule-checks.ts'
 import { openSession, type RunStats, type Session, type SessionOptions } from './session.ts'
+
+/** Checks a provisioned run runs at the same time unless the target says otherwise (`concurrency`). */
+export const DEFAULT_CONCURRENCY = 16
 
 /** Options of a plain (non-Vitest) run. */
 export interface RunOptions extends SessionOptions {
@@ -34,8 +38,10 @@ export interface RunResult {
 /**
  * Runs the suite's checks as plain async functions, without Vitest: what the `voice-api-kit contract`
  * command and the mutation harness run. Opening the session checks that the target answers and accepts the
- * key (a `ConfigError` otherwise); teardown always runs. When a check loses the connection and the target
- * does not answer again, the run stops there instead of failing every remaining check the same way.
+ * key (a `ConfigError` otherwise); teardown always runs. A provisioned run runs checks at the same time, each
+ * lane on an account of its own (`concurrency`), and the checks that move the mock's clock alone; outcomes
+ * come in the suite's order however they ran. When a check loses the connection and the target does not
+ * answer again, the run stops there instead of failing every remaining check the same way.
  */
 export async function runChecks(target: TargetConfig, options: RunOptions = {}): Promise<RunResult> {
   const started = performance.now()
@@ -44,33 +50,27 @@ export async function runChecks(target: TargetConfig, options: RunOptions = {}):
   const checks = (options.checks ?? selectChecks(allChecks(session.contract), target.areas)).filter(
     options.filter ?? (() => true),
   )
-  const outcomes: CheckOutcome[] = []
-  let aborted: RunResult['aborted']
+  let scheduled: Awaited<ReturnType<typeof scheduleChecks>>
   try {
-    for (const [index, check] of checks.entries()) {
-      const outcome = await session.run(check)
-      outcomes.push(outcome)
-      options.onOutcome?.(outcome)
-      if (options.bail && outcome.status === 'failed') break
-      if (outcome.unreachable) {
-        const reason = await session.stillReachable()
-        if (reason) {
-          aborted = { reason, notRun: checks.slice(index + 1) }
-          break
-        }
-      }
-    }
+    const beside = checks.filter((check) => !check.exclusive).length
+    const wanted = target.provision === 'mock' ? (target.concurrency ?? DEFAULT_CONCURRENCY) : 1
+    const lanes = await session.openLanes(Math.min(wanted, beside))
+    scheduled = await scheduleChecks(session, checks, {
+      lanes,
+      bail: options.bail,
+      onOutcome: options.onOutcome,
+    })
   } catch (error) {
     await session.close()
     throw error
   }
   const teardown = await session.close()
   return {
-    outcomes,
+    outcomes: scheduled.outcomes,
     teardown,
     durationMs: performance.now() - started,
     stats: session.stats(),
     coverage: session.coverage(),
-    aborted,
+    aborted: scheduled.aborted,
   }
 }

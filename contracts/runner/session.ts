@@ -5,14 +5,14 @@ import { type CallInput, createClient } from '../http/client.ts'
 import type { Exchange } from '../http/exchange.ts'
 import { createPacer, type WaitEvent } from '../http/pacer.ts'
 import { readRateLimitHeaders } from '../http/rate-limit-headers.ts'
-import { createResponseCache } from '../http/response-cache.ts'
+import { createResponseCache, type ResponseCache } from '../http/response-cache.ts'
 import { fetchTransport, nodeTransport, type Transport } from '../http/transport.ts'
 import { type Keyring, keyringFromTarget } from '../provision/keyring.ts'
 import { createMockControl, type MockControl } from '../provision/mock-control.ts'
-import { type Provisioned, provisionMock } from '../provision/provision-mock.ts'
+import { type Provisioned, provisionLanes, provisionMock } from '../provision/provision-mock.ts'
 import { type OptionNames, secretKeyProblem, TARGET_CONFIG_NAMES } from '../target/option-names.ts'
 import { PLAN_HOURLY_QUOTA, type Plan, type TargetConfig } from '../target/target.ts'
-import { createCheckRunner } from './check-runner.ts'
+import { createCheckRunner, type Lane, type Prepared } from './check-runner.ts'
 import { type Coverage, createCoverage } from './coverage.ts'
 import type { CheckOutcome, TeardownReport } from './outcome.ts'
 import { ConfigError, judgeProbe, probeFailure, provisionFailure } from './preflight.ts'
@@ -38,7 +38,10 @@ export interface SessionOptions {
 /** What a run cost: requests sent to the API, answers shared from the run's cache, time spent waiting. */
 export interface RunStats {
   requests: number
-  /** Requests the account's rate limit counts: every answer but 401 and 429 (docs/decisions/006-rate-limits.md). */
+  /**
+   * Requests the account's rate limit counts: every answer of the API but 401 and 429
+   * (docs/decisions/006-rate-limits.md); requests outside the base URL (another version) reach no API.
+   */
   counted: number
   cacheHits: number
   waits: number
@@ -59,7 +62,25 @@ export interface Session {
   budget: number
   /** The account's windows as the first answer advertised them (`RateLimit-Policy`, `RateLimit`). */
   limits: { name: string; quota?: number; seconds?: number; remaining: number }[]
-  run(check: ContractCheck): Promise<CheckOutcome>
+  /**
+   * Runs a check on a lane (0, the default: the run's main account) and tells how it went. `alongside`: other
+   * checks may run meanwhile (then the check may not move the mock's clock).
+   */
+  run(
+    check: ContractCheck,
+    options?: { lane?: number; alongside?: boolean; prepared?: Promise<Prepared | undefined> },
+  ): Promise<CheckOutcome>
+  /**
+   * Runs an exclusive check's `prepare` now, beside other checks, on the main lane (where the check will run);
+   * pass what it gives to `run` as `prepared`.
+   */
+  prepare(check: ContractCheck): Promise<Prepared | undefined>
+  /**
+   * Makes `count` lanes in all for checks that run at the same time, each on an account of its own with keys
+   * of every kind and a cache of its own (a provisioned run only: elsewhere there is one lane, the account
+   * under test). Returns how many lanes there are.
+   */
+  openLanes(count: number): Promise<number>
   /** After a check lost the connection: undefined when the target answers again, else why not. */
   stillReachable(): Promise<string | undefined>
   stats(): RunStats
@@ -88,6 +109,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
   const baseUrl = config.baseUrl.replace(/\/+$/, '')
   const transport = config.fetch ? fetchTransport(config.fetch) : nodeTransport()
   const cache = createResponseCache()
+  const caches: ResponseCache[] = [cache]
   const coverage = createCoverage(contract, baseUrl)
   const maxWaitSeconds = config.maxWaitSeconds ?? 60
   const pacer = createPacer({
@@ -101,9 +123,10 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
   let keys: Keyring
   if (config.provision === 'mock') {
     const root = config.mockControlUrl ?? `${baseUrl.replace(/\/v1$/, '')}/_mock`
-    // Anything the control plane changes (keys, accounts, the clock) can change what the API answers.
+    // Anything the control plane changes (keys, accounts, the clock) can change what the API answers, to
+    // any lane.
     const control: Transport = (request) => {
-      if (request.method !== 'GET') cache.invalidate()
+      if (request.method !== 'GET') for (const each of caches) each.invalidate()
       return transport(request)
     }
     mock = createMockControl({ root, adminToken: config.mockAdminToken, transport: control })
@@ -119,9 +142,12 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     keys = keyringFromTarget({ ...config, secretKey: config.secretKey })
   }
   let counted = 0
+  const apiPath = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/`
   const record = (exchange: Exchange) => {
     coverage.record(exchange)
-    if (exchange.response.status !== 401 && exchange.response.status !== 429) counted++
+    const { status } = exchange.response
+    if (status !== 401 && status !== 429 && new URL(exchange.request.url).pathname.startsWith(apiPath))
+      counted++
   }
   // Outside the budget and never paced: the session's probes, the rate-limit checks, teardown.
   const limitClient = createClient({
@@ -177,21 +203,29 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     pacer,
     onExchange: record,
   })
+  const lanes: Lane[] = [{ keys, cache }]
   const runner = createCheckRunner({
+    main: lanes[0] as Lane,
     contract,
     config,
-    keys,
     runId,
     mock,
     plan,
     stateless,
     provisioned: provisioned !== undefined,
+    missing: provisioned?.missing,
     teardown,
-    cache,
+    secrets: () => lanes.flatMap((lane) => lane.keys.secrets()),
     pacer,
     budgeted,
     limitClient,
   })
+
+  const runOn: Session['run'] = (check, options = {}) =>
+    runner.run(check, lanes[options.lane ?? 0] ?? (lanes[0] as Lane), {
+      alongside: options.alongside,
+      prepared: options.prepared,
+    })
 
   return {
     contract,
@@ -203,7 +237,19 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     mock,
     budget,
     limits: pacer.windows(),
-    run: options.onFailedCapsule && mock ? capturing(mock, runner.run, options.onFailedCapsule) : runner.run,
+    run: options.onFailedCapsule && mock ? capturing(mock, runOn, options.onFailedCapsule) : runOn,
+    prepare: (check) => runner.prepare(check, lanes[0] as Lane),
+    async openLanes(count) {
+      if (!mock || count <= lanes.length) return lanes.length
+      const made = await provisionLanes(mock, contract.scopes, runId, count - lanes.length, keys.callLogs)
+      teardown.defer(made.remove)
+      for (const keyring of made.keyrings) {
+        const own = createResponseCache()
+        caches.push(own)
+        lanes.push({ keys: keyring, cache: own })
+      }
+      return lanes.length
+    },
     async stillReachable() {
       try {
         await limitClient.send({ ...probeInput, operationId: 'getUser', accept429: true })
@@ -215,7 +261,7 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
     stats: () => ({
       requests: budgeted.used() + limitClient.used(),
       counted,
-      cacheHits: cache.hits(),
+      cacheHits: caches.reduce((sum, each) => sum + each.hits(), 0),
       ...pacer.stats(),
     }),
     coverage: () => coverage.matrix(),
@@ -224,19 +270,34 @@ export async function openSession(config: TargetConfig, options: SessionOptions 
 }
 
 /**
- * Runs checks with the mock's capsule taken before each one and handed over when the check fails. Only the
- * last capsule is held; a mock that cannot give one (an older version) is not asked again.
+ * Runs checks with the mock's capsule taken before each one and handed over when the check fails. A mock that
+ * cannot give one (an older version) is not asked again. Checks that start at the same time share a capsule:
+ * one asked for after the last check of a lane ended (and before this one began) is a state before it, with
+ * all its lane's account as it was, so a check joins such a request under way instead of asking again.
  */
 function capturing(
   mock: MockControl,
-  run: (check: ContractCheck) => Promise<CheckOutcome>,
+  run: Session['run'],
   onFailed: (check: ContractCheck, capsule: string) => void,
-): (check: ContractCheck) => Promise<CheckOutcome> {
+): Session['run'] {
   let available = true
-  return async (check) => {
-    const before = available ? await mock.capsuleText().catch(() => undefined) : undefined
+  let asked: { at: number; capsule: Promise<string | undefined> } | undefined
+  const laneDone = new Map<number, number>()
+  const capsuleBefore = (lane: number): Promise<string | undefined> => {
+    if (asked && asked.at > (laneDone.get(lane) ?? Number.NEGATIVE_INFINITY)) return asked.capsule
+    const request = { at: performance.now(), capsule: mock.capsuleText().catch(() => undefined) }
+    asked = request
+    void request.capsule.then(() => {
+      if (asked === request) asked = undefined
+    })
+    return request.capsule
+  }
+  return async (check, options = {}) => {
+    const lane = options.lane ?? 0
+    const before = available ? await capsuleBefore(lane) : undefined
     if (before === undefined) available = false
-    const outcome = await run(check)
+    const outcome = await run(check, options)
+    laneDone.set(lane, performance.now())
     if (outcome.status === 'failed' && before !== undefined) onFailed(check, before)
     return outcome
   }

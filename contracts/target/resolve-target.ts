@@ -123,6 +123,13 @@ export function finishTarget(partial: Partial<TargetConfig>): TargetConfig {
 
   if (partial.provision !== undefined && partial.provision !== 'none' && partial.provision !== 'mock')
     throw new TargetError(`--provision must be mock or none, got '${partial.provision}'.`)
+  if (
+    partial.concurrency !== undefined &&
+    (!Number.isInteger(partial.concurrency) || partial.concurrency < 1 || partial.concurrency > 64)
+  )
+    throw new TargetError(
+      `concurrency must be a whole number from 1 to 64, got '${String(partial.concurrency)}'.`,
+    )
   if (partial.provision !== 'mock' && !partial.secretKey)
     throw new TargetError(
       'A secret key is required: set VOICE_API_KEY (or --secret-key), or use --provision mock against the mock.',

@@ -45,6 +45,12 @@ export interface TargetConfig {
   maxWaitSeconds?: number
   /** Path of the contract (default: this package's `openapi/v1.yaml`). */
   contractPath?: string
+  /**
+   * Checks run at the same time in a provisioned run (default 16), each lane on an account of its own; a check
+   * that moves the mock's clock always runs alone. 1 runs every check one after another. Without
+   * provisioning checks run one after another, on the account under test.
+   */
+  concurrency?: number
   /** Only run checks of these areas (`responses`, `authentication`, ...). */
   areas?: string[]
   /** The fetch to use (library use: a custom transport); default the global fetch. */

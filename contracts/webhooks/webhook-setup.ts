@@ -1,5 +1,5 @@
-import { CheckSkipped, ensure, expectStatus, fail, jsonObject } from '../checks/failure.ts'
-import { createAgent } from '../checks/fixtures.ts'
+import { CheckSkipped, ensure, expectStatus, fail, inOrder, jsonObject } from '../checks/failure.ts'
+import { agentBody, scratchAccount } from '../checks/fixtures.ts'
 import type { CheckContext } from '../checks/types.ts'
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts'
 
@@ -18,6 +18,8 @@ export interface WebhookRun {
   receiver: WebhookReceiver
   secret: string
   accountId: string
+  /** A secret key of the account (the check's own). */
+  key: string
   agentId: string
   callId: string
   /** The control plane's answer to a path under `/_mock`. */
@@ -47,18 +49,22 @@ function requireLocalMock(ctx: CheckContext): string {
   return root
 }
 
+/** What a webhook check makes before its call: a receiver, an account with its key and signing secret, an agent. */
+export type CallSetup = Omit<WebhookRun, 'callId'>
+
 /**
- * Starts a receiver, creates the run's signing secret, an agent subscribed to every event at the receiver, and
- * a call (by default a short one, answered); the receiver is closed in teardown.
+ * Starts a receiver and makes an account of the check's own (deleted in teardown) with a key, the account's
+ * signing secret and an agent subscribed to `events` at the receiver (closed in teardown). Only the control
+ * plane and the account's own key are used: a webhook check makes this in its `prepare`, beside the other
+ * checks, before its turn alone.
  */
-export async function placeCall(
+export async function prepareCall(
   ctx: CheckContext,
   statuses: readonly number[] = [200],
   events: readonly string[] = CALL_EVENTS,
-  // Long enough for words to be said (a transcript, so transcript.ready), short on the mock clock.
-  plan: Record<string, unknown> = { ring_seconds: 0, duration_seconds: 30 },
-): Promise<WebhookRun> {
+): Promise<CallSetup> {
   const root = requireLocalMock(ctx)
+  const mock = ctx.mock as NonNullable<CheckContext['mock']>
   const control: WebhookRun['control'] = async (method, path, body) => {
     const headers: Record<string, string> = {}
     if (body !== undefined) headers['content-type'] = 'application/json'
@@ -71,26 +77,52 @@ export async function placeCall(
     const text = await response.text()
     return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }
   }
-  const user = await ctx.call({ method: 'GET', path: '/user', operationId: 'getUser' })
-  expectStatus(user, 200)
-  const accountId = String(jsonObject(user).id)
-  const secret = await control('POST', `/accounts/${accountId}/webhook-secret`)
-  if (secret.status === 404) notApplicable('the mock has no webhook operations (an older voice-api-kit)')
-  ensure(secret.status === 201, 'the signing secret created (201)', `${secret.status}`)
+  const { account, name } = await scratchAccount(ctx, mock, 'webhooks')
   const receiver = await startWebhookReceiver(statuses)
   ctx.defer(receiver.close)
-  const { agent } = await createAgent(ctx, { webhook_url: receiver.url, webhook_events: events })
-  const call = await control('POST', `/accounts/${accountId}/calls`, { agent_id: agent.id, ...plan })
-  if (call.status !== 201)
-    fail('the call started (201)', `${call.status} ${JSON.stringify(call.body).slice(0, 200)}`)
+  // The secret and the key (then the agent subscribed at the receiver) do not depend on each other.
+  const [secret, key] = await inOrder([
+    control('POST', `/accounts/${account.id}/webhook-secret`),
+    mock.createKey(account.id, { type: 'secret', name }),
+  ])
+  if (secret.status === 404) notApplicable('the mock has no webhook operations (an older voice-api-kit)')
+  ensure(secret.status === 201, 'the signing secret created (201)', `${secret.status}`)
+  const created = await ctx.call({
+    method: 'POST',
+    path: '/agents',
+    json: agentBody(ctx, { webhook_url: receiver.url, webhook_events: events }),
+    key: key.value,
+    sensitive: [key.value],
+    operationId: 'createAgent',
+  })
+  expectStatus(created, 201, 'for a valid create-agent body')
   return {
     receiver,
     secret: String(secret.body.value),
-    accountId,
-    agentId: String(agent.id),
-    callId: String(call.body.id),
+    accountId: account.id,
+    agentId: String(jsonObject(created).id),
+    key: key.value,
     control,
   }
+}
+
+/**
+ * Places a call (by default a short one, answered) for the agent `prepareCall` made (`ctx.prepared`).
+ */
+export async function placeCall(
+  ctx: CheckContext,
+  // Long enough for words to be said (a transcript, so transcript.ready), short on the mock clock.
+  plan: Record<string, unknown> = { ring_seconds: 0, duration_seconds: 30 },
+): Promise<WebhookRun> {
+  const setup = ctx.prepared as CallSetup | undefined
+  if (!setup) throw new Error('unreachable: a webhook check prepares its call')
+  const call = await setup.control('POST', `/accounts/${setup.accountId}/calls`, {
+    agent_id: setup.agentId,
+    ...plan,
+  })
+  if (call.status !== 201)
+    fail('the call started (201)', `${call.status} ${JSON.stringify(call.body).slice(0, 200)}`)
+  return { ...setup, callId: String(call.body.id) }
 }
 
 /**

@@ -132,10 +132,13 @@ export type RateLimiter = ReturnType<typeof createRateLimiter>
 
 /** `RateLimit-Policy`, `RateLimit` and `X-RateLimit-*` headers (draft-ietf-httpapi-ratelimit-headers-10). */
 export function rateLimitHeaders(windows: readonly WindowState[], nowMs: number): Record<string, string> {
-  const policy = windows.map((w) => `"${w.policy}";q=${w.quota};w=${w.seconds}`).join(', ')
-  const current = windows.map((w) => `"${w.policy}";r=${w.remaining};t=${w.reset}`).join(', ')
+  let policy = ''
+  let current = ''
   let tightest = windows[0]
   for (const window of windows) {
+    const separator = current === '' ? '' : ', '
+    policy += `${separator}"${window.policy}";q=${window.quota};w=${window.seconds}`
+    current += `${separator}"${window.policy}";r=${window.remaining};t=${window.reset}`
     if (
       tightest &&
       (window.remaining < tightest.remaining ||

@@ -1,5 +1,5 @@
 import { delay, HttpResponse } from 'msw'
-import type { EngineResponse } from '../engine/types.ts'
+import type { EngineResponse, ResponseEffect } from '../engine/types.ts'
 import { toFetchResponse } from './fetch-bridge.ts'
 
 /**
@@ -27,10 +27,20 @@ function untilAborted(signal: AbortSignal, capMs: number): Promise<void> {
  * `HttpResponse.error()` (the fetch fails with a TypeError), and an unanswered request as nothing until the
  * request's signal aborts (the client gave up), then a failed fetch.
  */
-export async function answerWithEffect(response: EngineResponse, request: Request): Promise<Response> {
+export function answerWithEffect(response: EngineResponse, request: Request): Response | Promise<Response> {
   const effect = response.effect
-  if (effect?.delayMs) await delay(effect.delayMs)
-  if (effect?.network === 'timeout') await untilAborted(request.signal, UNANSWERED_CAP_MS)
-  if (effect?.network) return HttpResponse.error()
+  // Most answers carry no effect: answered at once, without another turn of the event loop.
+  if (!effect) return toFetchResponse(response, request.method)
+  return carryOut(effect, response, request)
+}
+
+async function carryOut(
+  effect: ResponseEffect,
+  response: EngineResponse,
+  request: Request,
+): Promise<Response> {
+  if (effect.delayMs) await delay(effect.delayMs)
+  if (effect.network === 'timeout') await untilAborted(request.signal, UNANSWERED_CAP_MS)
+  if (effect.network) return HttpResponse.error()
   return toFetchResponse(response, request.method)
 }

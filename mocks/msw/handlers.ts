@@ -1,7 +1,7 @@
 import { http } from 'msw'
 import type { MockPlatform } from '../platform.ts'
 import { answerWithEffect } from './answer-with-effect.ts'
-import { toEngineRequest } from './fetch-bridge.ts'
+import { bodyOf, toEngineRequest } from './fetch-bridge.ts'
 
 export interface HandlerOptions {
   /**
@@ -12,6 +12,9 @@ export interface HandlerOptions {
 }
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010/v1'
+
+/** Most request URLs kept parsed; past it the cache starts again empty. */
+const MAX_PARSED_URLS = 512
 
 /**
  * MSW request handlers that answer the v1 API and the control plane (`/_mock/`) from a platform.
@@ -30,18 +33,26 @@ export function createHandlers(
   )
 
   const absoluteRoot = /^https?:\/\//i.test(apiRoot) ? apiRoot : undefined
+  /** Request URLs as parsed, by their text: an app repeats the same few, and parsing is a cost of each request. */
+  let parsed = new Map<string, URL>()
+  const parse = (text: string) => {
+    let url = parsed.get(text)
+    if (url === undefined) {
+      url = new URL(text)
+      if (parsed.size >= MAX_PARSED_URLS) parsed = new Map()
+      parsed.set(text, url)
+    }
+    return url
+  }
 
   const forward = (prefix: string) =>
     http.all(`${mountPoint}${prefix}/*`, async ({ request }) => {
-      const url = new URL(request.url)
+      const url = parse(request.url)
       const pathname = url.pathname.slice(mountPath.length)
       // `Location` comes from the configured base URL (or, for a relative one, the page's own origin).
-      const engineRequest = await toEngineRequest(
-        request,
-        pathname,
-        url.search,
-        absoluteRoot ?? `${url.origin}${mountPath}/v1`,
-      )
+      const base = absoluteRoot ?? `${url.origin}${mountPath}/v1`
+      const read = bodyOf(request)
+      const engineRequest = toEngineRequest(request, pathname, url.search, base, read && (await read))
       return answerWithEffect(await platform().handle(engineRequest), request)
     })
 

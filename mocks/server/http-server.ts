@@ -5,9 +5,10 @@ import type { EngineRequest, EngineResponse } from '../engine/types.ts'
 import { carryOutEffect } from './carry-out-effect.ts'
 import { capConnections, defaultMaxConnections } from './connection-cap.ts'
 import { clientErrorResponse, edgeErrorResponse, onClientError } from './edge-errors.ts'
-import { createJsonEncoder, encodeJson } from './json-encoder.ts'
+import { createJsonEncoder, jsonText } from './json-encoder.ts'
 import { answerProtocolEdges, missingHost, sendEdgeError } from './protocol-edges.ts'
-import { type BodyPace, readBody } from './read-body.ts'
+import { type BodyPace, hasBody, NO_BODY, readBody } from './read-body.ts'
+import { writeAnswer } from './write-answer.ts'
 
 export interface RequestHandler {
   handle(request: EngineRequest): Promise<EngineResponse>
@@ -60,8 +61,13 @@ const LINGER_MS = 2_000
  * request carrying two keys never authenticates as the first one). */
 function headersOf(request: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {}
-  for (const [name, values] of Object.entries(request.headersDistinct)) {
-    if (values !== undefined) headers[name] = values.join(', ')
+  const raw = request.rawHeaders
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase()
+    const value = raw[i + 1] as string
+    // An inherited member (`constructor`) is no header sent before.
+    const before = Object.hasOwn(headers, name) ? headers[name] : undefined
+    headers[name] = before === undefined ? value : `${before}, ${value}`
   }
   return headers
 }
@@ -70,12 +76,11 @@ function send(
   res: ServerResponse,
   response: EngineResponse,
   method: string,
-  payload: Buffer = encodeJson(response.body),
+  payload: Uint8Array | string = response.body instanceof Uint8Array
+    ? response.body
+    : jsonText(response.body),
 ): void {
-  const headers: Record<string, string | number> = { ...response.headers }
-  if (response.status !== 204) headers['content-length'] = payload.length
-  res.writeHead(response.status, headers)
-  res.end(method === 'HEAD' || response.status === 204 ? undefined : payload)
+  writeAnswer(res, response.status, response.headers, payload, method !== 'HEAD' && response.status !== 204)
 }
 
 /** Methods that never change the state. */
@@ -144,7 +149,8 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
         req.socket.destroy()
         return
       }
-      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      const headers = headersOf(req)
+      if (req.httpVersion === '1.1' && headers.host === undefined) {
         sendEdgeError(res, missingHost())
         return
       }
@@ -152,11 +158,13 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
       const write = !SAFE_METHODS.has(method)
       if (write) writesInFlight++
       try {
-        const body = await readBody(req, {
-          limit: limitOf(method, req.url),
-          pace,
-          onProgress: () => cap.bodyProgress(req.socket),
-        })
+        const body = hasBody(headers)
+          ? await readBody(req, {
+              limit: limitOf(method, req.url),
+              pace,
+              onProgress: () => cap.bodyProgress(req.socket),
+            })
+          : NO_BODY
         if (!body.ok && body.reason === 'too-slow') {
           refuseUnread(req, res, method, clientErrorResponse('ERR_HTTP_REQUEST_TIMEOUT'))
           return
@@ -165,7 +173,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
         const request: EngineRequest = {
           method,
           url: req.url ?? '/',
-          headers: headersOf(req),
+          headers,
           body: body.ok ? body.body : null,
           clientIp: req.socket.remoteAddress,
           baseUrl: options.baseUrl?.() ?? socketBaseUrl(req),
@@ -180,7 +188,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
           refuseUnread(req, res, method, response)
           return
         }
-        await options.beforeSend?.(request, response)
+        if (options.beforeSend) await options.beforeSend(request, response)
         // A scenario's delay or network error: the engine has no timers and no sockets; this adapter does.
         if (response.effect && !(await carryOutEffect(req, res, response.effect))) return
         const reuse = !write && writesInFlight === 0 && API_URL.test(request.url)

@@ -1,13 +1,17 @@
-const NO_BYTES = Buffer.alloc(0)
 const COMMA = Buffer.from(',')
 /** Most items kept encoded (and first ids remembered); past it everything is forgotten at once. */
 const MAX_ENTRIES = 2_000
 
 /** A body's bytes: a string as is (HTML), bytes as they are, undefined as none, anything else as JSON. */
 export function encodeJson(body: unknown): Buffer {
-  if (body === undefined) return NO_BYTES
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-  return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body))
+  return Buffer.from(jsonText(body))
+}
+
+/** A body's text: a string as is (HTML), undefined as none, anything else (but bytes) as JSON. */
+export function jsonText(body: unknown): string {
+  if (body === undefined) return ''
+  return typeof body === 'string' ? body : JSON.stringify(body)
 }
 
 type Item = Record<string, unknown> & { id: string }
@@ -18,6 +22,27 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 const sameItems = (a: readonly Buffer[], b: readonly Buffer[]) =>
   a.length === b.length && a.every((bytes, i) => bytes === b[i])
+
+/**
+ * The envelope's members in order (`key, value`, `data`'s place without its value), when all of them but `data`
+ * are plain values (compared by `===`, they encode alike), else undefined.
+ */
+function envelopeMembers(body: ListEnvelope): unknown[] | undefined {
+  const members: unknown[] = []
+  for (const key in body) {
+    if (key === 'data') {
+      members.push(key, undefined)
+      continue
+    }
+    const value = body[key]
+    if (value !== null && (typeof value === 'object' || typeof value === 'function')) return undefined
+    members.push(key, value)
+  }
+  return members
+}
+
+const sameMembers = (a: readonly unknown[], b: readonly unknown[]) =>
+  a.length === b.length && a.every((value, i) => value === b[i])
 
 /** A `{ object: 'list', data: [...] }` body whose items are plain objects with a string `id`. */
 function isListEnvelope(body: unknown): body is ListEnvelope {
@@ -57,8 +82,8 @@ function sameFields(entry: Entry, item: Item): boolean {
 export function createJsonEncoder() {
   let entries = new Map<string, Entry>()
   let listed = new Set<string>()
-  /** The last encoded list starting with each id. */
-  let lastLists = new Map<string, { head: string; tail: string; items: Buffer[]; bytes: Buffer }>()
+  /** The last encoded list starting with each id, with its envelope's members besides `data` (`key, value`). */
+  let lastLists = new Map<string, { members: unknown[]; items: Buffer[]; bytes: Buffer }>()
 
   function itemBytes(item: Item): Buffer {
     const entry = entries.get(item.id)
@@ -71,6 +96,13 @@ export function createJsonEncoder() {
   }
 
   function encodeList(body: ListEnvelope): Buffer {
+    const items = body.data.map(itemBytes)
+    // The same list as last time (the same envelope, the same encoded items): the same bytes.
+    const members = envelopeMembers(body)
+    const first = (body.data[0] as Item).id
+    const last = lastLists.get(first)
+    if (last && members && sameMembers(last.members, members) && sameItems(last.items, items))
+      return last.bytes
     const before: string[] = []
     const after: string[] = []
     let fields = before
@@ -82,34 +114,32 @@ export function createJsonEncoder() {
       const json = JSON.stringify(body[key])
       if (json !== undefined) fields.push(`${JSON.stringify(key)}:${json}`)
     }
-    const head = `{${before.map((field) => `${field},`).join('')}"data":[`
-    const tail = `]${after.map((field) => `,${field}`).join('')}}`
-    const items = body.data.map(itemBytes)
-    // The same list as last time (same envelope, same encoded items): the same bytes.
-    const last = lastLists.get(body.data[0]?.id ?? '')
-    if (last && last.head === head && last.tail === tail && sameItems(last.items, items)) return last.bytes
-    const parts: Buffer[] = [Buffer.from(head)]
+    const parts: Buffer[] = [Buffer.from(`{${before.map((field) => `${field},`).join('')}"data":[`)]
     items.forEach((bytes, i) => {
       if (i > 0) parts.push(COMMA)
       parts.push(bytes)
     })
-    parts.push(Buffer.from(tail))
+    parts.push(Buffer.from(`]${after.map((field) => `,${field}`).join('')}}`))
     const bytes = Buffer.concat(parts)
     if (lastLists.size >= MAX_ENTRIES) lastLists = new Map()
-    lastLists.set(body.data[0]?.id ?? '', { head, tail, items, bytes })
+    if (members) lastLists.set(first, { members, items, bytes })
     return bytes
   }
 
   return {
-    /** The body's bytes, as `encodeJson`; `reuse` allows encoded list items. */
-    encode(body: unknown, reuse: boolean): Buffer {
-      if (!reuse || !isListEnvelope(body)) return encodeJson(body)
+    /**
+     * The body as `jsonText` gives it (a string, written once where it goes), bytes as they are, or, for a list
+     * whose items can be reused (`reuse`), as bytes built from the items' encoded bytes.
+     */
+    encode(body: unknown, reuse: boolean): Buffer | string {
+      if (body instanceof Uint8Array) return encodeJson(body)
+      if (!reuse || !isListEnvelope(body)) return jsonText(body)
       const first = (body.data[0] as Item).id
       // Kept from the second listing on: a page listed once (a deep cursor) is not worth keeping.
       if (entries.has(first) || listed.has(first)) return encodeList(body)
       if (listed.size >= MAX_ENTRIES) listed = new Set()
       listed.add(first)
-      return encodeJson(body)
+      return jsonText(body)
     },
 
     /** Forgets every encoded item (call after any change to the state). */

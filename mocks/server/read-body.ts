@@ -34,7 +34,16 @@ function decode(bytes: Buffer): BodyResult {
   }
 }
 
-const NO_BODY: BodyResult = { ok: true, body: null }
+/** What a request without a body reads as. */
+export const NO_BODY: BodyResult = { ok: true, body: null }
+
+/**
+ * Whether a request has a body, by its headers (lower-case names): neither Content-Length nor Transfer-Encoding
+ * says none (RFC 9112 section 6.3).
+ */
+export function hasBody(headers: Readonly<Record<string, unknown>>): boolean {
+  return headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined
+}
 
 /**
  * Reads a request body as UTF-8 (flagging bytes that are not UTF-8), refusing it as soon as it passes the limit
@@ -44,11 +53,8 @@ const NO_BODY: BodyResult = { ok: true, body: null }
  */
 export function readBody(request: IncomingMessage, options: ReadBodyOptions = {}): Promise<BodyResult> {
   const limit = options.limit ?? MAX_BODY_BYTES
-  const length = request.headers['content-length']
-  // Neither Content-Length nor Transfer-Encoding: the request has no body (RFC 9112 section 6.3).
-  if (length === undefined && request.headers['transfer-encoding'] === undefined)
-    return Promise.resolve(NO_BODY)
-  const declared = Number(length)
+  if (!hasBody(request.headers)) return Promise.resolve(NO_BODY)
+  const declared = Number(request.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit)
     return Promise.resolve({ ok: false, reason: 'too-large' })
   return new Promise((resolve) => {

@@ -46,6 +46,8 @@ export interface LoadFigures {
   /** Resident set size of the server's process right after its last round, MB. */
   rssMb: number
   statusCodes: Record<string, number>
+  /** Requests/s of each round, in the order the rounds ran (the servers took turns within each round). */
+  roundRates: number[]
 }
 
 /** Drives one request with autocannon for `durationSec`, reporting every latency to `onLatency`. */
@@ -84,7 +86,8 @@ export function drive(
 /**
  * Warms every target up, then drives each for `durationSec` in total with autocannon, in `rounds` turns
  * whose order rotates (A B C, B C A, C A B): on a shared machine a burst of other work then falls on
- * every server alike instead of on whichever ran at the time. Latencies at full precision.
+ * every server alike instead of on whichever ran at the time, and each round gives a ratio of its own
+ * (`roundRates`). Latencies at full precision.
  */
 export async function runLoad(
   targets: readonly LoadTarget[],
@@ -97,6 +100,7 @@ export async function runLoad(
     non2xx: 0,
     errors: 0,
     statusCodes: {} as Record<string, number>,
+    roundRates: [] as number[],
   }))
   if (settings.warmupSec > 0)
     for (const target of targets) await drive(target.request, settings.connections, settings.warmupSec)
@@ -107,11 +111,14 @@ export async function runLoad(
       const target = targets[i] as LoadTarget
       const into = state[i] as (typeof state)[number]
       const started = performance.now()
+      const answeredBefore = into.latencies.length
       const cpuBefore = cpuMs(target.pid)
       const result = await drive(target.request, settings.connections, roundSec, (ms) =>
         into.latencies.push(ms),
       )
-      into.seconds += (performance.now() - started) / 1000
+      const seconds = (performance.now() - started) / 1000
+      into.seconds += seconds
+      into.roundRates.push(round((into.latencies.length - answeredBefore) / seconds, 0))
       into.cpuMs += cpuMs(target.pid) - cpuBefore
       into.non2xx += result.non2xx
       into.errors += result.errors + result.timeouts
@@ -121,7 +128,15 @@ export async function runLoad(
   }
   const figures: Record<string, LoadFigures> = {}
   targets.forEach((target, i) => {
-    const { latencies, seconds, cpuMs: cpu, non2xx, errors, statusCodes } = state[i] as (typeof state)[number]
+    const {
+      latencies,
+      seconds,
+      cpuMs: cpu,
+      non2xx,
+      errors,
+      statusCodes,
+      roundRates,
+    } = state[i] as (typeof state)[number]
     const latency = summarize(latencies)
     figures[target.name] = {
       requestsPerSec: round(latencies.length / seconds, 0),
@@ -134,6 +149,7 @@ export async function runLoad(
       errors,
       rssMb: round(rssMb(target.pid), 1),
       statusCodes,
+      roundRates,
     }
   })
   return figures

@@ -1,3 +1,4 @@
+import type { RatioSpread } from './ratios.ts'
 import type { BenchResults, ServerName } from './results.ts'
 
 const SERVER_LABEL: Record<ServerName, string> = {
@@ -10,6 +11,9 @@ const num = (value: number | undefined, digits = 0) =>
   value === undefined || !Number.isFinite(value)
     ? 'n/a'
     : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+
+/** A ratio's spread over the rounds, `1.02-1.31x`. */
+const spreadOf = (ratio: RatioSpread) => `${num(ratio.min, 2)}-${num(ratio.max, 2)}x`
 
 function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`
@@ -51,12 +55,14 @@ export function formatMarkdown(results: BenchResults): string {
     rows.push([
       '',
       '**mock / Prism, mock / bare**',
-      `**${num(row.ratios.mockOverPrism, 2)}x, ${num(row.ratios.mockOverBare, 2)}x**`,
+      `**${num(row.ratios.mockOverPrism.median, 2)}x, ${num(row.ratios.mockOverBare.median, 2)}x**`,
       '',
       '',
       '',
       '',
-      row.note ?? '',
+      [`rounds: ${spreadOf(row.ratios.mockOverPrism)} and ${spreadOf(row.ratios.mockOverBare)}`, row.note]
+        .filter(Boolean)
+        .join('; '),
     ])
   }
   if (rows.length > 0)
@@ -162,14 +168,33 @@ export function formatMarkdown(results: BenchResults): string {
       )
     } else if (sharedSkipped) out.push('', `Redis: skipped (${sharedSkipped}).`)
   }
-  if (results.msw || results.contract) {
+  if (results.msw) {
+    const { mock, trivial, costRatio, wallRatio } = results.msw
+    out.push('', '### In-process: MSW setupServer, sequential fetch of GET /v1/agents', '')
+    out.push(
+      table(
+        ['handler', 'req/s', 'CPU µs/req', 'p50 ms', 'p99 ms', 'requests'],
+        [
+          ['the mock (createMockApi defaults, responses checked)', mock, 'mock'] as const,
+          ['a trivial handler sending the same bytes and headers', trivial, 'trivial'] as const,
+        ].map(([label, side]) => [
+          label,
+          num(side.requestsPerSec),
+          num(side.cpuUsPerRequest),
+          num(side.p50Ms, 3),
+          num(side.p99Ms, 3),
+          num(side.requests),
+        ]),
+      ),
+    )
+    out.push(
+      '',
+      `Per request, mock / trivial handler: CPU time **${num(costRatio.median, 2)}x** (rounds ${spreadOf(costRatio)}), wall time ${num(wallRatio.median, 2)}x (rounds ${spreadOf(wallRatio)}); medians of ${costRatio.rounds.length} rounds in alternating order, each side in its own process.`,
+    )
+  }
+  if (results.contract) {
     out.push('', '### Other figures', '')
     const rows: string[][] = []
-    if (results.msw)
-      rows.push([
-        'MSW setupServer (createMockApi defaults, responses checked), sequential fetch GET /v1/agents',
-        `${num(results.msw.requestsPerSec)} req/s (p50 ${num(results.msw.p50Ms, 2)} ms, p99 ${num(results.msw.p99Ms, 2)} ms)`,
-      ])
     if (results.contract)
       rows.push([
         'contract suite, full run against the local mock',
@@ -178,6 +203,26 @@ export function formatMarkdown(results: BenchResults): string {
           : `skipped: ${results.contract.note}`,
       ])
     out.push(table(['measurement', 'result'], rows))
+  }
+  if (results.comparison) {
+    const { against, rows } = results.comparison
+    out.push(
+      '',
+      `### Against the committed figures (${against.date}, load ${against.loadAverage.map((l) => l.toFixed(2)).join(' and ')})`,
+      '',
+    )
+    out.push(
+      table(
+        ['ratio', 'committed', 'now', 'change', 'fell by more than 10%'],
+        rows.map((row) => [
+          row.ratio,
+          num(row.committed, 2),
+          num(row.now, 2),
+          `${row.change >= 0 ? '+' : ''}${num(row.change * 100, 1)}%`,
+          row.fell ? '**yes**' : 'no',
+        ]),
+      ),
+    )
   }
   out.push('', '### Targets', '')
   out.push(

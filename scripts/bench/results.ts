@@ -2,6 +2,8 @@ import type { LoadCase } from './cases.ts'
 import type { ContractSuiteFigures } from './contract-suite.ts'
 import type { ListFigures } from './list-latency.ts'
 import type { LoadFigures, LoadSettings } from './load.ts'
+import type { MswFigures } from './msw-throughput.ts'
+import type { RatioSpread } from './ratios.ts'
 import type { StartupFigures } from './startup.ts'
 import type { StorageFigures } from './storage.ts'
 
@@ -12,18 +14,12 @@ export interface LoadRow {
   case: LoadCase['id']
   label: string
   servers: Partial<Record<ServerName, LoadFigures>>
-  /** mock requests/s over Prism's and over the bare server's. */
-  ratios: { mockOverPrism: number; mockOverBare: number }
+  /** mock requests/s over Prism's and over the bare server's, round by round. */
+  ratios: { mockOverPrism: RatioSpread; mockOverBare: RatioSpread }
   note?: string
 }
 
-/** Requests/s of the mock through MSW's `setupServer`. */
-export interface MswFigures {
-  requestsPerSec: number
-  p50Ms: number
-  p99Ms: number
-  requests: number
-}
+export type { MswFigures }
 
 /** One target of the issue, checked against this run. */
 export interface TargetCheck {
@@ -46,4 +42,13 @@ export interface BenchResults {
   contract?: ContractSuiteFigures
   storage?: StorageFigures
   targets: TargetCheck[]
+  /** Ratios that fell by more than 10% against the committed figures (`--compare`). */
+  comparison?: Comparison
+}
+
+/** This run's ratios against the figures committed last (`docs/performance-figures.json`). */
+export interface Comparison {
+  /** The committed figures' date and load. */
+  against: { date: string; loadAverage: number[] }
+  rows: { ratio: string; committed: number; now: number; change: number; fell: boolean }[]
 }

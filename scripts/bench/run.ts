@@ -4,19 +4,23 @@
  * latency and RSS, the MSW path and the contract suite. Prints Markdown tables; `--json <file>` also
  * writes the figures (and bench-results/latest.{json,md}).
  */
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { captureResponse } from './capture.ts'
 import { caseHeaders, LOAD_CASES } from './cases.ts'
-import { installCleanup, removeOnExit, runJsonChild } from './children.ts'
+import { installCleanup, removeOnExit } from './children.ts'
+import { compareRatios, FIGURES_FILE, figuresOf, ratiosOf, readCommittedFigures } from './compare.ts'
 import { measureContractSuite } from './contract-suite.ts'
 import { BENCH_HELP, type BenchFlags, parseBenchFlags } from './flags.ts'
 import { measureListLatency } from './list-latency.ts'
 import { type LoadFigures, type LoadSettings, runLoad } from './load.ts'
-import { benchScript, MOCK_TSX_ENTRY, RESULTS_DIR } from './paths.ts'
+import { measureMsw } from './msw-throughput.ts'
+import { MOCK_TSX_ENTRY, RESULTS_DIR, ROOT } from './paths.ts'
+import { type RatioSpread, ratioSpread } from './ratios.ts'
 import { formatMarkdown } from './report.ts'
-import type { BenchResults, LoadRow, MswFigures } from './results.ts'
+import type { BenchResults, LoadRow } from './results.ts'
 import {
   type BenchServer,
   provisionWriteKeys,
@@ -30,6 +34,9 @@ import { measureStorage } from './storage.ts'
 import { checkTargets } from './targets.ts'
 
 const log = (line: string) => console.log(line)
+/** A ratio and its rounds, for the log. */
+const ratioText = (ratio: RatioSpread) =>
+  `${round(ratio.median, 2)}x (rounds ${ratio.rounds.map((r) => round(r, 2)).join(', ')})`
 
 /** Accounts the write case spreads its creates over: 100,000 agents of room, more than any run makes. */
 const WRITE_ACCOUNTS = 100
@@ -55,7 +62,7 @@ async function measureLoad(settings: LoadSettings, mockEntry: string[]): Promise
         case: loadCase.id,
         label: loadCase.label,
         servers: {},
-        ratios: { mockOverPrism: Number.NaN, mockOverBare: Number.NaN },
+        ratios: { mockOverPrism: ratioSpread([], []), mockOverBare: ratioSpread([], []) },
         note:
           loadCase.method === 'POST'
             ? 'Prism answers its static example; the mock validates and stores a new agent each time'
@@ -90,12 +97,14 @@ async function measureLoad(settings: LoadSettings, mockEntry: string[]): Promise
           `    ${server.name}: ${result.requestsPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, CPU ${result.cpuUsPerRequest} µs/req, RSS ${result.rssMb} MB [${codes}${result.errors ? `, ${result.errors} errors` : ''}]`,
         )
       }
-      const rate = (name: 'mock' | 'prism' | 'bare') => row.servers[name]?.requestsPerSec ?? Number.NaN
+      // Each round ran the three servers in turn: its own ratios, of which the run says the median.
+      const rates = (name: 'mock' | 'prism' | 'bare') => row.servers[name]?.roundRates ?? []
       row.ratios = {
-        mockOverPrism: round(rate('mock') / rate('prism'), 2),
-        mockOverBare: round(rate('mock') / rate('bare'), 2),
+        mockOverPrism: ratioSpread(rates('mock'), rates('prism')),
+        mockOverBare: ratioSpread(rates('mock'), rates('bare')),
       }
-      log(`    mock/Prism ${row.ratios.mockOverPrism}x, mock/bare ${row.ratios.mockOverBare}x`)
+      const { mockOverPrism, mockOverBare } = row.ratios
+      log(`    mock/Prism ${ratioText(mockOverPrism)}, mock/bare ${ratioText(mockOverBare)}`)
       rows.push(row)
     }
   } finally {
@@ -104,8 +113,11 @@ async function measureLoad(settings: LoadSettings, mockEntry: string[]): Promise
   return rows
 }
 
-async function main(flags: BenchFlags, argv: string[]): Promise<void> {
+/** Runs the bench; false when `--compare` found a ratio that fell by more than 10%. */
+async function main(flags: BenchFlags, argv: string[]): Promise<boolean> {
   installCleanup()
+  // Read first: a comparison without committed figures fails before the run, not after it.
+  const committed = flags.compare ? readCommittedFigures() : undefined
   mkdirSync(RESULTS_DIR, { recursive: true })
   const started = performance.now()
   // The load runs the built CLI (what the bin runs where dist/ exists), else the sources through tsx.
@@ -154,12 +166,18 @@ async function main(flags: BenchFlags, argv: string[]): Promise<void> {
     )
   }
   if (flags.phases.has('msw')) {
-    log(`MSW setupServer: sequential fetch for ${flags.mswSec} s...`)
-    partial.msw = await runJsonChild<MswFigures>('msw', [
-      ...benchScript('msw-throughput.ts'),
-      String(flags.mswSec),
-    ])
-    log(`  ${partial.msw.requestsPerSec} req/s`)
+    log(
+      `MSW setupServer: the mock and a trivial handler, sequential fetch, ${flags.mswRounds} alternating rounds, ${flags.mswSec} s each side...`,
+    )
+    partial.msw = await measureMsw({
+      durationSec: flags.mswSec,
+      rounds: flags.mswRounds,
+      warmupSec: settings.warmupSec,
+    })
+    const { mock, trivial, costRatio, wallRatio } = partial.msw
+    log(
+      `  mock ${mock.requestsPerSec} req/s (${mock.cpuUsPerRequest} µs CPU), trivial ${trivial.requestsPerSec} req/s (${trivial.cpuUsPerRequest} µs CPU); per request mock/trivial: CPU ${ratioText(costRatio)}, wall ${ratioText(wallRatio)}`,
+    )
   }
   if (flags.phases.has('contract')) {
     log('Contract suite against a local mock...')
@@ -186,6 +204,7 @@ async function main(flags: BenchFlags, argv: string[]): Promise<void> {
 
   partial.machine.loadAverage.push(loadavg()[0] ?? 0)
   const results: BenchResults = { ...partial, targets: checkTargets(partial) }
+  if (committed) results.comparison = compareRatios(committed, ratiosOf(results))
   const markdown = formatMarkdown(results)
   log(`\nDone in ${round((performance.now() - started) / 1000, 0)} s.\n`)
   log(markdown)
@@ -200,6 +219,25 @@ async function main(flags: BenchFlags, argv: string[]): Promise<void> {
       `Wrote ${[...new Set([file, join(RESULTS_DIR, 'latest.json')])].join(', ')} and ${join(RESULTS_DIR, 'latest.md')}.`,
     )
   }
+  if (flags.save) {
+    writeFileSync(FIGURES_FILE, `${JSON.stringify(figuresOf(results), null, 2)}\n`)
+    // As the repository's formatter writes JSON, so that the file is committed as it is.
+    spawnSync(join(ROOT, 'node_modules', '.bin', 'biome'), ['format', '--write', FIGURES_FILE], {
+      stdio: 'ignore',
+    })
+    log(`Wrote this run's ratios to ${FIGURES_FILE} (commit it: --compare compares with it).`)
+  }
+  if (results.comparison) {
+    const fell = results.comparison.rows.filter((row) => row.fell)
+    for (const row of fell)
+      log(
+        `FELL: ${row.ratio}: ${row.committed} -> ${row.now} (${round(row.change * 100, 1)}% against the figures of ${results.comparison.against.date})`,
+      )
+    if (fell.length === 0)
+      log(`No ratio fell by more than 10% against the figures of ${results.comparison.against.date}.`)
+    return fell.length === 0
+  }
+  return true
 }
 
 const argv = process.argv.slice(2)
@@ -213,7 +251,7 @@ try {
 if (flags === 'help') console.log(BENCH_HELP)
 else
   await main(flags, argv).then(
-    () => process.exit(0),
+    (passed) => process.exit(passed ? 0 : 1),
     (error: unknown) => {
       console.error('bench: failed:', error)
       process.exit(1)

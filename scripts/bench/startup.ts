@@ -96,7 +96,7 @@ async function helloFirst200(): Promise<number> {
 }
 
 /**
- * The built CLI: the lead's `dist/` when it exists, otherwise a `tsc` build of the CLI into
+ * The built CLI: `dist/` when it is at least as new as the sources, otherwise a `tsc` build of the CLI into
  * `bench-results/build` (same compiler options as the project, emit on).
  */
 export async function builtMockEntry(): Promise<BuiltEntry> {
@@ -120,9 +120,9 @@ export async function builtMockEntry(): Promise<BuiltEntry> {
   )
   const tsc = spawnChild('tsc', [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config])
   await new Promise((resolve) => tsc.process.once('exit', resolve))
-  const main = join(RESULTS_DIR, 'build', 'mocks', 'cli', 'main.js')
+  const main = join(RESULTS_DIR, 'build', 'cli', 'main.js')
   if (!existsSync(main)) return { skipped: 'no dist/ build, and tsc emitted no bench-results/build' }
-  return { entry: [main], note: 'no dist/ yet: tsc build to bench-results/build' }
+  return { entry: [main], note: 'dist/ missing or older than the sources: tsc build to bench-results/build' }
 }
 
 /** First-200 times of the mock (through tsx, and built), of Prism and of a bare node:http server; `runs` cold starts each. */

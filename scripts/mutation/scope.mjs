@@ -32,6 +32,8 @@ export const OWN_TESTS_MODULES = [
   // The mock's check of its own answers (`checkResponses`): off in the contract run, where the suite, not the
   // mock, must notice a wrong answer.
   'mocks/engine/contract/contract-drift.ts',
+  // ...and the JSON texts of the answers it reads (lists from remembered item texts), used only with it.
+  'mocks/engine/contract/answer-texts.ts',
   // The mock's own guards and bounds, which the spec does not set (so no fair suite can ask for them): JSON
   // nesting, the bounded collections, and the timestamp parser's refusals (a v1 input reaches it only after the
   // contract's `format: date-time` has let it through).

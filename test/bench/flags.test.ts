@@ -29,6 +29,18 @@ describe('parseBenchFlags', () => {
     expect(() => parseBenchFlags(argv)).toThrow(message)
   })
 
+  it('compares only the phases whose ratios it compares, unless told which to run', () => {
+    const compare = parseBenchFlags(['--quick', '--compare'])
+    const only = parseBenchFlags(['--compare', '--only', 'load'])
+    const save = parseBenchFlags(['--save'])
+    if (compare === 'help' || only === 'help' || save === 'help') throw new Error('unexpected help')
+    expect(compare).toMatchObject({ compare: true, save: false, quick: true })
+    expect([...compare.phases]).toEqual(['load', 'msw'])
+    expect([...only.phases]).toEqual(['load'])
+    expect(save).toMatchObject({ compare: false, save: true })
+    expect(save.phases.size).toBe(6)
+  })
+
   it('answers help for -h', () => {
     expect(parseBenchFlags(['-h'])).toBe('help')
   })

@@ -155,6 +155,26 @@ export function createValidators(document: OpenApiDocument) {
     compiledByDocument.set(document, compiledState)
   }
   const { instances, cache } = compiledState
+  /** An operation's query parameters and their validator, found once per operation (the hot path). */
+  const queryPlans = new WeakMap<
+    readonly ParameterObject[],
+    { declared: ParameterObject[]; validate: ValidateFunction | null }
+  >()
+
+  function queryPlan(operationId: string, parameters: readonly ParameterObject[]) {
+    let plan = queryPlans.get(parameters)
+    if (!plan) {
+      const declared = parameters.filter((p) => p.in === 'query')
+      const validate = compiled(`query:${operationId}`, 'query', () => ({
+        type: 'object',
+        properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
+        required: declared.filter((p) => p.required).map((p) => p.name),
+      }))
+      plan = { declared, validate }
+      queryPlans.set(parameters, plan)
+    }
+    return plan
+  }
 
   function compiled(key: string, mode: Mode, schemaOf: () => unknown): ValidateFunction | null {
     const cacheKey = `${mode}:${key}`
@@ -180,29 +200,26 @@ export function createValidators(document: OpenApiDocument) {
   return {
     /** Checks and coerces the query string against the operation's query parameters; unknown ones fail. */
     query(operationId: string, parameters: readonly ParameterObject[], query: URLSearchParams): QueryResult {
-      const declared = parameters.filter((p) => p.in === 'query')
+      const { declared, validate } = queryPlan(operationId, parameters)
       const values: Record<string, unknown> = {}
-      for (const name of new Set(query.keys())) {
-        const parameter = declared.find((p) => p.name === name)
-        if (!parameter) return { ok: false, param: name, message: `Unknown query parameter '${name}'.` }
-        const all = query.getAll(name)
-        const isArray = parameter.schema?.type === 'array'
-        if (!isArray && all.length > 1)
-          return { ok: false, param: name, message: `'${name}' may be given only once.` }
-        values[name] = isArray ? all.flatMap((v) => v.split(',')) : all[0]
-        const malformed = malformedNumber(parameter.schema, values[name])
-        if (malformed !== undefined)
-          return {
-            ok: false,
-            param: name,
-            message: `'${name}' must be ${malformed}, written in decimal digits, got '${String(values[name]).slice(0, 40)}'.`,
-          }
-      }
-      const validate = compiled(`query:${operationId}`, 'query', () => ({
-        type: 'object',
-        properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
-        required: declared.filter((p) => p.required).map((p) => p.name),
-      }))
+      // Most requests send no query: nothing to read but the defaults the validator fills in.
+      if (query.size !== 0)
+        for (const name of new Set(query.keys())) {
+          const parameter = declared.find((p) => p.name === name)
+          if (!parameter) return { ok: false, param: name, message: `Unknown query parameter '${name}'.` }
+          const all = query.getAll(name)
+          const isArray = parameter.schema?.type === 'array'
+          if (!isArray && all.length > 1)
+            return { ok: false, param: name, message: `'${name}' may be given only once.` }
+          values[name] = isArray ? all.flatMap((v) => v.split(',')) : all[0]
+          const malformed = malformedNumber(parameter.schema, values[name])
+          if (malformed !== undefined)
+            return {
+              ok: false,
+              param: name,
+              message: `'${name}' must be ${malformed}, written in decimal digits, got '${String(values[name]).slice(0, 40)}'.`,
+            }
+        }
       if (validate && !validate(values)) {
         const [first] = toFieldErrors(validate.errors ?? [], 'query')
         const message = first?.message ?? 'Invalid query parameter.'

@@ -51,8 +51,8 @@ export function createKey(
 }
 
 /**
- * The key whose value hashes to the token's hash, the hashes compared in constant time. Hashes synchronously:
- * no worker-thread round trip on every request.
+ * The key whose value hashes to the token's hash, the hashes compared in constant time. Hashes synchronously,
+ * on every request: no key value is kept, not even in a cache in memory (docs/decisions/003-api-keys.md).
  */
 export function findKey(table: KeyTable, token: string): StoredKey | undefined {
   const hash = sha256Hex(token)

@@ -21,6 +21,8 @@ export interface Api<C extends RequestContext = RequestContext> {
 }
 
 const ROOT = 'http://mock.invalid'
+/** Most request URLs kept parsed; past it the cache starts again empty. */
+const MAX_PARSED_URLS = 512
 
 /** Whether `path` lies under `prefix` (the prefix itself, or below it). */
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`)
@@ -37,14 +39,32 @@ export function createRequestHandler(
   outside?: (ctx: RequestContext, response: EngineResponse, startedAt: number) => void,
 ) {
   const served = apis as readonly Api[]
+  /**
+   * Request URLs as parsed, by their text: a client repeats the same few (`/v1/agents`), and parsing is a
+   * good part of a small request's cost. The steps only read a context's URL, never change it, so one parsed
+   * URL serves every request with the same text.
+   */
+  let parsed = new Map<string, URL>()
+
+  function parse(text: string): URL {
+    let url = parsed.get(text)
+    if (url === undefined) {
+      url = new URL(text, ROOT)
+      if (parsed.size >= MAX_PARSED_URLS) parsed = new Map()
+      parsed.set(text, url)
+    }
+    return url
+  }
 
   function baseContext(request: EngineRequest, url: URL, path: string): RequestContext {
+    // Every field a step may set is there from the start: one shape for every context.
     return {
       request,
       url,
       requestId: newId('req', 20),
       path,
       headers: {},
+      operation: undefined,
       params: {},
       query: {},
       body: undefined,
@@ -63,7 +83,7 @@ export function createRequestHandler(
 
   function locate(request: EngineRequest): { url: URL; api?: Api } | ApiError {
     try {
-      const url = new URL(request.url, ROOT)
+      const url = parse(request.url)
       return { url, api: served.find((api) => under(url.pathname, api.prefix)) }
     } catch {
       return errors.invalidParameter('url', 'The request URL is malformed.')

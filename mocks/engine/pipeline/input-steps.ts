@@ -29,12 +29,13 @@ export function readQueryStep(validators: Validators): Step {
  */
 export const readBodyStep: Step = (ctx, next) => {
   const { request } = ctx
-  const limit = bodyLimitOf(request.method, ctx.url.pathname)
-  if (request.bodyTooLarge) throw errors.payloadTooLarge(limit)
+  // The limit is looked up only where a body is there to judge (most requests have none).
+  const limit = () => bodyLimitOf(request.method, ctx.url.pathname)
+  if (request.bodyTooLarge) throw errors.payloadTooLarge(limit())
   const { operation } = routed(ctx)
   if (operation.hasBody) {
     if (request.bodyNotUtf8) throw errors.invalidJson('The request body is not valid UTF-8.')
-    ctx.body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired, limit)
+    ctx.body = parseJsonBody(request.body, request.headers['content-type'], operation.bodyRequired, limit())
     if (ctx.body !== undefined) assertJsonDepth(request.body)
   }
   return next()

@@ -59,5 +59,6 @@ export function operationSteps(handlers: Handlers, clock: Clock) {
 export function resultAnswer(ctx: V1Context): EngineResponse {
   const result = ctx.result
   if (!result) throw errors.internal('The operation gave no result.')
-  return json(result.status, result.body, { ...ctx.headers, ...result.headers })
+  const headers = result.headers ? Object.assign({}, ctx.headers, result.headers) : ctx.headers
+  return json(result.status, result.body, headers)
 }

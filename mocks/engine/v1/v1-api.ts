@@ -9,8 +9,9 @@ import { compose } from '../pipeline/compose.ts'
 import { checkAnswerStep, validateBodyStep } from '../pipeline/contract-steps.ts'
 import type { Api } from '../pipeline/handle-request.ts'
 import { readBodyStep, readQueryStep } from '../pipeline/input-steps.ts'
+import type { RequestContext } from '../pipeline/request-context.ts'
 import { routeStep } from '../pipeline/route-step.ts'
-import type { RateLimiter } from '../rate-limiter.ts'
+import type { RateLimiter, WindowState } from '../rate-limiter.ts'
 import type { AccountData } from '../resources/account-data.ts'
 import type { Handlers } from '../resources/operation-handler.ts'
 import type { InterceptInput, Interception } from '../scenarios/scenario-interceptor.ts'
@@ -37,6 +38,33 @@ export interface V1ApiOptions extends DriftCheck {
   intercept: (input: InterceptInput) => Interception | undefined
 }
 
+const NO_WINDOWS: readonly WindowState[] = []
+
+/** A request's v1 context, every field a step may set there from the start (one shape for all of them). */
+function v1Context(base: RequestContext): V1Context {
+  return {
+    request: base.request,
+    url: base.url,
+    requestId: base.requestId,
+    path: base.path,
+    headers: base.headers,
+    operation: undefined,
+    params: base.params,
+    query: base.query,
+    body: undefined,
+    key: undefined,
+    account: undefined,
+    now: 0,
+    windows: NO_WINDOWS,
+    scenario: undefined,
+    data: undefined,
+    idempotency: undefined,
+    handlerContext: undefined,
+    resource: undefined,
+    result: undefined,
+  }
+}
+
 /**
  * The v1 API (`openapi/v1.yaml`) as a pipeline, in the order of docs/decisions/005-order-of-checks.md:
  * 401 -> 429 -> 404/405 -> (scenarios) -> 403 -> 400 query and headers -> 413 -> 415 -> 400 body -> 404 resource
@@ -49,7 +77,7 @@ export function createV1Api(options: V1ApiOptions): Api<V1Context> {
   const operation = operationSteps(options.handlers, clock)
   return {
     prefix: '/v1',
-    context: (base) => ({ ...base, now: 0, windows: [] }),
+    context: v1Context,
     handle: compose<V1Context>([
       preflightStep(router),
       authenticateStep({ keys, clock, accounts }),
@@ -68,7 +96,8 @@ export function createV1Api(options: V1ApiOptions): Api<V1Context> {
       operation.run,
     ]),
     finish(ctx, response, startedAt) {
-      Object.assign(response.headers, corsHeaders(ctx.request.headers.origin))
+      const origin = ctx.request.headers.origin
+      if (origin) Object.assign(response.headers, corsHeaders(origin))
       journal.record(journalEntry(ctx, response, startedAt, clock))
     },
   }
