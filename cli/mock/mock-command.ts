@@ -83,7 +83,7 @@ export async function startMock(
   const webhooks = runWebhooks(platform, {
     hosts: flags.webhookHosts,
     log: flags.quiet ? undefined : log,
-    pollMs: flags.store.kind === 'redis' ? 1000 : undefined,
+    pollMs: flags.store.kind === 'redis' || flags.store.kind === 'redis-cluster' ? 1000 : undefined,
   })
 
   const close = async () => {
@@ -94,6 +94,8 @@ export async function startMock(
     })
     await stopping
     await platform.close()
+    const report = opened.report?.()
+    if (report && !flags.quiet) log(report)
   }
 
   // Written before the banner, so that a script that waits for the banner finds the file complete.

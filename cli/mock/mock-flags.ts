@@ -16,8 +16,9 @@ Options:
   --keys-file <path>    write {base_url, control_url, account_id, secret_key, publishable_key} as JSON (mode 600)
   --state-file <path>   keep all state across restarts: a snapshot at <path> and a log of changes at
                         <path>.log, each change durable before its response (same as --store file:<path>)
-  --store <store>       where the state lives: memory (default), file:<path>, or redis://host:port/db to
-                        share one state between several mock processes
+  --store <store>       where the state lives: memory (default), file:<path>, or redis://host:port/db
+                        (or redis-cluster://host:port[,host:port...]) to share one state between
+                        several mock processes
   --from-capsule <file> start from a capsule (GET /_mock/capsule of any mock, or the dashboard's "Download
                         capsule"): its accounts, keys (the ones made there keep working), data, clock,
                         scenarios and calls; with --state-file or --store it replaces the stored state.

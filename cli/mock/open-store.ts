@@ -12,6 +12,8 @@ export interface OpenedStore {
   summary(): string
   /** What loading found that the user should know (a torn record dropped, an older file converted). */
   notes(): string[]
+  /** What the store cost, said when the mock stops (a shared store: its round trips per request). */
+  report?(): string
 }
 
 /** Opens the store `--store` / `--state-file` names. */
@@ -34,15 +36,22 @@ export async function openStore(spec: StoreSpec): Promise<OpenedStore> {
       },
     }
   }
-  if (spec.kind === 'redis') {
+  if (spec.kind === 'redis' || spec.kind === 'redis-cluster') {
     const { createRedisStore } = await import('../../mocks/stores/redis/redis-store.ts')
-    const store = await createRedisStore(spec.url)
+    const store = await createRedisStore(
+      spec.kind === 'redis' ? spec.url : { kind: 'cluster', nodes: spec.nodes },
+    )
     return {
       store,
       restored: () => store.joined(),
       summary: () =>
         `${store.description}, ${store.joined() ? 'shared with the processes already on it' : 'new'}`,
       notes: () => [],
+      report() {
+        const stats = store.stats()
+        const per = (n: number) => (stats.steps === 0 ? '0' : (n / stats.steps).toFixed(2))
+        return `store: ${stats.steps} steps, ${stats.roundTrips} Redis round trips (${per(stats.roundTrips)} per step, ${per(stats.commands)} commands), ${stats.journalCommands} journal appends in the background, ${stats.retries} steps retried, ${stats.globalSteps} under the global lock`
+      },
     }
   }
   const store = createMemoryStore()

@@ -77,6 +77,7 @@ export function createAccountStore(clock: Clock, state: EngineState) {
     },
     entries: () => accounts.entries(),
     clear: () => accounts.clear(),
+    account: (id) => id,
   })
 
   return {

@@ -27,6 +27,7 @@ import { createState } from './state/state.ts'
 import { createMemoryStore, type StateStore } from './state/store.ts'
 import { createStoreSteps } from './store-steps.ts'
 import type { EngineResponse } from './types.ts'
+import { requestScope } from './v1/request-scope.ts'
 import { createV1Api } from './v1/v1-api.ts'
 
 export interface EngineOptions {
@@ -86,7 +87,8 @@ export async function createEngine(options: EngineOptions) {
   const accounts = createAccountStore(clock, state)
   const keys = createKeyStore(clock, state)
   const data = createAccountDataStore(state)
-  const rateLimiter = createRateLimiter(state, clock)
+  // A shared store counts each request across processes itself; in one process the engine counts.
+  const rateLimiter = createRateLimiter(state, clock, store.counted && ((id) => store.counted?.(id)))
   const journal = createJournal(state)
   const meta = createMeta(state)
   const scenarios = createScenarios({
@@ -207,6 +209,8 @@ export async function createEngine(options: EngineOptions) {
     requests,
     bus: simulation.webhooks.bus,
     runDue: simulation.runDue,
+    // A shared store (one that counts requests itself) needs to know what each request reads.
+    scopeOf: store.counted ? requestScope({ keys, accounts, clock }) : undefined,
   })
   if (fromCapsule) await steps.run(() => capsules.open(fromCapsule))
 

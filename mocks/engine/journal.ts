@@ -31,7 +31,10 @@ export interface JournalQuery {
   limit?: number
 }
 
-/** The state table of the journal: entries keyed by their sequence number (soft changes). */
+/**
+ * The state table of the journal: entries keyed by their request's id (soft changes), so that the journals of
+ * several processes on one store merge.
+ */
 export const JOURNAL_TABLE = 'journal'
 
 /**
@@ -39,39 +42,47 @@ export const JOURNAL_TABLE = 'journal'
  * state whose changes are soft (saved a moment late).
  */
 export function createJournal(state: EngineState, capacity = 1000) {
-  /** Entries by sequence number, oldest first. */
-  const entries = new Map<number, JournalEntry>()
+  /** Entries by request id, oldest first (the order they were recorded or learnt of). */
+  const entries = new Map<string, JournalEntry>()
+  /** The ids of the last `capacity` entries in a ring: the one a new entry replaces is the oldest. */
+  const ring: (string | undefined)[] = new Array(capacity)
   let next = 0
+
+  /** Notes a new entry; the entry it pushes out of the last `capacity` is dropped. */
+  function remember(id: string): void {
+    const slot = next++ % capacity
+    const oldest = ring[slot]
+    ring[slot] = id
+    if (oldest !== undefined && oldest !== id) drop(oldest)
+  }
 
   state.register(JOURNAL_TABLE, {
     apply(key, value) {
-      const sequence = Number(key)
-      if (value === null) entries.delete(sequence)
-      else {
-        entries.set(sequence, value as JournalEntry)
-        next = Math.max(next, sequence + 1)
-      }
+      entries.delete(key)
+      if (value === null) return
+      entries.set(key, value as JournalEntry)
+      remember(key)
     },
-    entries: () => [...entries].map(([sequence, entry]) => [String(sequence), entry] as [string, unknown]),
+    entries: () => entries.entries(),
     clear() {
       entries.clear()
+      ring.fill(undefined)
       next = 0
     },
   })
 
-  function drop(sequence: number): void {
-    const entry = entries.get(sequence)
+  function drop(id: string): void {
+    const entry = entries.get(id)
     if (!entry) return
-    entries.delete(sequence)
-    state.record(JOURNAL_TABLE, String(sequence), null, entry, true)
+    entries.delete(id)
+    state.record(JOURNAL_TABLE, id, null, entry, true)
   }
 
   return {
     record(entry: JournalEntry): void {
-      const sequence = next++
-      entries.set(sequence, entry)
-      state.record(JOURNAL_TABLE, String(sequence), entry, null, true)
-      drop(sequence - capacity)
+      entries.set(entry.id, entry)
+      state.record(JOURNAL_TABLE, entry.id, entry, null, true)
+      remember(entry.id)
     },
     list({ account_id, key_id, status, limit = 100 }: JournalQuery = {}): {
       data: JournalEntry[]
@@ -98,7 +109,7 @@ export function createJournal(state: EngineState, capacity = 1000) {
     },
     /** Empties the journal, recorded as changes. */
     clear(): void {
-      for (const sequence of [...entries.keys()]) drop(sequence)
+      for (const id of [...entries.keys()]) drop(id)
     },
   }
 }

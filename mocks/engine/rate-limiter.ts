@@ -1,6 +1,8 @@
 import type { Clock } from './clock.ts'
+import { CountedWindows, type WindowCounts } from './counted-windows.ts'
 import { RequestBuckets } from './request-buckets.ts'
 import type { EngineState } from './state/state.ts'
+import type { CountedRequest } from './state/store.ts'
 
 /** One window of a plan's limits: `hourly` (3600 s) or `burst` (60 s). */
 export interface WindowLimit {
@@ -30,9 +32,14 @@ export const WINDOWS_TABLE = 'windows'
 /**
  * Per-account rate limiting over two sliding windows (docs/decisions/006-rate-limits.md), over one series of
  * whole-second buckets per account (a table of the engine's state: soft changes, saved a moment late).
- * `check` is synchronous, so in a single-threaded runtime exactly `quota` of any burst are admitted.
+ * `check` is synchronous, so in a single-threaded runtime exactly `quota` of any burst are admitted. A shared
+ * store counts each request across processes before its step runs (`counted`): `check` then answers from that.
  */
-export function createRateLimiter(state: EngineState, clock: Clock) {
+export function createRateLimiter(
+  state: EngineState,
+  clock: Clock,
+  counted?: (accountId: string) => CountedRequest | undefined,
+) {
   const accounts = new Map<string, RequestBuckets>()
 
   function bucketsOf(accountId: string): RequestBuckets {
@@ -44,7 +51,7 @@ export function createRateLimiter(state: EngineState, clock: Clock) {
     return buckets
   }
 
-  function states(limits: readonly WindowLimit[], buckets: RequestBuckets, nowMs: number): WindowState[] {
+  function states(limits: readonly WindowLimit[], buckets: WindowCounts, nowMs: number): WindowState[] {
     const nowSec = Math.floor(nowMs / 1000)
     return limits.map((limit) => ({
       policy: limit.policy,
@@ -68,13 +75,15 @@ export function createRateLimiter(state: EngineState, clock: Clock) {
       }
     },
     clear: () => accounts.clear(),
+    account: (key) => key.slice(0, key.indexOf('/')),
   })
 
   return {
     /** Admits and counts the request in every window, or refuses it without counting it. */
     check(accountId: string, limits: readonly WindowLimit[], nowMs: number): RateDecision {
       const nowSec = Math.floor(nowMs / 1000)
-      const buckets = bucketsOf(accountId)
+      const shared = counted?.(accountId)
+      const buckets: WindowCounts = shared ? new CountedWindows(shared) : bucketsOf(accountId)
       buckets.evict(nowSec)
       const exhausted = limits.filter((limit) => buckets.used(limit.seconds, nowSec) >= limit.quota)
       if (exhausted.length > 0) {
@@ -92,6 +101,11 @@ export function createRateLimiter(state: EngineState, clock: Clock) {
         return { admitted: false, windows: windowStates, policy, retryAfter: Math.max(1, retryAfter) }
       }
       const count = buckets.add(nowSec)
+      // Counted by the store: this process's buckets follow it, for the usage view.
+      if (shared) {
+        bucketsOf(accountId).set(shared.second, count)
+        return { admitted: true, windows: states(limits, buckets, nowMs) }
+      }
       state.record(WINDOWS_TABLE, `${accountId}/${nowSec}`, count, count - 1 || null, true)
       return { admitted: true, windows: states(limits, buckets, nowMs) }
     },

@@ -7,6 +7,7 @@ import type { AccountDataStore } from './resources/account-data.ts'
 import type { CallLog } from './resources/types.ts'
 import { createScheduler } from './schedule/scheduler.ts'
 import type { EngineState } from './state/state.ts'
+import type { StepScope } from './state/store.ts'
 import type { EngineRequest, EngineResponse } from './types.ts'
 import type { EventListener } from './webhooks/call-event.ts'
 import { createWebhooks } from './webhooks/create-webhooks.ts'
@@ -72,14 +73,23 @@ export type Simulation = ReturnType<typeof createSimulation>
 
 /** How the platform's simulation API reaches the engine's steps. */
 export interface SimulationSteps {
-  /** Runs work as one step through the store (events told to listeners once it was kept). */
-  run<T>(work: () => T): Promise<T>
+  /**
+   * Runs work as one step through the store (events told to listeners once it was kept); `scope`: what it
+   * reads, when known (`StateStore.run`).
+   */
+  run<T>(work: () => T, scope?: () => StepScope): Promise<T>
   /** Answers a request as a step. */
   handle(request: EngineRequest): Promise<EngineResponse>
   /** The demo account's id (the default account of `calls.start`). */
   demoAccountId(): string
   adminToken?: string
 }
+
+/**
+ * The scope of the schedule's steps and the deliverer's: they read only global tables (the schedule, calls under
+ * way, deliveries, signing secrets) until something is due, which a shared store then runs over the whole state.
+ */
+const globalOnly = (): StepScope => ({})
 
 /** The platform's members for calls, the schedule and webhooks (adapters and in-process users). */
 export function simulationApi(simulation: Simulation, clock: Clock, steps: SimulationSteps) {
@@ -91,7 +101,7 @@ export function simulationApi(simulation: Simulation, clock: Clock, steps: Simul
      * Runs every transition due on the mock clock (calls ringing, connecting, ending, ...), as one step. Adapters
      * call it on a real-time timer while `nextDueAt()` is defined; requests run what is due on their own.
      */
-    tick: () => steps.run(() => void simulation.runDue()),
+    tick: () => steps.run(() => void simulation.runDue(), globalOnly),
     /**
      * When the next transition or webhook attempt falls due (epoch ms, mock clock), or undefined when nothing
      * is scheduled.
@@ -131,8 +141,9 @@ export function simulationApi(simulation: Simulation, clock: Clock, steps: Simul
     },
     /** The deliverer's side of webhooks (the Node server): claim due attempts, record how they went. */
     webhooks: {
-      claimDue: (request: ClaimRequest) => steps.run(() => webhooks.deliveries.claimDue(request)),
-      complete: (outcome: AttemptOutcome) => steps.run(() => webhooks.deliveries.complete(outcome)),
+      claimDue: (request: ClaimRequest) => steps.run(() => webhooks.deliveries.claimDue(request), globalOnly),
+      complete: (outcome: AttemptOutcome) =>
+        steps.run(() => webhooks.deliveries.complete(outcome), globalOnly),
       /** Whether this engine records deliveries. */
       delivering: webhooks.delivering,
     },

@@ -1,7 +1,7 @@
 import { ApiError } from './api-error.ts'
 import type { RequestHandler } from './pipeline/handle-request.ts'
 import { newId } from './random.ts'
-import { type StateStore, StoreUnavailable } from './state/store.ts'
+import { type StateStore, type StepScope, StoreUnavailable } from './state/store.ts'
 import type { EngineRequest, EngineResponse } from './types.ts'
 import type { EventBus } from './webhooks/event-bus.ts'
 
@@ -12,6 +12,8 @@ export interface StoreStepsOptions {
   bus: EventBus
   /** Runs what fell due on the mock clock. */
   runDue: () => void
+  /** What a request reads, for a shared store (`StepScope`); undefined: anything. */
+  scopeOf?: (request: EngineRequest) => StepScope | undefined
 }
 
 /**
@@ -39,9 +41,10 @@ export function createStoreSteps(options: StoreStepsOptions) {
   /**
    * Runs one step through the store, then tells listeners of its events and watchers that it happened. A
    * promise chain rather than an async function: no more turns of the event loop than the store's own.
+   * `scope`: what the step reads, when known (`StateStore.run`).
    */
-  function run<T>(work: () => T): Promise<T> {
-    return store.run(work).then(kept, (error: unknown) => {
+  function run<T>(work: () => T, scope?: () => StepScope | undefined): Promise<T> {
+    return store.run(work, scope).then(kept, (error: unknown) => {
       undone()
       throw error
     })
@@ -78,7 +81,8 @@ export function createStoreSteps(options: StoreStepsOptions) {
       options.runDue()
       return response
     }
-    return store.run(work).then(kept, (error: unknown) => {
+    const { scopeOf } = options
+    return store.run(work, scopeOf && (() => scopeOf(request))).then(kept, (error: unknown) => {
       undone()
       if (!(error instanceof StoreUnavailable)) throw error
       return refuse(request, error)

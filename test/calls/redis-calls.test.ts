@@ -1,16 +1,13 @@
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { hasRedisServer, startRedis, type TestRedis } from '../../scripts/lib/redis-server.ts'
+import { REDIS_TOPOLOGIES, redisAvailable, type SharedRedis } from '../stores/support/shared-redis.ts'
 import { http, type MockProcess, startMockProcess } from './mock-process.ts'
 import { eventually, startReceiver } from './receiver.ts'
 
-const available = hasRedisServer()
-if (!available && process.env.REQUIRE_REDIS === '1')
-  throw new Error('REQUIRE_REDIS=1 but redis-server is not installed (apt-get install redis-server).')
-const suite = available ? describe : describe.skip
+const each = redisAvailable() ? describe.each(REDIS_TOPOLOGIES) : describe.skip.each(REDIS_TOPOLOGIES)
 
-suite('calls and webhooks with two mock processes on one Redis store', () => {
-  let redis: TestRedis
+each('calls and webhooks with two mock processes on %s', (_name, startRedis) => {
+  let redis: SharedRedis
   let a: MockProcess
   let b: MockProcess
   let receiver: Awaited<ReturnType<typeof startReceiver>>
@@ -18,7 +15,8 @@ suite('calls and webhooks with two mock processes on one Redis store', () => {
   beforeAll(async () => {
     redis = await startRedis()
     a = await startMockProcess(['--quiet', '--store', redis.url])
-    b = await startMockProcess(['--quiet', '--store', redis.url])
+    // The other process is the command users run (bin/voice-api-kit.js, the build).
+    b = await startMockProcess(['--quiet', '--store', redis.url], { built: true })
     receiver = await startReceiver()
   }, 60_000)
   afterAll(async () => {

@@ -1,19 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REDIS_TOPOLOGIES, redisAvailable } from '../stores/support/shared-redis.ts'
 import { burstOnFreeAccount, idempotentCreates, revocationUnderLoad } from './support/concurrency-cases.ts'
 import { errorProblems } from './support/error-schema.ts'
 import { addKey, httpJson, provisionAccount } from './support/http-json.ts'
-import { agentBody, inProcessTarget, stateFileTarget, type Target } from './support/targets.ts'
+import {
+  agentBody,
+  inProcessTarget,
+  sharedStoreTarget,
+  stateFileTarget,
+  type Target,
+} from './support/targets.ts'
 
 const UNLIMITED = { hourly: 100_000_000, burst: 100_000_000 }
+
+const shared = redisAvailable()
+  ? REDIS_TOPOLOGIES.map(([name, startRedis]): [string, () => Promise<Target>] => {
+      const label = `three CLI processes on ${name}, round robin`
+      return [label, sharedStoreTarget(label, startRedis)]
+    })
+  : []
 
 describe.each([
   ['in-process server', inProcessTarget],
   ['CLI with --state-file', stateFileTarget],
+  ...shared,
 ])('concurrency (%s)', (_name, start) => {
   let target: Target
   beforeAll(async () => {
     target = await start()
-  })
+  }, 60_000)
   afterAll(() => target.close())
 
   describe('rate limits', () => {

@@ -1,21 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockPlatform } from '../../mocks/platform.ts'
-import { hasRedisServer, startRedis, type TestRedis } from '../../scripts/lib/redis-server.ts'
 import { httpJson } from '../reliability/support/http-json.ts'
 import { type SpawnedMock, spawnMock } from '../reliability/support/spawn-mock.ts'
 import { agentBody } from '../reliability/support/targets.ts'
+import { REDIS_TOPOLOGIES, redisAvailable, type SharedRedis } from './support/shared-redis.ts'
 
-const available = hasRedisServer()
-if (!available && process.env.REQUIRE_REDIS === '1')
-  throw new Error('REQUIRE_REDIS=1 but redis-server is not installed (apt-get install redis-server).')
-const suite = available ? describe : describe.skip
+const each = redisAvailable() ? describe.each(REDIS_TOPOLOGIES) : describe.skip.each(REDIS_TOPOLOGIES)
 
 /**
  * A capsule opened on a shared store goes through the store like any change: every process on it holds the
  * capsule's state at its next step, and a capsule taken from any of them holds it.
  */
-suite('a capsule opened on a Redis store shared by two mock processes', () => {
-  let redis: TestRedis
+each('a capsule opened on a store shared by two mock processes on %s', (_name, startRedis) => {
+  let redis: SharedRedis
   let mocks: SpawnedMock[] = []
 
   beforeAll(async () => {

@@ -1,24 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { hasRedisServer, startRedis, type TestRedis } from '../../scripts/lib/redis-server.ts'
 import { httpJson, provisionAccount } from '../reliability/support/http-json.ts'
 import { type SpawnedMock, spawnMock } from '../reliability/support/spawn-mock.ts'
 import { agentBody } from '../reliability/support/targets.ts'
 import { type Acknowledged, emptyAcknowledged, startWriteLoad } from '../reliability/support/write-load.ts'
+import { REDIS_TOPOLOGIES, redisAvailable, type SharedRedis } from './support/shared-redis.ts'
 
 /**
- * Several mock processes on one Redis store (`--store redis://...`), as a team runs a shared mock behind a
- * load balancer: one state, exact rules across processes, and no acknowledged write lost when one dies.
+ * Several mock processes on one Redis store (`--store redis://...`, or `redis-cluster://...`), as a team runs a
+ * shared mock behind a load balancer: one state, exact rules across processes, and no acknowledged write lost
+ * when one dies.
  */
-const available = hasRedisServer()
-const required = process.env.REQUIRE_REDIS === '1'
-if (!available && required)
-  throw new Error('REQUIRE_REDIS=1 but redis-server is not installed (apt-get install redis-server).')
-const suite = available ? describe : describe.skip
-if (!available)
-  console.warn('redis-server is not installed: the Redis store tests are skipped (CI installs it).')
+const each = redisAvailable() ? describe.each(REDIS_TOPOLOGIES) : describe.skip.each(REDIS_TOPOLOGIES)
 
-suite('three mock processes on one Redis store', () => {
-  let redis: TestRedis
+each('three mock processes on %s', (_name, startRedis) => {
+  let redis: SharedRedis
   let mocks: SpawnedMock[] = []
   const store = () => ['--quiet', '--store', redis.url]
 
@@ -69,6 +64,54 @@ suite('three mock processes on one Redis store', () => {
     expect(listed.body.data).toHaveLength(1)
   })
 
+  it('applies a plan change, a move of the clock and a deletion made through one process on the next request to another', async () => {
+    const [a, b, c] = mocks.map((mock) => mock.origin) as [string, string, string]
+    const { accountId, key } = await provisionAccount(a, { plan: 'enterprise' })
+    expect((await httpJson(b, 'GET', '/v1/user', { key })).status).toBe(200)
+    // Limits: a burst of 2, set through a; b counts what it answered already.
+    const patched = await httpJson(a, 'PATCH', `/_mock/accounts/${accountId}`, {
+      body: { limits: { hourly: 100, burst: 2 } },
+    })
+    expect(patched.status).toBe(200)
+    const statuses = []
+    for (const origin of [b, c, b]) statuses.push((await httpJson(origin, 'GET', '/v1/user', { key })).status)
+    expect(statuses).toEqual([200, 429, 429])
+    // A key that expires in an hour, and the clock moved two hours on through c: refused by b at once.
+    const expiring = await httpJson(c, 'POST', `/_mock/accounts/${accountId}/keys`, {
+      body: {
+        type: 'secret',
+        name: 'expiring',
+        restrictions: { expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+      },
+    })
+    expect(expiring.status).toBe(201)
+    const moved = await httpJson(c, 'POST', '/_mock/clock/advance', { body: { seconds: 7200 } })
+    expect(moved.status).toBe(200)
+    const refused = await httpJson(b, 'GET', '/v1/user', { key: expiring.body.value })
+    expect(refused.status).toBe(401)
+    expect(refused.body.error.message).toMatch(/expired/)
+    // The burst window (60 s) is empty two hours on: admitted again, as of the moved clock.
+    expect((await httpJson(a, 'GET', '/v1/user', { key })).status).toBe(200)
+    // Deleted through a: gone for b and c.
+    expect((await httpJson(a, 'DELETE', `/_mock/accounts/${accountId}`)).status).toBe(200)
+    expect((await httpJson(b, 'GET', '/v1/user', { key })).status).toBe(401)
+    expect((await httpJson(c, 'GET', `/_mock/accounts/${accountId}`)).status).toBe(404)
+  })
+
+  it("shows requests answered by one process in another's journal", async () => {
+    const { key, keyId } = await provisionAccount(mocks[0]?.origin ?? '', { plan: 'pro' })
+    const answered = await httpJson(mocks[0]?.origin ?? '', 'GET', '/v1/agents/agt_journaled', { key })
+    const requestId = answered.headers['request-id']
+    let journaled: { id: string; status: number }[] = []
+    // Appended in the background: within a moment.
+    for (let i = 0; i < 50 && journaled.length === 0; i++) {
+      const journal = await httpJson(mocks[2]?.origin ?? '', 'GET', `/_mock/journal?key_id=${keyId}`)
+      journaled = journal.body.data
+      if (journaled.length === 0) await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(journaled.map(({ id, status }) => ({ id, status }))).toEqual([{ id: requestId, status: 404 }])
+  })
+
   it('shows a reset through one process in every other, with the demo keys still valid', async () => {
     const keys = await httpJson(mocks[0]?.origin ?? '', 'GET', '/_mock/accounts')
     const demo = keys.body.data[0].id as string
@@ -85,12 +128,12 @@ suite('three mock processes on one Redis store', () => {
   })
 })
 
-suite('a mock process killed on a Redis store', () => {
-  let redis: TestRedis
+each('a mock process killed on %s', (_name, startRedis) => {
+  let redis: SharedRedis
   const started: SpawnedMock[] = []
   beforeAll(async () => {
     redis = await startRedis()
-  })
+  }, 60_000)
   afterEach(async () => {
     await Promise.all(started.splice(0).map((mock) => mock.kill('SIGKILL')))
   })
@@ -137,7 +180,7 @@ suite('a mock process killed on a Redis store', () => {
   }, 120_000)
 })
 
-suite('a mock on a Redis store that goes away', () => {
+each('a mock on %s that goes away', (_name, startRedis) => {
   it('answers 503 with the error envelope while Redis is down', async () => {
     const redis = await startRedis()
     const mock = await spawnMock(['--quiet', '--store', redis.url])
@@ -149,6 +192,22 @@ suite('a mock on a Redis store that goes away', () => {
       expect(refused.body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable' })
     } finally {
       await mock.kill('SIGTERM')
+    }
+  }, 60_000)
+})
+
+;(redisAvailable() ? describe : describe.skip)('--store redis:// given a node of a Redis Cluster', () => {
+  it('stops at start with one line naming redis-cluster://', async () => {
+    const cluster = await (REDIS_TOPOLOGIES[1] as (typeof REDIS_TOPOLOGIES)[number])[1]()
+    try {
+      const mock = spawnMock(['--store', `redis://127.0.0.1:${cluster.ports[0]}/0`])
+      await expect(mock).rejects.toThrow(
+        new RegExp(
+          `is a node of a Redis Cluster: use --store redis-cluster://127\\.0\\.0\\.1:${cluster.ports[0]}`,
+        ),
+      )
+    } finally {
+      await cluster.stop()
     }
   }, 60_000)
 })

@@ -24,6 +24,7 @@ export class KeyTable {
         this.byHash.clear()
         this.ranges.clear()
       },
+      account: (_id, stored) => (stored as StoredKey | null)?.record.account_id,
     })
   }
 

@@ -87,6 +87,7 @@ export function createAccountDataStore(state: EngineState) {
         }
       },
       clear: () => byAccount.clear(),
+      account: (key) => splitKey(key)[0],
     })
   }
 

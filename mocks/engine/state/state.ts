@@ -12,6 +12,11 @@ export interface Table {
   entries(): Iterable<[string, unknown]>
   /** Forgets every record. */
   clear(): void
+  /**
+   * The account a record belongs to (`record`: its value, or what it was before a deletion), for a store that
+   * keeps each account's records apart; absent, or undefined: the record is global (the clock, scenarios).
+   */
+  account?(key: string, record: unknown): string | undefined
 }
 
 /**
@@ -143,6 +148,11 @@ export function createState() {
 
     /** Moves whenever the data changes (a durable set taken, or sets applied or undone): caches compare it. */
     version: () => version,
+
+    /** The account a record of `tableName` belongs to, or undefined for a global record (`Table.account`). */
+    accountOf(tableName: string, key: string, record: unknown): string | undefined {
+      return tables.get(tableName)?.account?.(key, record)
+    },
   }
 }
 

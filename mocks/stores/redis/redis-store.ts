@@ -1,21 +1,47 @@
 import { randomBytes } from 'node:crypto'
-import type { Redis as RedisClient } from 'ioredis'
-import {
-  type ChangeSet,
-  type StateSnapshot,
-  type StoredChangeSet,
-  toStored,
-} from '../../engine/state/change-set.ts'
+import type { ChangeSet } from '../../engine/state/change-set.ts'
 import type { EngineState } from '../../engine/state/state.ts'
-import { type StateStore, StoreUnavailable } from '../../engine/state/store.ts'
-import { ACQUIRE, COMMIT, RELEASE } from './redis-scripts.ts'
+import {
+  type CountedRequest,
+  type StateStore,
+  type StepScope,
+  StoreUnavailable,
+} from '../../engine/state/store.ts'
+import { encodeChanges, netChanges, type RoutedChanges, routeChanges } from './change-routing.ts'
+import { commitEpoch } from './epoch-writer.ts'
+import { commitRouted } from './global-commit.ts'
+import { createGlobalLock, type Lock } from './global-lock.ts'
+import { createJournalAppender } from './journal-appender.ts'
+import {
+  connectRedis,
+  type RedisConnection,
+  type RedisStoreStats,
+  type RedisTarget,
+  RedisUnavailable,
+} from './redis-connection.ts'
+import { globalKeys } from './redis-keys.ts'
+import {
+  applyAccount,
+  applyGlobalEntries,
+  applyJournal,
+  applyStale,
+  readWhole,
+  syncAccount,
+  syncAccounts,
+  syncGlobal,
+} from './replica-sync.ts'
+import { keysOf, knownVersion, type Replica, type StoreContext, sleep } from './store-context.ts'
+import { StoreGate } from './store-gate.ts'
+
+export type { RedisStoreStats, RedisTarget }
+export { RedisUnavailable }
 
 export interface RedisStoreOptions {
   /** Prefix of every key the store uses. Default `vak:`. */
   prefix?: string
-  /** How long the lock lasts if its holder dies without letting go. Default 2 s. */
+  /** How long the global lock lasts if its holder dies without letting go. Default 5 s. */
   lockTtlMs?: number
-  /** Change sets kept in the feed for processes that fall behind (older ones need a full reload). 100,000. */
+  /** Change sets kept per account (and for the global part) for processes that fall behind. Default 1,000. */
   feedLength?: number
 }
 
@@ -23,254 +49,570 @@ export interface RedisStoreOptions {
 export interface RedisStore extends StateStore {
   /** Whether another process had already set the store up (this one joined it). */
   joined(): boolean
+  /** What the store sent to Redis so far. */
+  stats(): RedisStoreStats
 }
 
-/** Redis is not installed (an optional peer), or cannot be reached. */
-export class RedisUnavailable extends Error {}
-
-interface Job<T> {
-  step: () => T
-  resolve: (value: T) => void
-  reject: (error: unknown) => void
+/** A step waiting to run. */
+interface Job {
+  step: () => unknown
+  scopeOf?: () => StepScope | undefined
+  scope: StepScope
+  /** The account a key unknown here was found in (the index of keys). */
+  foundIn?: string
+  /** What Redis counted for it; kept when the step runs again. */
+  counted?: CountedRequest
+  /** Whether the step asked for its count (a step that did not, a 401 after all, has it taken back). */
+  consumed: boolean
+  /** Count it again (its count was made as of a global part that turned out older). */
+  recount: boolean
+  /** Its account was just shown current (a compare and set failed with what had changed): no check first. */
+  checked: boolean
+  resolve(value: unknown): void
+  reject(error: unknown): void
 }
 
-type FeedEntry = [id: string, fields: string[]]
+/** What a batch of steps over one account asks for before its steps are tried again. */
+type Next = 'now' | 'sync' | { busy: number }
 
-/** Chunks of at most this many changes per script call when a whole state is written. */
-const CHUNK = 5000
+/** Steps over one account run together (one round trip for their check, one for their changes). */
+const BATCH = 64
+/** Tries of a step over the whole state before it is refused (its accounts kept changing under it). */
+const GLOBAL_TRIES = 50
+/** How long a new store's first state may take to write (the lock held meanwhile). */
+const SETUP_TTL_MS = 60_000
 
-async function connect(url: string): Promise<RedisClient> {
-  let Redis: typeof import('ioredis').Redis
-  try {
-    ;({ Redis } = await import('ioredis'))
-  } catch {
-    throw new RedisUnavailable(
-      "--store redis:// needs ioredis, an optional peer of voice-api-kit: run 'npm install --save-dev ioredis@5' and try again.",
-    )
-  }
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5000 })
-  client.on('error', () => {
-    // Reported by the command that fails; a reconnect follows.
-  })
-  try {
-    await client.connect()
-  } catch (error) {
-    client.disconnect()
-    throw new RedisUnavailable(`Cannot reach ${url}: ${(error as Error).message}`)
-  }
-  return client
-}
-
-/** Arguments of one change set for COMMIT. */
-function setArgs(set: StoredChangeSet, payload: boolean): string[] {
-  const args = [payload ? JSON.stringify(set) : '', set.reset ? '1' : '0', String(set.changes.length)]
-  for (const change of set.changes)
-    args.push(change.table, change.key, change.value === null ? '' : JSON.stringify(change.value))
-  return args
+/** The target of `--store`: `redis://host:port/db`, or a cluster's nodes. */
+function targetOf(target: string | RedisTarget): RedisTarget {
+  return typeof target === 'string' ? { kind: 'redis', url: target } : target
 }
 
 /**
- * The shared store (`--store redis://host:port/db`): several mock processes keep one state in Redis. Every
- * process keeps the whole state in memory and answers from it synchronously, as with the other stores; a step
- * runs while its process holds the store's lock, after every change set published since its last step was
- * applied, and its own change set is published (to the table hashes and the feed, atomically) before its
- * answer. Steps queued in one process while it waits run together under one lock (group commit). So a request
- * admitted anywhere counts everywhere, a revocation is effective on the next request to any process, one
- * `Idempotency-Key` creates one object, and an acknowledged write is in Redis (durable as Redis is configured).
+ * The shared store (`--store redis://...`, `--store redis-cluster://...`): several mock processes keep one state
+ * in Redis, partitioned by account (docs/decisions/014-state.md). Every process keeps the whole state in memory and
+ * answers from it synchronously, as with the other stores; what changes is how a step is kept:
+ * - a step over one account (a v1 request: `StepScope`) runs without any store-wide lock. One script counts it
+ *   in the account's windows and shows this copy of the account (and of the global part) current, else brings
+ *   what changed; its changes are then set in one compare-and-set on the account's version, and on a
+ *   conflict it runs again. Steps queued for one account run together (one round trip each way for all).
+ * - a step over the whole state (the control plane, a scenario's use, a call's transition, anything a step
+ *   over one account turns out to change beyond it) runs under the global lock, after every account was
+ *   brought up to date; its changes to several parts are committed as an intent first and then carried out
+ *   (again by whoever takes the lock next, should this process die between).
+ * So a request admitted anywhere counts everywhere, a revocation is effective on the next request to any
+ * process, one `Idempotency-Key` creates one object, and an acknowledged write is in Redis.
  */
-export async function createRedisStore(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+export async function createRedisStore(
+  target: string | RedisTarget,
+  options: RedisStoreOptions = {},
+): Promise<RedisStore> {
   const prefix = options.prefix ?? 'vak:'
-  const lockTtl = options.lockTtlMs ?? 2000
-  const feedLength = String(options.feedLength ?? 100_000)
-  const client = await connect(url)
-  const keys = {
-    lock: `${prefix}lock`,
-    feed: `${prefix}feed`,
-    seq: `${prefix}seq`,
-    tables: `${prefix}tables`,
-    initialized: `${prefix}initialized`,
-    released: `${prefix}released`,
+  const lockTtl = options.lockTtlMs ?? 5000
+  const feedLength = options.feedLength ?? 1000
+  const connection: RedisConnection = await connectRedis(targetOf(target))
+  const { stats, client } = connection
+  const globals = globalKeys(prefix)
+  const replica: Replica = { epoch: 0, global: 0, accounts: new Map(), journalRead: 0 }
+  const ctx: StoreContext = {
+    connection,
+    prefix,
+    globals,
+    replica,
+    processId: randomBytes(8).toString('hex'),
+    journalCapacity: 1000,
+    feedLength,
   }
-  // The scripts, sent once and then run by their digest (EVALSHA).
-  client.defineCommand('vakAcquire', { numberOfKeys: 2, lua: ACQUIRE })
-  client.defineCommand('vakCommit', { numberOfKeys: 6, lua: COMMIT })
-  client.defineCommand('vakRelease', { numberOfKeys: 2, lua: RELEASE })
-  const run = client as unknown as Record<
-    'vakAcquire' | 'vakCommit' | 'vakRelease',
-    (...args: string[]) => Promise<unknown>
-  >
-  // A second connection hears when the lock is let go, so that a waiting process tries again at once.
-  const listener = client.duplicate()
-  listener.on('error', () => {
-    // Waiting falls back to polling; the main connection reports failures.
+  const journal = createJournalAppender({
+    connection,
+    stream: () => ({
+      keys: [globals.journal(replica.epoch), globals.journalCount(replica.epoch)],
+      epoch: replica.epoch,
+    }),
+    processId: ctx.processId,
+    capacity: ctx.journalCapacity,
   })
-  let wake: (() => void) | undefined
-  await listener.subscribe(keys.released).catch(() => {})
-  listener.on('message', () => wake?.())
-  const description = `Redis ${new URL(url).host}${new URL(url).pathname || '/0'}`
+  const gate = new StoreGate()
+  const globalLock = await createGlobalLock(ctx)
+  const acquire = (ttl = lockTtl, preRead?: Map<string, unknown>) => globalLock.acquire(ttl, preRead)
+  const release = (lock: Lock) => globalLock.release(lock)
+
   let state: EngineState | undefined
-  let token = ''
-  let lastId = '0-0'
-  let lastSeq = 0
   let joined = false
-  const queue: Job<unknown>[] = []
-  let pumping = false
+  let setupLock: Lock | undefined
+  /** The step running now (the engine's rate limiter asks for its count). */
+  let current: Job | undefined
+  /** Steps over one account, by account ('': steps that read only what is global). */
+  const queues = new Map<string, Job[]>()
+  const pumping = new Set<string>()
+  /** Counts to take back, by account: requests whose step did not use them. */
+  const uncounts = new Map<string, number[]>()
+  /** The window lengths an account was last counted with (for taking counts back). */
+  const windowsOf = new Map<string, readonly { seconds: number; quota: number }[]>()
+  const globalQueue: Job[] = []
+  let globalPumping = false
+  let syncing: Promise<void> | undefined
 
-  async function acquire(ttl = lockTtl): Promise<[string, FeedEntry[]]> {
-    token = randomBytes(16).toString('hex')
-    for (let attempt = 0; ; attempt++) {
-      const taken = (await run.vakAcquire(keys.lock, keys.feed, token, String(ttl), lastId)) as
-        | [string, FeedEntry[]]
-        | null
-      if (taken) return taken
-      // Someone else holds it: try again when it is let go (or, should that message be missed, a little later
-      // each time, with jitter, up to 20 ms).
-      const wait = Math.min(20, 0.5 * 1.5 ** Math.min(attempt, 12)) * (0.5 + Math.random())
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait)
-        wake = () => {
-          clearTimeout(timer)
-          wake = undefined
-          resolve()
-        }
-      })
+  const engine = () => state as EngineState
+  const unavailable = (error: unknown) =>
+    error instanceof StoreUnavailable
+      ? error
+      : new StoreUnavailable(`${connection.description}: ${(error as Error).message}`)
+
+  // ---- reading the store ----
+
+  /** Reads the store whole into this copy (after a reset, or having fallen too far behind). */
+  async function readWholeInto(lock: Lock): Promise<void> {
+    engine().restore(await readWhole(ctx, lock.epoch, lock.global))
+  }
+
+  /**
+   * Brings everything up to date under the global lock: the global part and the journal (read with the
+   * lock), every account this copy held (`preRead`: read with the lock), then the others, all at once.
+   */
+  async function syncEverything(lock: Lock, preRead: Map<string, unknown>): Promise<void> {
+    const engineState = engine()
+    const { read } = lock
+    if (
+      read.status === 'whole' ||
+      applyGlobalEntries(ctx, engineState, lock.global, read.changes) === 'whole'
+    ) {
+      await readWholeInto(lock)
+      return
     }
+    applyJournal(ctx, engineState, read.journalCount, read.journal)
+    const rest = new Set(read.accounts)
+    for (const account of replica.accounts.keys()) rest.add(account)
+    for (const [account, reply] of preRead)
+      if (applyAccount(ctx, engineState, account, reply as Parameters<typeof applyAccount>[3]))
+        rest.delete(account)
+    if (rest.size > 0) await syncAccounts(ctx, engineState, [...rest])
   }
 
-  async function release(): Promise<void> {
-    await run.vakRelease(keys.lock, keys.released, token).catch(() => {})
-  }
-
-  async function commit(sets: StoredChangeSet[], releaseLock: boolean, payload = true): Promise<string[]> {
-    const args: string[] = [token, prefix, feedLength, releaseLock ? '1' : '0', String(sets.length)]
-    for (const set of sets) args.push(...setArgs(set, payload))
-    const k = [keys.lock, keys.feed, keys.seq, keys.tables, keys.initialized, keys.released]
-    return (await run.vakCommit(...k, ...args)) as string[]
-  }
-
-  /** Every table, read whole (at start, or after falling behind the feed's oldest set). */
-  async function readAll(): Promise<StateSnapshot> {
-    const names = await client.smembers(keys.tables)
-    const snapshot: StateSnapshot = { version: 2, tables: {} }
-    for (const name of names) {
-      const records = await client.hgetall(`${prefix}t:${name}`)
-      snapshot.tables[name] = Object.entries(records).map(([key, value]) => [key, JSON.parse(value)])
-    }
-    lastSeq = Number((await client.get(keys.seq)) ?? 0)
-    const newest = (await client.xrevrange(keys.feed, '+', '-', 'COUNT', 1)) as FeedEntry[]
-    lastId = newest[0]?.[0] ?? '0-0'
-    return snapshot
-  }
-
-  /** Applies the sets other processes published, or reloads everything when some were trimmed away. */
-  async function catchUp(entries: FeedEntry[]): Promise<void> {
-    if (!state) return
-    const sets: StoredChangeSet[] = []
-    for (const [id, fields] of entries) {
-      const n = Number(fields[fields.indexOf('n') + 1])
-      if (n !== lastSeq + 1) {
-        state.restore(await readAll())
-        return
-      }
-      sets.push(JSON.parse(fields[fields.indexOf('s') + 1] ?? '{}') as StoredChangeSet)
-      lastSeq = n
-      lastId = id
-    }
-    state.apply(sets)
-  }
-
-  async function pump(): Promise<void> {
-    if (pumping) return
-    pumping = true
-    try {
-      while (queue.length > 0 && state) {
-        const engineState = state
-        let entries: FeedEntry[]
-        try {
-          ;[, entries] = await acquire()
-          await catchUp(entries)
-        } catch (error) {
-          await release()
-          const failure = new StoreUnavailable(`${description}: ${(error as Error).message}`)
-          for (const job of queue.splice(0)) job.reject(failure)
-          continue
-        }
-        const jobs = queue.splice(0)
-        const taken: { job: Job<unknown>; value: unknown; set: ChangeSet }[] = []
-        for (const job of jobs) {
+  /** The global part only (a step over one account found it newer): a new epoch is read whole, under the lock. */
+  function syncGlobalSoon(): Promise<void> {
+    syncing ??= (async () => {
+      await gate.enterExclusive()
+      try {
+        if ((await syncGlobal(ctx, engine())) === 'whole') {
+          const lock = await acquire()
           try {
-            const value = job.step()
-            taken.push({ job, value, set: engineState.take() })
-          } catch (error) {
-            engineState.undo(engineState.take())
-            job.reject(error)
+            await readWholeInto(lock)
+          } finally {
+            await release(lock)
           }
         }
-        const published = taken.filter(({ set }) => set.changes.length > 0 || set.reset)
-        try {
-          if (published.length === 0) await release()
-          else {
-            const ids = await commit(
-              published.map(({ set }) => toStored(set)),
-              true,
-            )
-            lastSeq += ids.length
-            lastId = ids.at(-1) ?? lastId
-          }
-        } catch (error) {
-          for (let i = taken.length - 1; i >= 0; i--) engineState.undo(taken[i]?.set as ChangeSet)
-          await release()
-          const failure = new StoreUnavailable(`${description}: ${(error as Error).message}`)
-          for (const { job } of taken) job.reject(failure)
+      } finally {
+        gate.leaveExclusive()
+        syncing = undefined
+      }
+    })()
+    return syncing
+  }
+
+  // ---- steps over one account ----
+
+  function enqueue(job: Job, route: string): void {
+    let queue = queues.get(route)
+    if (!queue) {
+      queue = []
+      queues.set(route, queue)
+    }
+    queue.push(job)
+    // Started after the requests that arrived with this one were read too, so that they share its round trip.
+    if (queue.length === 1 && !pumping.has(route)) setImmediate(() => void pump(route))
+  }
+
+  function toGlobal(job: Job): void {
+    globalQueue.push(job)
+    void globalPump()
+  }
+
+  /** Runs one step; answers its value and set, or undefined when it threw (undone, rejected). */
+  function tryStep(job: Job): { value: unknown; set: ChangeSet } | undefined {
+    const engineState = engine()
+    current = job
+    job.consumed = false
+    try {
+      const value = job.step()
+      return { value, set: engineState.take() }
+    } catch (error) {
+      engineState.undo(engineState.take())
+      takeBack(job)
+      job.reject(error)
+      return undefined
+    } finally {
+      current = undefined
+    }
+  }
+
+  /** A count the step did not use (it answered 401 after all, or threw) is taken back with the next check. */
+  function takeBack(job: Job): void {
+    const account = job.scope.account
+    if (!account || !job.counted?.admitted || job.consumed) return
+    const list = uncounts.get(account) ?? []
+    list.push(job.counted.second)
+    uncounts.set(account, list)
+    job.counted = undefined
+  }
+
+  /** Whether a step's changes stay within `route` (its account; '' for none) and its bookkeeping. */
+  function staysWithin(route: string, set: ChangeSet, routed: RoutedChanges): boolean {
+    if (set.reset || routed.global.length > 0) return false
+    if (routed.keysAdded.length + routed.keysRemoved.length + routed.accountsAdded.length > 0) return false
+    if (routed.accountsRemoved.length > 0) return false
+    for (const account of routed.accounts.keys()) if (account !== route) return false
+    return true
+  }
+
+  /** The check of a batch over `route`: counts what is to be counted, shows the copy current. */
+  async function check(route: string, jobs: Job[]): Promise<Next | undefined> {
+    if (route === '') {
+      const [version] = await connection.trip(client.hget(globals.state, 'v'))
+      return Number(version ?? 0) === replica.global ? undefined : 'sync'
+    }
+    const counting = jobs.filter((job) => (job.scope.count && !job.counted) || job.recount)
+    const windows = counting[0]?.scope.count?.windows ?? windowsOf.get(route) ?? []
+    if (counting.length > 0) windowsOf.set(route, windows)
+    const nowSec = Math.floor(Math.max(0, ...counting.map((job) => job.scope.count?.nowMs ?? 0)) / 1000)
+    const keys = keysOf(ctx, route)
+    const keyList = [
+      keys.state,
+      keys.feed,
+      keys.windows,
+      ...windows.map((window) => keys.windowList(window.seconds)),
+    ]
+    const args: (string | number)[] = [knownVersion(ctx, route), replica.global, nowSec, windows.length]
+    for (const window of windows) args.push(window.seconds, window.quota)
+    const takenBack = windows.length > 0 ? (uncounts.get(route) ?? []) : []
+    args.push(counting.length + takenBack.length)
+    for (const job of counting)
+      args.push('1', job.recount && job.counted?.admitted ? job.counted.second : '0')
+    for (const second of takenBack) args.push('0', second)
+    if (!connection.cluster) keyList.push(globals.state)
+    args.push(connection.cluster ? '0' : '1')
+    const admit = connection.script('admit', keyList, args)
+    const [reply, globalVersion] = connection.cluster
+      ? await connection.trip(admit, client.hget(globals.state, 'v'))
+      : [(await connection.trip(admit))[0], undefined]
+    const answer = reply as unknown[]
+    if (answer[0] === 'ok' && takenBack.length > 0) uncounts.delete(route)
+    if (answer[0] === 'ok') {
+      let at = 2
+      for (const job of counting) {
+        const [admitted, count, second] = answer.slice(at, at + 3) as number[]
+        at += 3
+        job.counted = {
+          admitted: admitted === 1,
+          count: count as number,
+          second: second as number,
+          windows: windows.map((window) => {
+            const [used, oldest] = answer.slice(at, at + 2) as number[]
+            at += 2
+            return {
+              seconds: window.seconds,
+              used: used as number,
+              oldest: (oldest as number) < 0 ? null : (oldest as number),
+            }
+          }),
+        }
+        job.recount = false
+      }
+    }
+    // A cluster: the global part is read beside (another slot). Newer: counted as of an older one, so again.
+    if (globalVersion !== undefined && Number(globalVersion ?? 0) !== replica.global) {
+      for (const job of counting) job.recount = true
+      return 'sync'
+    }
+    if (answer[0] === 'ok') return undefined
+    if (answer[0] === 'busy') return { busy: Number(answer[1]) }
+    if (answer[0] === 'global') return 'sync'
+    stats.retries += jobs.length
+    const busy = await applyStale(ctx, engine(), route, answer)
+    return busy ?? 'now'
+  }
+
+  /** One batch over `route`; answers the jobs to try again and what to do first, or undefined when done. */
+  async function batch(route: string, batchJobs: Job[]): Promise<{ retry: Job[]; next: Next } | undefined> {
+    const engineState = engine()
+    const jobs: Job[] = []
+    for (const job of batchJobs) {
+      job.scope = job.scopeOf?.() ?? {}
+      const { unknownKey } = job.scope
+      if (unknownKey !== undefined && route === '' && job.foundIn === undefined) {
+        // A key this process does not hold: another may have made it.
+        const [account] = await connection.trip(client.hget(globals.keys(replica.epoch), unknownKey))
+        if (account) {
+          job.foundIn = account
+          if (!replica.accounts.has(account)) await syncAccount(ctx, engineState, account, { clear: false })
+          enqueue(job, account)
           continue
         }
-        for (const { job, value } of taken) job.resolve(value)
+      }
+      const want = job.scope.account ?? job.foundIn ?? ''
+      if (want !== route) enqueue(job, want)
+      else jobs.push(job)
+    }
+    if (jobs.length === 0) return undefined
+    if (!jobs.every((job) => job.checked && !job.recount && (job.counted || !job.scope.count))) {
+      const next = await check(route, jobs)
+      if (next) return { retry: jobs, next }
+    }
+    for (const job of jobs) job.checked = false
+    const kept: { job: Job; value: unknown; set: ChangeSet }[] = []
+    for (const job of jobs) {
+      const ran = tryStep(job)
+      if (!ran) continue
+      if (!staysWithin(route, ran.set, routeChanges(engineState, [ran.set]))) {
+        engineState.undo(ran.set)
+        toGlobal(job)
+        continue
+      }
+      kept.push({ job, ...ran })
+    }
+    const routed = routeChanges(
+      engineState,
+      kept.map(({ set }) => set),
+    )
+    const changes = route === '' ? [] : netChanges(routed.accounts.get(route) ?? [])
+    if (changes.length > 0) {
+      let answer: unknown[]
+      try {
+        const { args, payload } = encodeChanges(changes)
+        const keys = keysOf(ctx, route)
+        const [reply] = await connection.trip(
+          connection.script(
+            'commit',
+            [keys.state, keys.records, keys.feed],
+            [knownVersion(ctx, route), replica.global, feedLength, payload, '0', args.length / 2, ...args],
+          ),
+        )
+        answer = reply as unknown[]
+      } catch (error) {
+        for (let i = kept.length - 1; i >= 0; i--) engineState.undo((kept[i] as (typeof kept)[number]).set)
+        throw error
+      }
+      if (answer[0] !== 'ok') {
+        for (let i = kept.length - 1; i >= 0; i--) engineState.undo((kept[i] as (typeof kept)[number]).set)
+        const retry = kept.map(({ job }) => job)
+        stats.retries += retry.length
+        if (answer[0] === 'busy') return { retry, next: { busy: Number(answer[1]) } }
+        if (answer[0] === 'global') return { retry, next: 'sync' }
+        const busy = await applyStale(ctx, engineState, route, answer)
+        for (const job of retry) job.checked = busy === undefined
+        return { retry, next: busy ?? 'now' }
+      }
+      const known = replica.accounts.get(route)
+      replica.accounts.set(route, { version: Number(answer[1]), counted: known?.counted ?? -1 })
+    }
+    journal.add(routed.journal, replica.epoch)
+    for (const { job, value } of kept) {
+      takeBack(job)
+      job.resolve(value)
+    }
+    return undefined
+  }
+
+  async function pump(route: string): Promise<void> {
+    if (pumping.has(route)) return
+    pumping.add(route)
+    let waits = 0
+    try {
+      for (;;) {
+        const queue = queues.get(route)
+        if (!queue || queue.length === 0) break
+        await gate.enterShared()
+        const jobs = queue.splice(0, BATCH)
+        let outcome: Awaited<ReturnType<typeof batch>>
+        try {
+          outcome = await batch(route, jobs)
+        } catch (error) {
+          const failure = unavailable(error)
+          for (const job of jobs) {
+            takeBack(job)
+            job.reject(failure)
+          }
+          outcome = undefined
+        } finally {
+          gate.leaveShared()
+        }
+        if (!outcome) {
+          waits = 0
+          continue
+        }
+        queue.unshift(...outcome.retry)
+        const { next } = outcome
+        if (next === 'sync') await syncGlobalSoon().catch(() => {})
+        else if (next !== 'now') {
+          // A global step marks the account: wait for it, or, past its deadline (its process died), recover.
+          if (Date.now() < next.busy) await sleep(Math.min(10, 0.5 * 2 ** waits++))
+          else await runGlobal(() => undefined).catch(() => {})
+        }
       }
     } finally {
-      pumping = false
+      pumping.delete(route)
+      if ((queues.get(route)?.length ?? 0) > 0) void pump(route)
     }
+  }
+
+  // ---- steps over the whole state ----
+
+  function runGlobal<T>(step: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      toGlobal({
+        step,
+        scope: {},
+        consumed: false,
+        recount: false,
+        checked: false,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      })
+    })
+  }
+
+  async function globalPump(): Promise<void> {
+    if (globalPumping) return
+    globalPumping = true
+    try {
+      while (globalQueue.length > 0) {
+        await gate.enterExclusive()
+        let lock: Lock | undefined
+        let jobs: Job[] = []
+        try {
+          const preRead = new Map<string, unknown>()
+          lock = await acquire(lockTtl, preRead)
+          await syncEverything(lock, preRead)
+          jobs = globalQueue.splice(0)
+          stats.globalSteps += jobs.length
+          await globalBatch(jobs, lock)
+        } catch (error) {
+          const failure = unavailable(error)
+          for (const job of jobs.length > 0 ? jobs : globalQueue.splice(0)) {
+            takeBack(job)
+            job.reject(failure)
+          }
+        } finally {
+          gate.leaveExclusive()
+          // Sent, not waited for: this connection's next command (the next lock) comes after it in Redis.
+          if (lock) void release(lock)
+        }
+      }
+    } finally {
+      globalPumping = false
+    }
+  }
+
+  async function globalBatch(jobs: Job[], lock: Lock): Promise<void> {
+    const engineState = engine()
+    for (let attempt = 0; attempt < GLOBAL_TRIES; attempt++) {
+      const ran: { job: Job; value: unknown; set: ChangeSet }[] = []
+      for (const job of jobs) {
+        const result = tryStep(job)
+        if (result) ran.push({ job, ...result })
+      }
+      const sets = ran.map(({ set }) => set)
+      let kept: boolean
+      try {
+        kept = sets.some((set) => set.reset)
+          ? await commitEpoch(ctx, engineState, lock, replica.epoch + 1)
+          : await commitRouted(ctx, engineState, lock, routeChanges(engineState, sets))
+      } catch (error) {
+        for (let i = ran.length - 1; i >= 0; i--) engineState.undo((ran[i] as (typeof ran)[number]).set)
+        throw error
+      }
+      if (kept) {
+        journal.add(routeChanges(engineState, sets).journal, replica.epoch)
+        for (const { job, value } of ran) {
+          takeBack(job)
+          job.resolve(value)
+        }
+        return
+      }
+      for (let i = ran.length - 1; i >= 0; i--) engineState.undo((ran[i] as (typeof ran)[number]).set)
+      stats.retries += ran.length
+      jobs = ran.map(({ job }) => job)
+    }
+    throw new StoreUnavailable('the accounts this step changes kept changing in other processes; retry')
   }
 
   return {
-    description,
+    description: connection.description,
     joined: () => joined,
+    stats: () => ({ ...stats }),
 
     async load() {
       // Held through seeding and `attach`, so that two processes starting on a new store set it up once.
-      await acquire(60_000)
-      if ((await client.get(keys.initialized)) === '1') {
-        joined = true
-        const snapshot = await readAll()
-        await release()
-        return snapshot
+      const lock = await acquire(SETUP_TTL_MS)
+      if (!lock.init) {
+        setupLock = lock
+        return undefined
       }
-      return undefined
+      joined = true
+      try {
+        return await readWhole(ctx, lock.epoch, lock.global)
+      } finally {
+        await release(lock)
+      }
     },
 
     async attach(engineState, { fresh }) {
       state = engineState
-      if (!fresh) return
-      const records = Object.entries(engineState.snapshot().tables).flatMap(([table, list]) =>
-        list.map(([key, value]) => ({ table, key, value })),
-      )
-      const chunks: StoredChangeSet[] = []
-      for (let i = 0; i < records.length; i += CHUNK)
-        chunks.push({ changes: records.slice(i, i + CHUNK), ...(i === 0 ? { reset: true } : {}) })
-      for (const [i, chunk] of chunks.entries()) await commit([chunk], i === chunks.length - 1, false)
-      if (chunks.length === 0) await commit([{ changes: [], reset: true }], true, false)
+      try {
+        if (!fresh) return
+        const lock = setupLock ?? (await acquire(SETUP_TTL_MS))
+        setupLock = undefined
+        try {
+          await commitEpoch(ctx, engineState, lock, lock.epoch + 1)
+        } finally {
+          await release(lock)
+        }
+      } finally {
+        // The figures count what steps cost, not setting up.
+        stats.roundTrips = 0
+        stats.commands = 0
+      }
     },
 
-    run<T>(step: () => T): Promise<T> {
+    run<T>(step: () => T, scopeOf?: () => StepScope | undefined): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ step, resolve, reject } as Job<unknown>)
-        void pump()
+        stats.steps++
+        const job: Job = {
+          step,
+          scopeOf,
+          scope: {},
+          consumed: false,
+          recount: false,
+          checked: false,
+          resolve: resolve as (value: unknown) => void,
+          reject,
+        }
+        const scope = state && scopeOf ? scopeOf() : undefined
+        if (!scope) return toGlobal(job)
+        job.scope = scope
+        enqueue(job, scope.account ?? '')
       })
     },
 
+    counted(accountId) {
+      const job = current
+      if (!job?.counted || job.scope.account !== accountId) return undefined
+      job.consumed = true
+      return job.counted
+    },
+
     async close() {
-      while (pumping || queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5))
-      listener.disconnect()
-      client.disconnect()
+      // What is under way finishes (a while at most: Redis may be gone), then nothing more is taken.
+      const until = Date.now() + 10_000
+      while ((globalPumping || pumping.size > 0 || globalQueue.length > 0) && Date.now() < until)
+        await sleep(5)
+      const failure = new StoreUnavailable(`${connection.description}: the store was closed`)
+      for (const job of [
+        ...globalQueue.splice(0),
+        ...[...queues.values()].flatMap((queue) => queue.splice(0)),
+      ])
+        job.reject(failure)
+      await Promise.race([journal.drain(), sleep(1000)])
+      connection.close()
     },
   }
 }

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createMockPlatform, type MockPlatform, type MockPlatformOptions } from '../../../mocks/platform.ts'
 import { createHttpServer, listen, type RequestHandler } from '../../../mocks/server/http-server.ts'
+import type { SharedRedis } from '../../stores/support/shared-redis.ts'
+import { startRoundRobin } from './round-robin.ts'
 import { spawnMock } from './spawn-mock.ts'
 
 /** A running mock over real HTTP: in this process, or the CLI with `--state-file` in a child. */
@@ -68,6 +70,29 @@ export async function stateFileTarget(): Promise<Target> {
       await mock.kill('SIGTERM')
       rmSync(folder, { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * Three `voice-api-kit mock --store <redis>` processes behind a round-robin proxy, as a team runs a shared mock
+ * behind a load balancer: consecutive requests of one client reach different processes.
+ */
+export function sharedStoreTarget(name: string, startRedis: () => Promise<SharedRedis>) {
+  return async (): Promise<Target> => {
+    const redis = await startRedis()
+    const store = ['--quiet', '--store', redis.url]
+    const first = await spawnMock(store)
+    const mocks = [first, ...(await Promise.all([spawnMock(store), spawnMock(store)]))]
+    const balancer = await startRoundRobin(mocks.map((mock) => mock.origin))
+    return {
+      name,
+      origin: balancer.origin,
+      async close() {
+        await balancer.close()
+        await Promise.all(mocks.map((mock) => mock.kill('SIGTERM')))
+        await redis.stop()
+      },
+    }
   }
 }
 
