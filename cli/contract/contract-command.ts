@@ -45,7 +45,8 @@ function runNotices(result: RunResult, target: TargetConfig): string[] {
       `The run stopped: ${result.aborted.reason} ${result.aborted.notRun.length} check(s) did not run.`,
     )
   const count = (status: CheckOutcome['status']) => result.outcomes.filter((o) => o.status === status).length
-  if (count('passed') === 0) {
+  // A failed check says enough; a run with neither a pass nor a failure verified nothing.
+  if (count('passed') === 0 && count('failed') === 0) {
     const why =
       count('not-applicable') > 0 && count('skipped') === 0
         ? ' every check was not applicable to this target'
