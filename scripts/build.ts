@@ -1,6 +1,7 @@
 /**
  * Builds what the package ships, into `dist/`:
- * - the compiled ESM JavaScript and `.d.ts` of every public entry (`tsc -p tsconfig.build.json`);
+ * - the compiled ESM JavaScript and `.d.ts` of every public entry (`tsc -p tsconfig.build.json`), without the
+ *   `.d.ts` files that no exported type reaches;
  * - the dashboard's browser files, beside its compiled module (it serves them from its own folder);
  * - the contract's HTML reference (`dist/docs/v1.html.gz`, rendered by Redocly now, never at run time, and
  *   gzipped: 2.7 MB of inlined Redoc become 0.7 MB in the package);
@@ -18,6 +19,7 @@ import { CONTRACT_DOCUMENTS } from './lib/contract-documents.ts'
 import { isMain } from './lib/is-main.ts'
 import { loadYamlDocument } from './lib/load-yaml-document.ts'
 import { REPO_ROOT } from './lib/repo-root.ts'
+import { exportedTypes, unreachedDeclarations } from './lib/unreached-declarations.ts'
 
 const run = promisify(execFile)
 const DIST = join(REPO_ROOT, 'dist')
@@ -65,6 +67,10 @@ export async function build(): Promise<string[]> {
   await compile()
   const lines = ['compiled cli, mocks, contracts and openapi to dist/ (ESM + .d.ts)']
   lines.push(`copied ${await copyDashboard()} dashboard files to dist/${DASHBOARD}`)
+  const manifest = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8'))
+  const unreached = unreachedDeclarations(DIST, exportedTypes(REPO_ROOT, manifest.exports))
+  await Promise.all(unreached.map((file) => rm(file)))
+  lines.push(`removed ${unreached.length} .d.ts files that no exported type reaches`)
   const docs = await buildDocs(join(DIST, 'docs/v1.html'))
   await writeFile(`${docs}.gz`, gzipSync(await readFile(docs), { level: 9 }))
   await rm(docs)

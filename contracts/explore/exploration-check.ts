@@ -1,7 +1,7 @@
 import { ContractFailure } from '../checks/failure.ts'
 import type { ContractCheck } from '../checks/types.ts'
 import { differenceLine, formatScript, formatSteps } from './difference-report.ts'
-import { type ExploreResult, explore, randomSeed } from './explore.ts'
+import type { ExploreResult } from './explore.ts'
 import { type ModelFactory, targetSide } from './sides.ts'
 
 /** How the exploration check explores. */
@@ -36,6 +36,27 @@ export class ExplorationFailure extends ContractFailure {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
+/** A fresh random seed (31 bits, printable and given back with --seed). */
+const randomSeed = () => (crypto.getRandomValues(new Uint32Array(1))[0] as number) >>> 1
+
+/** Whether an import failed because the package `name` is not installed. */
+const isMissing = (error: unknown, name: string) =>
+  (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' &&
+  String((error as Error).message).includes(`'${name}'`)
+
+/**
+ * The explorer, loaded when a run explores: it generates with fast-check, an optional peer of this package
+ * (frontend projects, which never explore, do not install it). Undefined when fast-check is not installed.
+ */
+async function loadExplorer(): Promise<typeof import('./explore.ts') | undefined> {
+  try {
+    return await import('./explore.ts')
+  } catch (error) {
+    if (isMissing(error, 'fast-check')) return undefined
+    throw error
+  }
+}
+
 /**
  * Differential exploration as a check of the suite (area `explore`): with `--destructive` and a target whose
  * control plane provisions accounts, keys and clock moves (`--provision mock`), random sequences of v1 requests
@@ -58,6 +79,12 @@ export function explorationCheck(options: ExplorationOptions = {}): ContractChec
       const time = options.seconds ?? ctx.target.exploreSeconds
       const secrets = new Set<string>(ctx.keys.secrets())
       const bound = sequences !== undefined ? `${sequences} sequences` : `up to ${time ?? 10} s`
+      const explorer = await loadExplorer()
+      if (!explorer)
+        return ctx.skip(
+          'exploration generates its requests with fast-check, an optional peer of voice-api-kit: npm install --save-dev fast-check',
+        )
+      const { explore } = explorer
       ctx.progress?.(`exploring with seed ${seed} (${bound}; replay with --seed ${seed})`)
       const result = await explore({
         contract: ctx.contract,

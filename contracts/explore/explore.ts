@@ -5,7 +5,8 @@ import { creatingOperations } from './contract-shapes.ts'
 import { ModelTime } from './model-time.ts'
 import { DifferenceFound, type Recorded, Sequence, SequenceCut } from './sequence.ts'
 import { createModel, type ModelFactory, type Side } from './sides.ts'
-import { type KeyRole, type SetupSpec, type Step, setupArbitrary, stepArbitrary } from './steps.ts'
+import type { KeyRole, SetupSpec, Step } from './step-types.ts'
+import { setupArbitrary, stepArbitrary } from './steps.ts'
 
 /** What an exploration is given. */
 export interface ExploreOptions {
@@ -101,11 +102,6 @@ function rolesOf(steps: Iterable<unknown>): Set<KeyRole> | undefined {
     if (step.kind === 'again' && step.key !== 'same') roles.add(step.key)
   }
   return roles
-}
-
-/** A fresh random seed (31 bits, printable and given back with --seed). */
-export function randomSeed(): number {
-  return (crypto.getRandomValues(new Uint32Array(1))[0] as number) >>> 1
 }
 
 /**

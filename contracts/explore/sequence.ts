@@ -24,7 +24,7 @@ import {
   type ParamChoice,
   type SetupSpec,
   type Step,
-} from './steps.ts'
+} from './step-types.ts'
 
 /** The origin the `origin` key is bound to, and another one. */
 export const ALLOWED_ORIGIN = 'https://explore.example'

@@ -26,7 +26,16 @@ const MAX_INSTALLED_KIB = 12_000_000 / 1024
 const SLOW = 240_000
 
 /** `npx voice-api-kit contract --provision mock --destructive` against a running mock passes every check. */
-async function expectContractPasses(project: string, runtime: Runtime, mock: StartedMock | undefined) {
+/**
+ * A provisioned, destructive run passes. Exploration needs fast-check, an optional peer: with it the run
+ * explores (and passes); without it the run says, among the skipped checks, which package to install.
+ */
+async function expectContractPasses(
+  project: string,
+  runtime: Runtime,
+  mock: StartedMock | undefined,
+  explores: boolean,
+) {
   expect(mock).toBeDefined()
   const args = [
     'voice-api-kit',
@@ -40,6 +49,8 @@ async function expectContractPasses(project: string, runtime: Runtime, mock: Sta
   const run = await runIn(project, runtime, 'npx', args)
   expect(run.code, run.stdout + run.stderr).toBe(0)
   expect(run.stdout).toMatch(/[1-9]\d* passed, 0 failed/)
+  if (explores) expect(run.stdout).toMatch(/ok Exploration\s+1 passed/)
+  else expect(run.stdout).toContain('optional peer of voice-api-kit: npm install --save-dev fast-check')
 }
 
 let tarball: string
@@ -226,7 +237,7 @@ describe('installed alone, without any optional peer (Node 20)', () => {
   it(
     'runs npx voice-api-kit contract --provision mock --destructive with every check passing, without Vitest',
     async () => {
-      await expectContractPasses(project, runtime, mock)
+      await expectContractPasses(project, runtime, mock, false)
     },
     SLOW,
   )
@@ -264,6 +275,7 @@ function consumerSuite(label: string, makeRuntime: () => Promise<Runtime>) {
         'openapi-fetch@0',
         'vitest@4',
         'vite@8',
+        'fast-check@4',
         `@types/node@${runtime.name.startsWith('Node 24') ? '24' : '20'}`,
       ])
     }, SLOW)
@@ -333,7 +345,7 @@ function consumerSuite(label: string, makeRuntime: () => Promise<Runtime>) {
     it(
       'passes the contract suite from npx voice-api-kit contract',
       async () => {
-        await expectContractPasses(project, runtime, mock)
+        await expectContractPasses(project, runtime, mock, true)
       },
       SLOW,
     )

@@ -1,0 +1,112 @@
+/**
+ * What a step of an exploration is, and the keys a sequence holds: plain data, described here apart from how
+ * fast-check generates it (steps.ts), so that the reports and the types users see need no fast-check.
+ */
+
+/**
+ * The keys a sequence holds, by role: those of its account (full secret, publishable, the `read` group, none
+ * at all, revoked, expiring, bound to an origin, a spare one that a step may revoke, and one lacking each scope
+ * of the contract: `lacking-<scope>`) and of another account (secret, revoked); `unknown` is a well-formed key
+ * nobody issued, `none` sends no Authorization header.
+ */
+export const KEY_ROLES = [
+  'secret',
+  'publishable',
+  'read',
+  'no-scope',
+  'revoked',
+  'expiring',
+  'origin',
+  'spare',
+  'other-secret',
+  'other-revoked',
+  'unknown',
+  'none',
+] as const
+export type KeyRole = (typeof KEY_ROLES)[number] | `lacking-${string}`
+
+/** The role of the key that holds every scope but `scope`. */
+export const lacking = (scope: string): KeyRole => `lacking-${scope}`
+
+/** Roles whose keys belong to the other account. */
+export const OTHER_ACCOUNT_ROLES: ReadonlySet<KeyRole> = new Set(['other-secret', 'other-revoked'])
+
+/** Where a parameter's value comes from; resolved against what the sequence has seen, at run time. */
+export type ParamChoice =
+  | { from: 'absent' }
+  | { from: 'value'; value: unknown }
+  /** A value that breaks the parameter's schema (one rule), from `parameterBreakages`. */
+  | { from: 'broken'; value: string; what: string }
+  /** A value sent earlier for a parameter of the same name (an Idempotency-Key used again). */
+  | { from: 'seen'; pick: number; fallback: string }
+  /** The ID of an object: alive in the account, deleted, of the other account. */
+  | { from: 'object'; pool: 'live' | 'deleted' | 'other'; prefix: string; pick: number }
+  /** A well-formed ID that names nothing. */
+  | { from: 'unknown'; prefix: string }
+  /** An instant: now on the target's clock, or an object's `created_at`, plus `offset` seconds. */
+  | { from: 'instant'; base: 'now' | 'object'; pick: number; offset: number }
+
+/** The body of a request. */
+export type BodyChoice =
+  | { form: 'valid'; value: unknown }
+  /** A valid body broken in one place (`bodyBreakages` of the value, the `pick`th). */
+  | { form: 'broken'; value: unknown; pick: number }
+  /** A body that is not a JSON object, or not sent as JSON. */
+  | { form: 'raw'; text: string; contentType: string }
+
+/** A request to one operation of the contract. */
+export interface ApiStep {
+  kind: 'api'
+  operationId: string
+  /** HEAD for a GET, or a method the path does not document (405); the operation's own by default. */
+  method?: string
+  key: KeyRole
+  params: Record<string, ParamChoice>
+  body?: BodyChoice
+  origin: 'none' | 'allowed' | 'other'
+  /**
+   * After a write the model accepted, read the object and its list back: the list page by page (`pageSize`
+   * objects a page, following the cursors of the answers; 0: one page of the default size), then from its
+   * oldest object back up with `ending_before` when `backwards`.
+   */
+  readBack: false | { pageSize: number; backwards: boolean }
+  /** How many times the request is sent (operations that create: several objects, for lists to page through). */
+  repeat: number
+}
+
+export type Step =
+  | ApiStep
+  /** The same request as an earlier one that carried an Idempotency-Key, with the same or another key. */
+  | { kind: 'again'; pick: number; key: KeyRole | 'same' }
+  /** `POST /_mock/clock/advance` on the target; the model's clock follows the target's. */
+  | { kind: 'advance'; seconds: number }
+  /** A simulated call placed through the control plane (when it offers `/calls`), then let run to its end. */
+  | {
+      kind: 'call'
+      agent: number
+      outcome: string
+      channel: 'phone' | 'web'
+      direction: 'inbound' | 'outbound'
+      ringSeconds: number
+      durationSeconds: number
+    }
+  /** A key revoked through the control plane. */
+  | { kind: 'revoke'; key: KeyRole }
+  /**
+   * The next page of the list being read (other steps in between: a client paging while objects come and go),
+   * or the first page of a list (the `list`th of the contract's) when none is being read or it has ended.
+   */
+  | { kind: 'page'; list: number; pageSize: number; backwards: boolean }
+
+/** How a sequence's accounts are set up: the same on the target and on the model. */
+export interface SetupSpec {
+  plan: 'free' | 'pro' | 'enterprise'
+  /** Custom quotas, or the plan's. */
+  limits: { hourly: number; burst: number } | null
+  /** Seconds until the `expiring` key's `expires_at`. */
+  expiresIn: number
+  /** How many objects the account starts with, for each operation that creates (`creatingOperations`). */
+  objects: number[]
+  /** Simulated calls the account starts with (when the target's control plane places calls). */
+  calls: { outcome: string; ringSeconds: number; durationSeconds: number }[]
+}
