@@ -163,6 +163,8 @@ describe('voice-api-kit contract: a run against the mock', () => {
       '--provision',
       'mock',
       '--destructive',
+      '--explore-sequences',
+      '5',
       '--reporter',
       'summary,junit,html',
       '--output',

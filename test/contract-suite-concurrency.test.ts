@@ -141,6 +141,7 @@ describe('a provisioned run on several lanes', () => {
         provision: 'mock',
         destructive: true,
         concurrency: 4,
+        exploreSequences: 5,
         fetch: engineFetch(() => platform, BASE_URL),
       },
       {

@@ -18,7 +18,7 @@ describe('the contract suite against the mock in-process, through its MSW handle
     server.listen({ onUnhandledRequest: 'error' })
   })
   afterAll(() => server.close())
-  defineContractSuite({ baseUrl, provision: 'mock', destructive: true })
+  defineContractSuite({ baseUrl, provision: 'mock', destructive: true, exploreSequences: 5 })
 })
 
 describe('the contract suite against the standalone mock, by URL', () => {
@@ -36,5 +36,5 @@ describe('the contract suite against the standalone mock, by URL', () => {
         server.closeAllConnections()
       }),
   )
-  defineContractSuite(() => ({ baseUrl, provision: 'mock', destructive: true }))
+  defineContractSuite(() => ({ baseUrl, provision: 'mock', destructive: true, exploreSequences: 5 }))
 })
