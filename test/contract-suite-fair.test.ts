@@ -17,7 +17,13 @@ const BASE_URL = 'http://fair.test/v1'
 
 async function runAgainst(alterations: readonly Alteration[]) {
   const { fetch } = await alteredMock(BASE_URL, alterations)
-  const result = await runChecks({ baseUrl: BASE_URL, provision: 'mock', destructive: true, fetch, exploreSequences: 5 })
+  const result = await runChecks({
+    baseUrl: BASE_URL,
+    provision: 'mock',
+    destructive: true,
+    fetch,
+    exploreSequences: 5,
+  })
   const failed = result.outcomes
     .filter((o) => o.status === 'failed')
     .map((o) => `${o.check.id}: ${o.failure?.expected} / ${o.failure?.actual}`.slice(0, 300))

@@ -85,7 +85,17 @@ describe('voice-api-kit contract from the build, with vitest and tsx unresolvabl
 
   it('runs the whole suite against the mock and exits 0', async () => {
     const run = await runCommand(
-      ['--base-url', mock.baseUrl, '--provision', 'mock', '--destructive', '--explore-sequences', '5', '--reporter', 'summary'],
+      [
+        '--base-url',
+        mock.baseUrl,
+        '--provision',
+        'mock',
+        '--destructive',
+        '--explore-sequences',
+        '5',
+        '--reporter',
+        'summary',
+      ],
       { entry: join(out, 'cli/main.js'), nodeArgs: ['--import', join(out, 'block.mjs')] },
     )
     expect(run.stderr).toBe('')
