@@ -15,12 +15,12 @@ import { IdMap } from './id-map.ts'
 import type { ModelTime } from './model-time.ts'
 import { idPrefixes } from './schema-node.ts'
 import { resolveSeen } from './schema-values.ts'
+import { type IdPair, SequenceMemory } from './sequence-memory.ts'
 import type { Model, Side, SideAnswer, SideRequest } from './sides.ts'
 import {
   type ApiStep,
   type KeyRole,
   lacking,
-  OTHER_ACCOUNT_ROLES,
   type ParamChoice,
   type SetupSpec,
   type Step,
@@ -35,12 +35,6 @@ const UNKNOWN_KEY = `sk-svc-${'0Explore'.repeat(5)}`
 const ROOMY = { hourly: 100_000, burst: 10_000 }
 /** Phone numbers of simulated phone calls: given, so that neither side makes them up. */
 const NUMBERS = { ours: '+14155550142', theirs: '+14155550187' }
-
-/** A target ID and the model's for the same object. */
-export interface IdPair {
-  target: string
-  model: string
-}
 
 /** One interaction with the target's API or control plane, as the script replays it. */
 export interface Interaction {
@@ -116,10 +110,6 @@ const MAIN_KEYS: { role: KeyRole; input: (spec: SetupSpec, expiresAt: string) =>
 const iso = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
 const isObject = (v: unknown): v is Record<string, unknown> =>
   !!v && typeof v === 'object' && !Array.isArray(v)
-const ID_SHAPE = /^[a-z]+_[A-Za-z0-9]+$/
-const INSTANT_SHAPE = /^\d{4}-\d\d-\d\dT/
-/** Strings kept per field for reuse (the last ones). */
-const SEEN_KEPT = 12
 /** Most pages a read back walks. */
 const MAX_PAGES = 8
 
@@ -149,20 +139,12 @@ export class Sequence {
   readonly records: Recorded[] = []
   private readonly keys = new Map<KeyRole, KeyPair>()
   private readonly accounts = { target: { main: '', other: '' }, model: { main: '', other: '' } }
-  private readonly pools = {
-    live: new Map<string, IdPair[]>(),
-    deleted: new Map<string, IdPair[]>(),
-    other: new Map<string, IdPair[]>(),
-  }
-  private readonly seen = new Map<string, string[]>()
-  private readonly sentParams = new Map<string, IdPair[]>()
+  private readonly memory = new SequenceMemory()
   private readonly idempotent: {
     pair: { target: SideRequest; model: SideRequest }
     operation: ContractOperation
     role: KeyRole
   }[] = []
-  /** Instants the answers showed, with the field that showed them. */
-  private readonly stamps: { field: string; second: number }[] = []
   private current?: Recorded
   private steps = 0
   /** The list being read a page per `page` step: where it is, and the cursor of its next page. */
@@ -393,15 +375,6 @@ export class Sequence {
     return this.keys.get(role)?.[side]
   }
 
-  private pool(kind: 'live' | 'deleted' | 'other', prefix: string): IdPair[] {
-    let list = this.pools[kind].get(prefix)
-    if (!list) {
-      list = []
-      this.pools[kind].set(prefix, list)
-    }
-    return list
-  }
-
   /** A parameter's value on each side, undefined when absent (`pool`: where an object's ID came from). */
   private param(name: string, choice: ParamChoice): (IdPair & { pool?: string }) | undefined {
     switch (choice.from) {
@@ -413,7 +386,7 @@ export class Sequence {
         return { target: text, model: text }
       }
       case 'seen': {
-        const list = this.sentParams.get(name) ?? []
+        const list = this.memory.sentFor(name)
         return list.length > 0
           ? (list[choice.pick % list.length] as IdPair)
           : { target: choice.fallback, model: choice.fallback }
@@ -421,7 +394,7 @@ export class Sequence {
       case 'object': {
         // An empty pool falls back on the others (an object is more telling than nothing), then on none.
         for (const kind of [choice.pool, 'live', 'other', 'deleted'] as const) {
-          const list = this.pool(kind, choice.prefix)
+          const list = this.memory.pool(kind, choice.prefix)
           // Counted from the newest: the object a step just made is the one the next step most often names.
           if (list.length > 0)
             return { ...(list[list.length - 1 - (choice.pick % list.length)] as IdPair), pool: kind }
@@ -433,9 +406,7 @@ export class Sequence {
       case 'instant': {
         // A bound on a field (`started_after` on `started_at`) is drawn from that field's instants when any
         // were seen: the parameter and the field share their first word.
-        const word = name.split('_')[0] as string
-        const related = this.stamps.filter((s) => s.field.split('_')[0] === word)
-        const stamps = related.length > 0 ? related : this.stamps
+        const stamps = this.memory.instantsFor(name)
         const base =
           choice.base === 'object' && stamps.length > 0
             ? (stamps[choice.pick % stamps.length] as { second: number }).second
@@ -444,13 +415,6 @@ export class Sequence {
         return { target: text, model: text }
       }
     }
-  }
-
-  /** Remembers a value sent for a parameter (a later step may send it again). */
-  private sent(name: string, value: IdPair): void {
-    const list = this.sentParams.get(name) ?? []
-    if (!list.some((v) => v.target === value.target)) list.push({ target: value.target, model: value.model })
-    this.sentParams.set(name, list)
   }
 
   private unknown(prefix: string): IdPair {
@@ -475,7 +439,7 @@ export class Sequence {
         else if (parameter.in === 'query') query[side].push([parameter.name, value[side]])
         else if (parameter.in === 'header') headers[side][parameter.name.toLowerCase()] = value[side]
       }
-      if (parameter.in === 'path') this.sent(parameter.name, value)
+      if (parameter.in === 'path') this.memory.sent(parameter.name, value)
       // The contract does not say whether the ID of a deleted object is still a cursor (a cursor is "the ID
       // of an object of this collection"): either answer is allowed, so none is compared.
       if (value.pool === 'deleted' && idPrefixes(parameter.schema)?.[0] === '*')
@@ -484,7 +448,7 @@ export class Sequence {
     let body: string | undefined
     let contentType: string | undefined
     if (step.body && operation.requestBody) {
-      const seen = (field: string) => this.seen.get(field) ?? []
+      const seen = (field: string) => this.memory.seen(field)
       if (step.body.form === 'raw') {
         body = step.body.text
         contentType = step.body.contentType
@@ -530,7 +494,7 @@ export class Sequence {
     }
     for (const [name, value] of Object.entries(headers.target))
       if (name === 'idempotency-key' && method === 'POST') {
-        this.sent('Idempotency-Key', { target: value, model: headers.model[name] as string })
+        this.memory.sent('Idempotency-Key', { target: value, model: headers.model[name] as string })
         this.idempotent.push({ pair, operation, role: step.key })
       }
     if (answers && step.readBack && method !== 'GET' && method !== 'HEAD' && answers.model.status < 300)
@@ -648,7 +612,7 @@ export class Sequence {
       this.paging = { collection: operation.path, pageSize: step.pageSize, direction: names.after }
       // Upwards from the oldest object known to this account: the first page up from it.
       const prefix = backwards ? listPrefix(this.deps.contract, operation) : undefined
-      const oldest = prefix ? this.pool('live', prefix)[0] : undefined
+      const oldest = prefix ? this.memory.pool('live', prefix)[0] : undefined
       if (oldest) this.paging = { ...this.paging, direction: names.before, cursor: oldest }
     }
     const { collection, pageSize, direction, cursor } = this.paging
@@ -707,7 +671,7 @@ export class Sequence {
   private async placeCall(step: Omit<Extract<Step, { kind: 'call' }>, 'kind'>): Promise<string | undefined> {
     const { target, model, time, capabilities } = this.deps
     const current = this.current as Recorded
-    const agents = this.pool('live', 'agt')
+    const agents = this.memory.pool('live', 'agt')
     if (capabilities.calls === false || agents.length === 0) {
       current.note =
         capabilities.calls === false
@@ -749,11 +713,8 @@ export class Sequence {
     const twin = await model.control.placeCall(this.accounts.model.main, input(agent.model))
     this.ids.set(String(placed.id), String(twin.id))
     this.wrote(placed.created_at)
-    this.pool('live', 'call').push({ target: String(placed.id), model: String(twin.id) })
-    this.stamps.push({
-      field: 'created_at',
-      second: Math.floor(Date.parse(String(placed.created_at)) / 1000),
-    })
+    this.memory.pool('live', 'call').push({ target: String(placed.id), model: String(twin.id) })
+    this.memory.stamp('created_at', Math.floor(Date.parse(String(placed.created_at)) / 1000))
     return agent.target
   }
 
@@ -848,72 +809,8 @@ export class Sequence {
       })
     if (record.differences.length > 0) throw new DifferenceFound(this.records)
     if (!['GET', 'HEAD'].includes(pair.model.method) && m.status < 300) this.wrote(time.current())
-    this.learn(pair, t, m, meta)
+    this.memory.learn(pair.model, m, meta.role, this.ids)
     return { target: t, model: m }
-  }
-
-  /** What later steps choose from: objects on each side, deleted ones, values seen, instants. */
-  private learn(
-    pair: { target: SideRequest; model: SideRequest },
-    t: SideAnswer,
-    m: SideAnswer,
-    meta: { operation?: ContractOperation; role: KeyRole },
-  ): void {
-    const replayed = m.headers['idempotent-replayed'] !== undefined
-    if (m.status >= 300 || replayed) return
-
-    const kind = OTHER_ACCOUNT_ROLES.has(meta.role) ? 'other' : 'live'
-    if (pair.model.method === 'DELETE') {
-      const id = isObject(m.body) && typeof m.body.id === 'string' ? m.body.id : undefined
-      const targetId = id ? this.ids.toTarget(id) : undefined
-      if (id && targetId) {
-        const prefix = id.slice(0, id.indexOf('_'))
-        for (const k of ['live', 'other'] as const) {
-          const list = this.pool(k, prefix)
-          const at = list.findIndex((p) => p.model === id)
-          if (at >= 0) list.splice(at, 1)
-        }
-        if (kind === 'live') this.pool('deleted', prefix).push({ target: targetId, model: id })
-      }
-      return
-    }
-    const objects = isObject(m.body) && Array.isArray(m.body.data) ? m.body.data : [m.body]
-    for (const object of objects) {
-      if (!isObject(object) || typeof object.id !== 'string' || !ID_SHAPE.test(object.id)) continue
-      const targetId = this.ids.toTarget(object.id)
-      if (!targetId) continue
-      const prefix = object.id.slice(0, object.id.indexOf('_'))
-      const list = this.pool(kind, prefix)
-      if (!list.some((p) => p.model === object.id)) list.push({ target: targetId, model: object.id })
-    }
-    // Every instant an answer shows (creation, start, end of a call): bounds of filters and ranges come from them.
-    const instants = (value: unknown, field = ''): void => {
-      if (typeof value === 'string' && INSTANT_SHAPE.test(value)) {
-        const second = Math.floor(Date.parse(value) / 1000)
-        if (!Number.isNaN(second) && !this.stamps.some((s) => s.second === second && s.field === field))
-          this.stamps.push({ field, second })
-      } else if (Array.isArray(value)) for (const item of value) instants(item, field)
-      else if (isObject(value)) for (const [name, item] of Object.entries(value)) instants(item, name)
-    }
-    instants(m.body)
-    const remember = (value: unknown, field = ''): void => {
-      if (typeof value === 'string') {
-        if (!field || ID_SHAPE.test(value) || INSTANT_SHAPE.test(value)) return
-        const list = this.seen.get(field) ?? []
-        if (!list.includes(value)) list.push(value)
-        this.seen.set(field, list.slice(-SEEN_KEPT))
-      } else if (Array.isArray(value)) for (const item of value) remember(item, field)
-      else if (isObject(value)) for (const [name, item] of Object.entries(value)) remember(item, name)
-    }
-    if (pair.model.body) {
-      try {
-        remember(JSON.parse(pair.model.body))
-      } catch {
-        // not JSON: nothing to remember
-      }
-    }
-    remember(m.body)
-    void t
   }
 
   private interact(
