@@ -130,7 +130,12 @@ export function formatSteps(found: FoundDifference, seed: number, secrets: Itera
 
 // ------------------------------------------------------------------------------------------ the script
 
-const ID_SHAPE = /^[a-z]+_[A-Za-z0-9]+$/
+/**
+ * An ID as the contract shapes them (`agt_...`), told from the contract's own words that also hold an underscore
+ * (an integration's slug `google_calendar`, an object type `team_member`, a status `not_connected`) by a digit or
+ * a capital in what follows the prefix: generated IDs have them; the contract's words never do.
+ */
+const ID_SHAPE = /^[a-z]+_(?=[a-z]*[A-Z0-9])[A-Za-z0-9]+$/
 /** An instant in a request (in a query its colons are percent-encoded). */
 const INSTANT = /\d{4}-\d\d-\d\dT\d\d(?::|%3A)\d\d(?::|%3A)\d\d(?:\.\d+)?Z/
 const KEY_SHAPE = /^[sp]k-svc-[A-Za-z0-9]{16,}$/

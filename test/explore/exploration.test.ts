@@ -42,6 +42,9 @@ describe('exploration against a faulty implementation (a deleted agent still rea
     const script = failure?.script ?? ''
     expect(script).toContain('"Authorization: Bearer $EXPLORE_KEY_SECRET"')
     expect(script).toMatch(/AGT_\d+=\$\(json "\$OUT\/s\d+\.json" 'id'\)/)
+    // Only IDs become variables: the contract's words with an underscore (an integration's slug, an object
+    // type, a status) stay as they are, wherever the target lists them.
+    expect(script).not.toMatch(/^(?:GOOGLE|NOT|API|TEAM)_\d+=/m)
     for (const text of [steps, script, failure?.actual ?? '']) {
       expect(text).not.toMatch(KEY_VALUE)
       for (const key of first?.keys ?? []) expect(text).not.toContain(key)
