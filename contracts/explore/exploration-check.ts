@@ -39,6 +39,32 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 /** A fresh random seed (31 bits, printable and given back with --seed). */
 const randomSeed = () => (crypto.getRandomValues(new Uint32Array(1))[0] as number) >>> 1
 
+/** How many of the latest keys an answer is searched for, besides the run's own. */
+const RECENT_KEYS = 256
+
+/**
+ * Every key value the exploration saw (reports redact them all), remembering the latest ones: each answer is
+ * searched for the run's keys and the latest `RECENT_KEYS` (the sequence's own and its predecessors', whose
+ * accounts are deleted), not for every key of a long run, which made a run of 2,000 sequences slow down as it
+ * went (each answer searched for some 80,000 keys).
+ */
+class SeenKeys extends Set<string> {
+  private readonly latest: string[] = []
+
+  override add(value: string): this {
+    if (!this.has(value)) {
+      this.latest.push(value)
+      if (this.latest.length > RECENT_KEYS) this.latest.shift()
+    }
+    return super.add(value)
+  }
+
+  /** The latest keys, oldest first. */
+  recent(): readonly string[] {
+    return this.latest
+  }
+}
+
 /** Whether an import failed because the package `name` is not installed. */
 const isMissing = (error: unknown, name: string) =>
   (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' &&
@@ -77,7 +103,9 @@ export function explorationCheck(options: ExplorationOptions = {}): ContractChec
       const seed = options.seed ?? ctx.target.seed ?? randomSeed()
       const sequences = options.sequences ?? ctx.target.exploreSequences
       const time = options.seconds ?? ctx.target.exploreSeconds
-      const secrets = new Set<string>(ctx.keys.secrets())
+      const runKeys = ctx.keys.secrets()
+      const secrets = new SeenKeys()
+      for (const key of runKeys) secrets.add(key)
       const bound = sequences !== undefined ? `${sequences} sequences` : `up to ${time ?? 10} s`
       const explorer = await loadExplorer()
       if (!explorer)
@@ -88,7 +116,7 @@ export function explorationCheck(options: ExplorationOptions = {}): ContractChec
       ctx.progress?.(`exploring with seed ${seed} (${bound}; replay with --seed ${seed})`)
       const result = await explore({
         contract: ctx.contract,
-        target: targetSide(ctx, () => [...secrets]),
+        target: targetSide(ctx, () => [...runKeys, ...secrets.recent()]),
         seed,
         timeMs: time === undefined ? undefined : time * 1000,
         sequences,

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createMockPlatform } from '../../mocks/platform.ts'
 import { exploreInProcess, withoutIds } from './support/explore-run.ts'
-import { faultyPlatform, RELATIONAL_FAULTS } from './support/relational-faults.ts'
+import { faultyPlatform, RELATIONAL_FAULTS, type RelationalFault } from './support/relational-faults.ts'
 
 const fault = (name: string) => {
   const found = RELATIONAL_FAULTS.find((f) => f.name === name)
@@ -66,6 +66,31 @@ describe('exploration against a faulty implementation (a deleted agent still rea
     expect(outline(second?.outcome.failure?.steps ?? '')).toEqual(outline(steps))
     expect(outline(steps).length).toBeGreaterThan(1)
   }, 120_000)
+})
+
+/** Error messages (free text: never compared) that quote the request's key: only the echo check can tell. */
+const echoesKey: RelationalFault = {
+  name: 'message-echoes-key',
+  kind: 'keys',
+  what: "a 404's message quotes the Authorization header it was asked with",
+  make: () => async (request, next) => {
+    const response = await next(request)
+    const error = (response.body as { error?: { message?: string } } | null)?.error
+    if (response.status === 404 && error?.message && request.headers.authorization)
+      error.message += ` (asked with ${request.headers.authorization})`
+    return response
+  },
+}
+
+describe('exploration and the keys it makes', () => {
+  it('fails a target whose answers echo a key the sequence made, without printing it', async () => {
+    const faulty = faultyPlatform(await createMockPlatform(), echoesKey)
+    const run = await exploreInProcess(faulty, { seed: 3, sequences: 20, shrinkSeconds: 0 })
+    expect(run.outcome.status).toBe('failed')
+    expect(run.outcome.failure?.actual).toContain('echoes a secret the suite sent')
+    for (const text of [run.outcome.failure?.actual ?? '', run.outcome.failure?.steps ?? ''])
+      for (const key of faulty.world.keys.keys()) expect(text).not.toContain(key)
+  }, 60_000)
 })
 
 describe('exploration against the mock', () => {
