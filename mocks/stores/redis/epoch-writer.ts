@@ -3,7 +3,7 @@ import type { EngineState } from '../../engine/state/state.ts'
 import type { Lock } from './global-lock.ts'
 import { partitionKeys, recordField } from './redis-keys.ts'
 import { inParallel } from './replica-sync.ts'
-import { type StoreContext, WINDOW_SECONDS } from './store-context.ts'
+import { accountKeyList, type StoreContext } from './store-context.ts'
 
 /** Records per command when a whole state is written. */
 const CHUNK = 1000
@@ -52,13 +52,7 @@ export async function commitEpoch(
   const hset = (key: string, chunk: string[]) => client.hset(key, ...chunk)
   await inParallel([...byAccount], async ([account, fields]) => {
     const keys = partitionKeys(prefix, account, epoch)
-    await client.del(
-      keys.state,
-      keys.records,
-      keys.feed,
-      keys.windows,
-      ...WINDOW_SECONDS.map(keys.windowList),
-    )
+    await client.del(...accountKeyList(ctx, account, epoch))
     await Promise.all(chunked(keys.records, fields, hset))
     await client.hset(keys.state, 'v', 1, 'g', nextGlobal)
   })
@@ -95,20 +89,13 @@ export async function commitEpoch(
 
 /** Deletes an epoch's keys a while after the store left it (processes still on it notice first). */
 function forgetEpoch(ctx: StoreContext, epoch: number): void {
-  const { connection, globals, prefix } = ctx
+  const { connection, globals } = ctx
   const { client } = connection
   const timer = setTimeout(async () => {
     try {
       const accounts = await client.smembers(globals.accounts(epoch))
       await inParallel(accounts, async (account) => {
-        const keys = partitionKeys(prefix, account, epoch)
-        await client.del(
-          keys.state,
-          keys.records,
-          keys.feed,
-          keys.windows,
-          ...WINDOW_SECONDS.map(keys.windowList),
-        )
+        await client.del(...accountKeyList(ctx, account, epoch))
       })
       await client.del(
         globals.records(epoch),

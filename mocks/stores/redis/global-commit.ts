@@ -1,7 +1,7 @@
 import type { EngineState } from '../../engine/state/state.ts'
 import { StoreUnavailable } from '../../engine/state/store.ts'
 import { encodeChanges, netChanges, type RoutedChanges } from './change-routing.ts'
-import type { IntentPart, Lock } from './global-lock.ts'
+import { carryOutIntent, type Intent, type IntentPart, type Lock } from './global-lock.ts'
 import { applyStale, syncAccount } from './replica-sync.ts'
 import { commitKeys, keysOf, knownVersion, type StoreContext } from './store-context.ts'
 
@@ -78,29 +78,9 @@ export async function commitRouted(
       ...encodeChanges(netChanges(routed.accounts.get(account) ?? [])),
     }))
     const global = replica.global + (routed.global.length > 0 ? 1 : 0)
-    const intent = JSON.stringify({ epoch: replica.epoch, global, parts: intentParts })
-    await commitGlobal(ctx, lock, globalEncoded, intent, indexed())
-    await connection.trip(
-      ...intentParts.map((part) =>
-        connection.script('apply', commitKeys(ctx, part.account, part.drop), [
-          lock.token,
-          part.base,
-          global,
-          ctx.feedLength,
-          part.payload,
-          part.drop ? '1' : '0',
-          part.args.length / 2,
-          ...part.args,
-        ]),
-      ),
-    )
-    await connection.trip(
-      connection.script(
-        'finishGlobal',
-        [globals.lock, globals.intent, globals.released],
-        [lock.token, lock.token, '0'],
-      ),
-    )
+    const intent: Intent = { epoch: replica.epoch, global, parts: intentParts }
+    await commitGlobal(ctx, lock, globalEncoded, JSON.stringify(intent), indexed())
+    await carryOutIntent(ctx, intent, lock.token, lock)
     for (const part of intentParts) {
       const known = replica.accounts.get(part.account)
       replica.accounts.set(part.account, { version: part.base + 1, counted: known?.counted ?? -1 })

@@ -34,6 +34,50 @@ export interface IntentPart {
   drop: boolean
 }
 
+/** A global step's changes to accounts, committed before they are made (`{global}:intent`). */
+export interface Intent {
+  /** The epoch the accounts' keys are in. */
+  epoch: number
+  /** The version of the global part after the step. */
+  global: number
+  parts: IntentPart[]
+}
+
+/**
+ * Carries out an intent (idempotent): each account's part applied in one round trip, then the intent dropped
+ * and the lock released (`finishGlobal`). By the step that wrote it, or by the next holder of the lock when that
+ * step's process died: `owner` is the token of the step that wrote it, `lock` the lock held now.
+ */
+export async function carryOutIntent(
+  ctx: StoreContext,
+  intent: Intent,
+  owner: string,
+  lock: Lock,
+): Promise<void> {
+  const { connection, globals } = ctx
+  await connection.trip(
+    ...intent.parts.map((part) =>
+      connection.script('apply', commitKeys(ctx, part.account, part.drop, intent.epoch), [
+        owner,
+        part.base,
+        intent.global,
+        ctx.feedLength,
+        part.payload,
+        part.drop ? '1' : '0',
+        part.args.length / 2,
+        ...part.args,
+      ]),
+    ),
+  )
+  await connection.trip(
+    connection.script(
+      'finishGlobal',
+      [globals.lock, globals.intent, globals.released],
+      [owner, lock.token, '0'],
+    ),
+  )
+}
+
 /**
  * The store's global lock (`{global}:lock`, `SET NX PX`): taken for a step over the whole state, and for setting
  * a store up. Whoever takes it first carries out the intent a holder that died left behind (its changes to
@@ -43,32 +87,6 @@ export async function createGlobalLock(ctx: StoreContext) {
   const { connection, globals, replica } = ctx
   let released: (() => void) | undefined
   await connection.listen(globals.released, () => released?.())
-
-  /** Carries out an intent's changes to accounts (idempotent), then drops it. */
-  async function carryOut(token: string, body: string, lock: Lock): Promise<void> {
-    const intent = JSON.parse(body) as { epoch: number; global: number; parts: IntentPart[] }
-    await connection.trip(
-      ...intent.parts.map((part) =>
-        connection.script('apply', commitKeys(ctx, part.account, part.drop, intent.epoch), [
-          token,
-          part.base,
-          intent.global,
-          ctx.feedLength,
-          part.payload,
-          part.drop ? '1' : '0',
-          part.args.length / 2,
-          ...part.args,
-        ]),
-      ),
-    )
-    await connection.trip(
-      connection.script(
-        'finishGlobal',
-        [globals.lock, globals.intent, globals.released],
-        [token, lock.token, '0'],
-      ),
-    )
-  }
 
   return {
     /**
@@ -136,7 +154,7 @@ export async function createGlobalLock(ctx: StoreContext) {
               journal: journal ?? [],
             },
           }
-          if (intentToken) await carryOut(intentToken, intentBody, lock)
+          if (intentToken) await carryOutIntent(ctx, JSON.parse(intentBody) as Intent, intentToken, lock)
           else for (const [i, account] of readFirst.entries()) preRead?.set(account, read[i])
           return lock
         }

@@ -37,14 +37,16 @@ export const knownVersion = (ctx: StoreContext, account: string) =>
   ctx.replica.accounts.get(account)?.version ?? 0
 
 /** The keys a commit to an account writes (`drop`: with its windows, the account being deleted). */
-export function commitKeys(ctx: StoreContext, account: string, drop: boolean, epoch = ctx.replica.epoch) {
+/** Every key of an account's partition in an epoch: its state, records, feed, windows and window lists. */
+export function accountKeyList(ctx: StoreContext, account: string, epoch: number): string[] {
   const keys = partitionKeys(ctx.prefix, account, epoch)
-  return [
-    keys.state,
-    keys.records,
-    keys.feed,
-    ...(drop ? [keys.windows, ...WINDOW_SECONDS.map(keys.windowList)] : []),
-  ]
+  return [keys.state, keys.records, keys.feed, keys.windows, ...WINDOW_SECONDS.map(keys.windowList)]
+}
+
+/** The keys a commit on an account touches: its state, records and feed; all of them when it is deleted. */
+export function commitKeys(ctx: StoreContext, account: string, drop: boolean, epoch = ctx.replica.epoch) {
+  const all = accountKeyList(ctx, account, epoch)
+  return drop ? all : all.slice(0, 3)
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
