@@ -45,8 +45,9 @@ export function accountKeyList(ctx: StoreContext, account: string, epoch: number
 
 /** The keys a commit on an account touches: its state, records and feed; all of them when it is deleted. */
 export function commitKeys(ctx: StoreContext, account: string, drop: boolean, epoch = ctx.replica.epoch) {
-  const all = accountKeyList(ctx, account, epoch)
-  return drop ? all : all.slice(0, 3)
+  if (drop) return accountKeyList(ctx, account, epoch)
+  const keys = partitionKeys(ctx.prefix, account, epoch)
+  return [keys.state, keys.records, keys.feed]
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
