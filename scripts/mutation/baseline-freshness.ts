@@ -5,7 +5,7 @@
  * cores, which CI's time does not hold: the run then says what is stale instead of starting.
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 
 /** A baseline as Stryker's incremental file keeps it (mutation-testing-report-schema). */
 interface Baseline {
@@ -69,9 +69,8 @@ const sourceOf = (root: string, file: string) => {
 export function baselineStaleness(root: string, patterns: readonly string[], baseline: Baseline): Staleness {
   const files = mutatedFiles(root, patterns)
   const recorded = baseline.files ?? {}
-  const key = (file: string) => relative(root, join(root, file)).split('\\').join('/')
   return {
-    changed: files.filter((file) => recorded[key(file)]?.source !== sourceOf(root, file)),
+    changed: files.filter((file) => recorded[file]?.source !== sourceOf(root, file)),
     gone: Object.keys(recorded).filter((file) => !files.includes(file)),
     tests: Object.entries(baseline.testFiles ?? {})
       .filter(([file, test]) => test.source !== undefined && test.source !== sourceOf(root, file))
