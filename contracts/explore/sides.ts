@@ -99,6 +99,11 @@ function judged(ctx: CheckContext, exchange: Exchange, request: SideRequest, sec
   // The contract's answers are JSON; a problem document (RFC 9457) is a proxy's own (Prism's, even to a HEAD).
   if ((response.headers['content-type'] ?? '').startsWith('application/problem+json'))
     answer.notFromTarget = `a proxy answered ${response.status} itself (application/problem+json): the request never reached the implementation`
+  // No operation of the contract answers 408: the request's body did not reach the target whole (a proxy or the
+  // network held it back, as \`prism proxy\` does with a body of \`null\`), so there is no answer to compare.
+  else if (response.status === 408)
+    answer.notFromTarget =
+      'the target answered 408: the request did not reach it whole (a proxy or the network held its body back)'
   else
     try {
       answer.problems.push(...prismProblems(exchange))

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { createMockPlatform } from '../../mocks/platform.ts'
 import { exploreInProcess, withoutIds } from './support/explore-run.ts'
 import { faultyPlatform, RELATIONAL_FAULTS, type RelationalFault } from './support/relational-faults.ts'
+import { partsOf } from './support/world.ts'
 
 const fault = (name: string) => {
   const found = RELATIONAL_FAULTS.find((f) => f.name === name)
@@ -90,6 +91,39 @@ describe('exploration and the keys it makes', () => {
     expect(run.outcome.failure?.actual).toContain('echoes a secret the suite sent')
     for (const text of [run.outcome.failure?.actual ?? '', run.outcome.failure?.steps ?? ''])
       for (const key of faulty.world.keys.keys()) expect(text).not.toContain(key)
+  }, 60_000)
+})
+
+/** A proxy that holds back the body of every PATCH: the target answers 408, as the mock does to a stalled body. */
+const bodiesHeldBack: RelationalFault = {
+  name: 'patch-bodies-held-back',
+  kind: 'order',
+  what: 'something in front of the target never forwards the body of a PATCH',
+  make: () => async (request, next) =>
+    request.method === 'PATCH' && !partsOf(request).path.startsWith('/_mock')
+      ? {
+          status: 408,
+          headers: { 'content-type': 'application/json' },
+          body: {
+            error: {
+              type: 'invalid_request_error',
+              code: 'invalid_parameter',
+              message: 'The request did not arrive in time.',
+            },
+          },
+        }
+      : next(request),
+}
+
+describe('exploration and a request that does not arrive', () => {
+  it('ends the sequence there, uncompared, when the target answers 408 (no answer of the contract)', async () => {
+    const run = await exploreInProcess(faultyPlatform(await createMockPlatform(), bodiesHeldBack), {
+      seed: 3,
+      sequences: 20,
+      shrinkSeconds: 0,
+    })
+    expect(run.outcome.status, run.outcome.failure?.actual).toBe('passed')
+    expect(run.result?.requests).toBeGreaterThan(100)
   }, 60_000)
 })
 
