@@ -15,7 +15,12 @@ export default {
   mutate: CONTRACT_RUN_MUTATES,
   // Free text and the envelope's optional fields (docs/decisions/011-allowed-forms.md): no fair suite can
   // tell their mutants from the original (scripts/mutation/free-text-ignorer.mjs).
-  plugins: ['@stryker-mutator/*', './scripts/mutation/free-text-ignorer.mjs'],
+  // The sample checker is used only by `npm run mutants -- --sample` (scripts/mutation/sample-checker.mjs).
+  plugins: [
+    '@stryker-mutator/*',
+    './scripts/mutation/free-text-ignorer.mjs',
+    './scripts/mutation/sample-checker.mjs',
+  ],
   ignorers: ['free-text'],
   coverageAnalysis: 'perTest',
   // Two cores: one worker each; `npm run mutants -- --concurrency 1` leaves one free.

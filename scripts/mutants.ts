@@ -13,6 +13,8 @@
  *   npm run mutants:ci                               both runs, incremental: re-tests only mutants in changed
  *                                                    code, and fails on a regression against the baselines
  *   npm run mutants -- --markdown                    also print the table as Markdown (the docs' figure)
+ *   npm run mutants -- --own-tests --sample 0.2      a random fifth of the mutants (--seed <n>, default 1): an
+ *                                                    estimated score with its 95% interval, the baseline left alone
  *
  * Other arguments go to `stryker run` (e.g. `--concurrency 1`).
  */
@@ -27,6 +29,7 @@ import {
   markdownTable,
   OWN_TESTS_THRESHOLDS,
   regressions,
+  sampleEstimate,
   shortfalls,
   THRESHOLDS,
   textTable,
@@ -61,10 +64,39 @@ const markdown = args.includes('--markdown')
 const run = args.includes('--own-tests') ? RUNS.ownTests : RUNS.contract
 const REPORT = join(REPO_ROOT, run.report)
 const BASELINE = join(REPO_ROOT, run.baseline)
+
+/** The value after `flag`, removed from `args` with it; undefined when absent. */
+function takeValue(flag: string): string | undefined {
+  const at = args.indexOf(flag)
+  if (at < 0) return undefined
+  const [, value] = args.splice(at, 2)
+  if (value === undefined || value.startsWith('--')) {
+    console.error(`mutants: ${flag} needs a value (see the comment at the top of scripts/mutants.ts)`)
+    process.exit(2)
+  }
+  return value
+}
+const sample = takeValue('--sample')
+const seed = takeValue('--seed')
+if (sample !== undefined && !(Number(sample) > 0 && Number(sample) <= 1)) {
+  console.error(`mutants: --sample takes a fraction in (0, 1], such as 0.2; got '${sample}'`)
+  process.exit(2)
+}
+if (seed !== undefined && !/^\d+$/.test(seed)) {
+  console.error(`mutants: --seed takes a whole number; got '${seed}'`)
+  process.exit(2)
+}
+if (sample !== undefined && ci) {
+  console.error('mutants: --sample is for an estimate by hand; CI judges whole runs against the baselines')
+  process.exit(2)
+}
 const passed = args.filter((arg) => !['--ci', '--markdown', '--own-tests'].includes(arg))
-const partial = passed.some((arg) => arg === '--mutate' || arg === '-m' || arg.startsWith('--mutate='))
-// A partial run leaves the committed baseline alone; a full run rewrites it; CI reuses it.
+const partial =
+  sample !== undefined ||
+  passed.some((arg) => arg === '--mutate' || arg === '-m' || arg.startsWith('--mutate='))
+// A partial or sampled run leaves the committed baseline alone; a full run rewrites it; CI reuses it.
 const mode = partial ? [] : ci ? ['--incremental'] : ['--incremental', '--force']
+const sampling = sample === undefined ? [] : ['--checkers', 'sample']
 
 /**
  * What CI's time holds for re-testing changed code: about 8 minutes, at the 3.3 s a mutant took in CI's last
@@ -110,10 +142,14 @@ if (ci) {
 const started = performance.now()
 const stryker = spawnSync(
   join(REPO_ROOT, 'node_modules/.bin/stryker'),
-  ['run', run.config, ...mode, ...passed],
+  ['run', run.config, ...mode, ...sampling, ...passed],
   {
     cwd: REPO_ROOT,
     stdio: 'inherit',
+    env:
+      sample === undefined
+        ? process.env
+        : { ...process.env, VOICE_MUTANT_SAMPLE: sample, VOICE_MUTANT_SAMPLE_SEED: seed ?? '1' },
   },
 )
 const seconds = (performance.now() - started) / 1000
@@ -136,6 +172,11 @@ console.log(
 )
 console.log(textTable(scores))
 if (markdown) console.log(`\n${markdownTable(scores)}`)
+const estimate = sampleEstimate(scores.total)
+if (estimate)
+  console.log(
+    `\nA sample (--sample ${sample}, --seed ${seed ?? '1'}): ${estimate.tested} of ${estimate.of} mutants tested. Estimated score of the whole run: ${estimate.score.toFixed(1)}% (95% interval ${estimate.low.toFixed(1)}-${estimate.high.toFixed(1)}%); the per-file figures above are of the sample only.`,
+  )
 if (baseline) {
   const problems = regressions(scores, baseline, run.thresholds)
   const missed = shortfalls(scores, run.thresholds)

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import { fileScores, markdownTable, regressions, shortfalls, textTable } from '../scripts/mutation/scores.ts'
+import {
+  inSample,
+  OUTSIDE_SAMPLE,
+  projectPath,
+  sampleFromEnvironment,
+} from '../scripts/mutation/sample-checker.mjs'
+import {
+  fileScores,
+  markdownTable,
+  regressions,
+  sampleEstimate,
+  shortfalls,
+  textTable,
+} from '../scripts/mutation/scores.ts'
 
 const mutants = (statuses: Record<string, number>) =>
   Object.entries(statuses).flatMap(([status, n]) => Array.from({ length: n }, () => ({ status })))
@@ -37,6 +50,73 @@ describe('fileScores', () => {
     })
     expect(total).toMatchObject({ file: 'All files', killed: 23, timeout: 1, survived: 3, noCoverage: 1 })
     expect(total.score).toBeCloseTo((24 / 28) * 100)
+  })
+})
+
+describe('a sampled run (npm run mutants -- --sample)', () => {
+  const outside = (n: number) =>
+    Array.from({ length: n }, () => ({
+      status: 'CompileError',
+      statusReason: `${OUTSIDE_SAMPLE} (0.2, seed 1): not tested`,
+    }))
+  const sampled = {
+    files: {
+      'mocks/engine/control/accounts.ts': {
+        mutants: [...mutants({ Killed: 80, Survived: 15, NoCoverage: 5, CompileError: 1 }), ...outside(400)],
+      },
+    },
+  }
+
+  it('leaves the mutants set aside out of every score and of the errors, and estimates the whole with an interval', () => {
+    const { total } = fileScores(sampled)
+    expect(total).toMatchObject({ killed: 80, survived: 15, noCoverage: 5, errors: 1, outsideSample: 400 })
+    expect(total.score).toBe(80)
+    const estimate = sampleEstimate(total)
+    expect(estimate).toMatchObject({ tested: 100, of: 500, score: 80 })
+    // The 95% Wilson interval of 80 of 100: 71.1% to 86.7%.
+    expect(estimate?.low).toBeCloseTo(71.14, 1)
+    expect(estimate?.high).toBeCloseTo(86.7, 1)
+  })
+
+  it('says nothing of a sample for a run that tested every mutant', () => {
+    expect(sampleEstimate(fileScores(report).total)).toBeUndefined()
+  })
+
+  it('draws each mutant in or out by what it is and the seed, the same wherever Stryker copied the file', () => {
+    const at = (fileName: string, line: number) => ({
+      fileName,
+      location: { start: { line, column: 4 } },
+      mutatorName: 'EqualityOperator',
+      replacement: 'a <= b',
+    })
+    const lines = Array.from({ length: 2000 }, (_, i) => i)
+    const drawn = lines.filter((line) => inSample(at('/work/p/mocks/engine/a.ts', line), 0.2, 1))
+    // About a fifth, and another seed draws others.
+    expect(drawn.length).toBeGreaterThan(340)
+    expect(drawn.length).toBeLessThan(460)
+    const other = lines.filter((line) => inSample(at('/work/p/mocks/engine/a.ts', line), 0.2, 2))
+    expect(other).not.toEqual(drawn)
+    expect(
+      lines.every(
+        (line) =>
+          inSample(at('/x/.stryker-tmp/sandbox-Ab12/mocks/engine/a.ts', line), 0.2, 1) ===
+          inSample(at('/y/.stryker-tmp/sandbox-Zz99/mocks/engine/a.ts', line), 0.2, 1),
+      ),
+    ).toBe(true)
+    expect(projectPath('/x/.stryker-tmp/sandbox-Ab12/mocks/engine/a.ts')).toBe('mocks/engine/a.ts')
+    expect(lines.every((line) => inSample(at('mocks/engine/a.ts', line), 1, 7))).toBe(true)
+  })
+
+  it('refuses a fraction or seed that is not one', () => {
+    expect(sampleFromEnvironment({ VOICE_MUTANT_SAMPLE: '0.25', VOICE_MUTANT_SAMPLE_SEED: '3' })).toEqual({
+      fraction: 0.25,
+      seed: 3,
+    })
+    expect(() => sampleFromEnvironment({ VOICE_MUTANT_SAMPLE: '0' })).toThrow(/fraction in \(0, 1\]/)
+    expect(() => sampleFromEnvironment({ VOICE_MUTANT_SAMPLE: '1.5' })).toThrow(/fraction/)
+    expect(() =>
+      sampleFromEnvironment({ VOICE_MUTANT_SAMPLE: '0.5', VOICE_MUTANT_SAMPLE_SEED: 'x' }),
+    ).toThrow(/SEED must be an integer/)
   })
 })
 

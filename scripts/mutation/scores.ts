@@ -24,6 +24,8 @@ export interface FileScore {
   /** Mutants marked equivalent in the code (disabled there with the reason). */
   ignored: number
   errors: number
+  /** Mutants a sampled run set aside untested (scripts/mutation/sample-checker.mjs): in no score. */
+  outsideSample: number
 }
 
 /** The thresholds of the mutation run: overall, and higher ones for the files that guard access and limits. */
@@ -54,6 +56,8 @@ export const THRESHOLDS: Thresholds = {
 
 /** The reasons the free-text ignorer gives (scripts/mutation/free-text-ignorer.mjs). */
 const FREE_TEXT_REASON = /^(Free text|An optional field)/
+/** The reason the sample checker gives a mutant it sets aside (scripts/mutation/sample-checker.mjs). */
+const OUTSIDE_SAMPLE_REASON = /^Outside the sample/
 
 /** The own-tests run (the control plane, the state's machinery, scenarios, the mock's own guards): 80%. */
 export const OWN_TESTS_THRESHOLDS: Thresholds = { overall: 80, files: {} }
@@ -76,8 +80,32 @@ function tally(file: string, mutants: readonly { status: string; statusReason?: 
       .length,
     ignored: mutants.filter((m) => m.status === 'Ignored' && !FREE_TEXT_REASON.test(m.statusReason ?? ''))
       .length,
-    errors: count('CompileError') + count('RuntimeError'),
+    errors:
+      mutants.filter((m) => m.status === 'CompileError' && !OUTSIDE_SAMPLE_REASON.test(m.statusReason ?? ''))
+        .length + count('RuntimeError'),
+    outsideSample: mutants.filter(
+      (m) => m.status === 'CompileError' && OUTSIDE_SAMPLE_REASON.test(m.statusReason ?? ''),
+    ).length,
   }
+}
+
+/**
+ * What a sampled run says of the whole (`npm run mutants -- --sample <fraction>`): how many mutants it tested of
+ * how many, and the 95% Wilson interval of the score over all of them (the mutants of the sample are drawn
+ * independently, each with the same chance). Undefined for a run that tested every mutant.
+ */
+export function sampleEstimate(
+  total: FileScore,
+): { tested: number; of: number; score: number; low: number; high: number } | undefined {
+  if (total.outsideSample === 0) return undefined
+  const n = total.killed + total.timeout + total.survived + total.noCoverage
+  const of = n + total.outsideSample
+  if (n === 0) return { tested: 0, of, score: Number.NaN, low: 0, high: 100 }
+  const p = (total.killed + total.timeout) / n
+  const z = 1.96
+  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n)
+  const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n)) || 0
+  return { tested: n, of, score: p * 100, low: (centre - half) * 100, high: (centre + half) * 100 }
 }
 
 /** Scores of every file of the report, by path, and the total over all of them (`file: 'All files'`). */
