@@ -25,6 +25,7 @@ import { REPO_ROOT } from './lib/repo-root.ts'
 import { baselineStaleness, isFresh, staleMutants } from './mutation/baseline-freshness.ts'
 import { CONTRACT_RUN_MUTATES, OWN_TESTS_MODULES } from './mutation/scope.mjs'
 import {
+  explorationShare,
   fileScores,
   markdownTable,
   OWN_TESTS_THRESHOLDS,
@@ -172,6 +173,13 @@ console.log(
 )
 console.log(textTable(scores))
 if (markdown) console.log(`\n${markdownTable(scores)}`)
+if (run === RUNS.contract) {
+  const share = explorationShare(JSON.parse(readFileSync(REPORT, 'utf8')), scores.total)
+  if (share.killedOnlyByExploration > 0)
+    console.log(
+      `\nKilled by exploration alone (every hand-written check that reaches them passed): ${share.killedOnlyByExploration}. Without exploration the run would score ${share.scoreWithout.toFixed(2)}%.`,
+    )
+}
 const estimate = sampleEstimate(scores.total)
 if (estimate)
   console.log(

@@ -6,6 +6,7 @@ import {
   sampleFromEnvironment,
 } from '../scripts/mutation/sample-checker.mjs'
 import {
+  explorationShare,
   fileScores,
   markdownTable,
   regressions,
@@ -117,6 +118,39 @@ describe('a sampled run (npm run mutants -- --sample)', () => {
     expect(() =>
       sampleFromEnvironment({ VOICE_MUTANT_SAMPLE: '0.5', VOICE_MUTANT_SAMPLE_SEED: 'x' }),
     ).toThrow(/SEED must be an integer/)
+  })
+})
+
+describe('explorationShare (what exploration adds to the contract run)', () => {
+  it('counts the mutants whose only killer is exploration, and scores the run without them', () => {
+    const killed = (by: string) => ({ status: 'Killed', killedBy: [by] })
+    const report = {
+      files: {
+        'mocks/engine/a.ts': {
+          mutants: [killed('1'), killed('1'), killed('9'), { status: 'Survived' }, { status: 'Timeout' }],
+        },
+        'mocks/engine/b.ts': {
+          mutants: [killed('2'), killed('9'), { status: 'Killed' }, { status: 'NoCoverage' }],
+        },
+      },
+      testFiles: {
+        'test/mutants/contract-checks.mutants.ts': {
+          tests: [
+            {
+              id: '1',
+              name: 'the contract suite against a fresh mock per check authentication/missing [abc]',
+            },
+            { id: '2', name: 'the contract suite against a fresh mock per check responses/getUser [def]' },
+            { id: '9', name: 'the contract suite against a fresh mock per check explore/differential [xyz]' },
+          ],
+        },
+      },
+    }
+    const { total } = fileScores(report)
+    expect(total.score).toBeCloseTo((7 / 9) * 100)
+    const share = explorationShare(report, total)
+    expect(share.killedOnlyByExploration).toBe(2)
+    expect(share.scoreWithout).toBeCloseTo((5 / 9) * 100)
   })
 })
 

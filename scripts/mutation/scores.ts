@@ -108,6 +108,42 @@ export function sampleEstimate(
   return { tested: n, of, score: p * 100, low: (centre - half) * 100, high: (centre + half) * 100 }
 }
 
+/** The part of the report that says which test killed a mutant (Stryker's JSON report, schema 1 and later). */
+export interface KillReport {
+  files: Record<string, { mutants: { status: string; killedBy?: string[] }[] }>
+  testFiles?: Record<string, { tests: { id: string; name: string }[] }>
+}
+
+/**
+ * What exploration adds to the contract run: the mutants only exploration killed, and the score without them.
+ * Exploration is the last test of the run (test/mutants/contract-checks.mutants.ts), and Stryker stops a mutant's
+ * run at its first failing test, so a mutant killed by exploration survived every hand-written check that reaches
+ * it. Timeouts cannot be told apart and count as detected in both scores.
+ */
+export function explorationShare(
+  report: KillReport,
+  total: FileScore,
+  isExploration: (testName: string) => boolean = (name) => /\bexplore\//.test(name),
+): { killedOnlyByExploration: number; scoreWithout: number } {
+  const exploring = new Set(
+    Object.values(report.testFiles ?? {})
+      .flatMap((file) => file.tests)
+      .filter((test) => isExploration(test.name))
+      .map((test) => test.id),
+  )
+  const killedOnlyByExploration = Object.values(report.files)
+    .flatMap((file) => file.mutants)
+    .filter(
+      (mutant) =>
+        mutant.status === 'Killed' &&
+        (mutant.killedBy ?? []).length > 0 &&
+        (mutant.killedBy ?? []).every((id) => exploring.has(id)),
+    ).length
+  const valid = total.killed + total.timeout + total.survived + total.noCoverage
+  const detected = total.killed + total.timeout - killedOnlyByExploration
+  return { killedOnlyByExploration, scoreWithout: valid === 0 ? 100 : (detected / valid) * 100 }
+}
+
 /** Scores of every file of the report, by path, and the total over all of them (`file: 'All files'`). */
 export function fileScores(report: MutationReport): { files: FileScore[]; total: FileScore } {
   const files = Object.entries(report.files)
