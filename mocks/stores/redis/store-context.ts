@@ -36,7 +36,6 @@ export const keysOf = (ctx: StoreContext, account: string) =>
 export const knownVersion = (ctx: StoreContext, account: string) =>
   ctx.replica.accounts.get(account)?.version ?? 0
 
-/** The keys a commit to an account writes (`drop`: with its windows, the account being deleted). */
 /** Every key of an account's partition in an epoch: its state, records, feed, windows and window lists. */
 export function accountKeyList(ctx: StoreContext, account: string, epoch: number): string[] {
   const keys = partitionKeys(ctx.prefix, account, epoch)
