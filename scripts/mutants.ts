@@ -78,12 +78,12 @@ function takeValue(flag: string): string | undefined {
   return value
 }
 const sample = takeValue('--sample')
-const seed = takeValue('--seed')
+const seed = takeValue('--seed') ?? '1'
 if (sample !== undefined && !(Number(sample) > 0 && Number(sample) <= 1)) {
   console.error(`mutants: --sample takes a fraction in (0, 1], such as 0.2; got '${sample}'`)
   process.exit(2)
 }
-if (seed !== undefined && !/^\d+$/.test(seed)) {
+if (!/^\d+$/.test(seed)) {
   console.error(`mutants: --seed takes a whole number; got '${seed}'`)
   process.exit(2)
 }
@@ -150,7 +150,7 @@ const stryker = spawnSync(
     env:
       sample === undefined
         ? process.env
-        : { ...process.env, VOICE_MUTANT_SAMPLE: sample, VOICE_MUTANT_SAMPLE_SEED: seed ?? '1' },
+        : { ...process.env, VOICE_MUTANT_SAMPLE: sample, VOICE_MUTANT_SAMPLE_SEED: seed },
   },
 )
 const seconds = (performance.now() - started) / 1000
@@ -159,9 +159,11 @@ if (stryker.error) {
   process.exit(2)
 }
 
+let report: Parameters<typeof fileScores>[0] & Parameters<typeof explorationShare>[0]
 let scores: ReturnType<typeof fileScores>
 try {
-  scores = fileScores(JSON.parse(readFileSync(REPORT, 'utf8')))
+  report = JSON.parse(readFileSync(REPORT, 'utf8'))
+  scores = fileScores(report)
 } catch (error) {
   console.error(
     `mutants: Stryker wrote no readable report (${(error as Error).message}); exit code ${stryker.status}`,
@@ -174,7 +176,7 @@ console.log(
 console.log(textTable(scores))
 if (markdown) console.log(`\n${markdownTable(scores)}`)
 if (run === RUNS.contract) {
-  const share = explorationShare(JSON.parse(readFileSync(REPORT, 'utf8')), scores.total)
+  const share = explorationShare(report, scores.total)
   if (share.killedOnlyByExploration > 0)
     console.log(
       `\nKilled by exploration alone (every hand-written check that reaches them passed): ${share.killedOnlyByExploration}. Without exploration the run would score ${share.scoreWithout.toFixed(2)}%.`,
@@ -183,7 +185,7 @@ if (run === RUNS.contract) {
 const estimate = sampleEstimate(scores.total)
 if (estimate)
   console.log(
-    `\nA sample (--sample ${sample}, --seed ${seed ?? '1'}): ${estimate.tested} of ${estimate.of} mutants tested. Estimated score of the whole run: ${estimate.score.toFixed(1)}% (95% interval ${estimate.low.toFixed(1)}-${estimate.high.toFixed(1)}%); the per-file figures above are of the sample only.`,
+    `\nA sample (--sample ${sample}, --seed ${seed}): ${estimate.tested} of ${estimate.of} mutants tested. Estimated score of the whole run: ${estimate.score.toFixed(1)}% (95% interval ${estimate.low.toFixed(1)}-${estimate.high.toFixed(1)}%); the per-file figures above are of the sample only.`,
   )
 if (baseline) {
   const problems = regressions(scores, baseline, run.thresholds)

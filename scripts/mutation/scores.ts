@@ -6,6 +6,7 @@
  * tell apart: scripts/mutation/free-text-ignorer.mjs), and those marked equivalent in the code
  * (`// Stryker disable ...` with the reason).
  */
+import { OUTSIDE_SAMPLE } from './sample-checker.mjs'
 
 /** The part of Stryker's JSON report this reads. */
 export interface MutationReport {
@@ -56,36 +57,36 @@ export const THRESHOLDS: Thresholds = {
 
 /** The reasons the free-text ignorer gives (scripts/mutation/free-text-ignorer.mjs). */
 const FREE_TEXT_REASON = /^(Free text|An optional field)/
-/** The reason the sample checker gives a mutant it sets aside (scripts/mutation/sample-checker.mjs). */
-const OUTSIDE_SAMPLE_REASON = /^Outside the sample/
 
 /** The own-tests run (the control plane, the state's machinery, scenarios, the mock's own guards): 80%. */
 export const OWN_TESTS_THRESHOLDS: Thresholds = { overall: 80, files: {} }
 
+/** Mutants with a verdict on behaviour: detected (killed, timed out), survived or without coverage. */
+const valid = (score: Pick<FileScore, 'killed' | 'timeout' | 'survived' | 'noCoverage'>) =>
+  score.killed + score.timeout + score.survived + score.noCoverage
+
 function tally(file: string, mutants: readonly { status: string; statusReason?: string }[]): FileScore {
   const count = (status: string) => mutants.filter((m) => m.status === status).length
-  const killed = count('Killed')
-  const timeout = count('Timeout')
-  const survived = count('Survived')
-  const noCoverage = count('NoCoverage')
-  const valid = killed + timeout + survived + noCoverage
+  const counts = {
+    killed: count('Killed'),
+    timeout: count('Timeout'),
+    survived: count('Survived'),
+    noCoverage: count('NoCoverage'),
+  }
+  const n = valid(counts)
+  const outsideSample = mutants.filter(
+    (m) => m.status === 'CompileError' && (m.statusReason ?? '').startsWith(OUTSIDE_SAMPLE),
+  ).length
   return {
     file,
-    score: valid === 0 ? 100 : ((killed + timeout) / valid) * 100,
-    killed,
-    timeout,
-    survived,
-    noCoverage,
+    score: n === 0 ? 100 : ((counts.killed + counts.timeout) / n) * 100,
+    ...counts,
     freeText: mutants.filter((m) => m.status === 'Ignored' && FREE_TEXT_REASON.test(m.statusReason ?? ''))
       .length,
     ignored: mutants.filter((m) => m.status === 'Ignored' && !FREE_TEXT_REASON.test(m.statusReason ?? ''))
       .length,
-    errors:
-      mutants.filter((m) => m.status === 'CompileError' && !OUTSIDE_SAMPLE_REASON.test(m.statusReason ?? ''))
-        .length + count('RuntimeError'),
-    outsideSample: mutants.filter(
-      (m) => m.status === 'CompileError' && OUTSIDE_SAMPLE_REASON.test(m.statusReason ?? ''),
-    ).length,
+    errors: count('CompileError') - outsideSample + count('RuntimeError'),
+    outsideSample,
   }
 }
 
@@ -98,10 +99,10 @@ export function sampleEstimate(
   total: FileScore,
 ): { tested: number; of: number; score: number; low: number; high: number } | undefined {
   if (total.outsideSample === 0) return undefined
-  const n = total.killed + total.timeout + total.survived + total.noCoverage
+  const n = valid(total)
   const of = n + total.outsideSample
   if (n === 0) return { tested: 0, of, score: Number.NaN, low: 0, high: 100 }
-  const p = (total.killed + total.timeout) / n
+  const p = total.score / 100
   const z = 1.96
   const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n)
   const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n)) || 0
@@ -139,9 +140,9 @@ export function explorationShare(
         (mutant.killedBy ?? []).length > 0 &&
         (mutant.killedBy ?? []).every((id) => exploring.has(id)),
     ).length
-  const valid = total.killed + total.timeout + total.survived + total.noCoverage
+  const n = valid(total)
   const detected = total.killed + total.timeout - killedOnlyByExploration
-  return { killedOnlyByExploration, scoreWithout: valid === 0 ? 100 : (detected / valid) * 100 }
+  return { killedOnlyByExploration, scoreWithout: n === 0 ? 100 : (detected / n) * 100 }
 }
 
 /** Scores of every file of the report, by path, and the total over all of them (`file: 'All files'`). */
