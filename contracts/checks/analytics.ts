@@ -131,6 +131,30 @@ export function expectCalendar(
   }
 }
 
+/**
+ * Each bucket's metrics, every one of them, equal to those of the listed call logs created in it: empty buckets
+ * and buckets where nothing was analysed included (averages and `success_rate` `null` there, the contract's
+ * description of getCallAnalytics).
+ */
+function expectBucketMetrics(
+  series: readonly Bucket[],
+  logs: readonly Log[],
+  what: string,
+  exchange: Exchange,
+) {
+  for (const bucket of series) {
+    const [from, to] = [instant(bucket.start), instant(bucket.end)]
+    const want = metricsOf(logs.filter((l) => instant(l.created_at) >= from && instant(l.created_at) < to))
+    for (const [field, value] of Object.entries(want))
+      ensure(
+        JSON.stringify(bucket.metrics[field]) === JSON.stringify(value),
+        `${what}: bucket ${bucket.start} - ${bucket.end}, ${field} = ${JSON.stringify(value)} (from the ${String(want.call_count)} listed call logs created in it${value === null ? '; null when nothing was completed or analysed' : ''})`,
+        JSON.stringify(bucket.metrics[field]),
+        exchange,
+      )
+  }
+}
+
 /** Each bucket's call_count equal to the listed call logs created in it. */
 export function expectBucketCounts(
   series: readonly Bucket[],
@@ -165,7 +189,7 @@ export const analyticsChecks: ContractCheck[] = [
     area: 'resources',
     group,
     title:
-      'reports totals, groups (ordered by call_count, then value) and weekly and monthly buckets (aligned in the time zone) equal to the metrics of the listed call logs in the range, and none outside it',
+      'reports totals, groups (ordered by call_count, then value), weekly buckets (every metric) and monthly buckets (aligned in the time zone) equal to the metrics of the listed call logs in the range, and none outside it',
     needs: ['call-logs'],
     async run(ctx) {
       const logs = await allLogs(ctx)
@@ -248,7 +272,7 @@ export const analyticsChecks: ContractCheck[] = [
         `weeks in ${NEW_YORK} (from Monday 00:00 local time)`,
         weekly,
       )
-      expectBucketCounts(weeks, range.inRange, 'weekly series', weekly)
+      expectBucketMetrics(weeks, range.inRange, 'weekly series', weekly)
 
       const agent = body.groups[0]?.value
       if (agent) {

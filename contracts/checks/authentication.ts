@@ -181,6 +181,22 @@ const cases: Case[] = [
     },
   },
   {
+    id: 'bearer-spaces',
+    title: 'accepts the key after several spaces following Bearer',
+    needs: ['beyond-read-only'],
+    run: async (ctx) => {
+      // RFC 9110 section 11.4 and RFC 6750 section 2.1: `Bearer 1*SP token`, so the token is what follows the
+      // spaces, whatever their number (docs/decisions/002-authentication.md: only Authorization: Bearer <key>
+      // authenticates, and this is that header). A reader that keeps the extra space in the token refuses it.
+      const authorization = () => `Bearer   ${ctx.keys.secret}`
+      expectStatus(
+        await getUser(ctx, { authorization }),
+        200,
+        'for "Bearer   <key>" (three spaces: RFC 9110 allows 1*SP before the token, docs/decisions/002-authentication.md)',
+      )
+    },
+  },
+  {
     id: 'revoked',
     title: 'returns 401 for a revoked key',
     needs: ['revoked-key'],

@@ -14,6 +14,8 @@ export interface Filter {
   matches: (log: Log) => boolean
   /** Walk every page of the filtered listing (the filter must hold on later pages too), not only the first. */
   walk?: boolean
+  /** The rule the filter stands for, where a failure should name it. */
+  rule?: string
 }
 
 /** The largest page: filtered listings are compared one page each. */
@@ -123,6 +125,57 @@ const FAMILIES: [string, string][] = [
 ]
 
 /**
+ * A filtered listing starts with exactly the call logs `filter` selects among the whole listing `logs`, in the
+ * same order, and `has_more` says whether more match (one page of 100, or every page when `filter.walk`).
+ */
+async function expectFiltered(ctx: CheckContext, logs: readonly Log[], filter: Filter): Promise<void> {
+  const walked = filter.walk
+    ? await listAll(ctx, '/call-logs', {
+        key: ctx.keys.callLogs,
+        query: filter.query,
+        limit: PAGE,
+        maxPages: 10,
+        operationId: 'listCallLogs',
+      })
+    : undefined
+  const page =
+    walked?.pages[0] ??
+    (await ctx.call({
+      method: 'GET',
+      path: `/call-logs?limit=${PAGE}&${filter.query}`,
+      key: ctx.keys.callLogs,
+      operationId: 'listCallLogs',
+    }))
+  expectStatus(page, 200, `for ?${filter.query}${filter.rule ? ` (${filter.rule})` : ''}`)
+  const matching = logs.filter(filter.matches).map((l) => String(l.id))
+  const want = walked ? matching : matching.slice(0, PAGE)
+  const ids = (walked?.items ?? listData(page)).map((l) => String(l.id))
+  const extra = ids.filter((id) => !want.includes(id))
+  const missing = want.filter((id) => !ids.includes(id))
+  const sample = [...extra, ...missing].slice(0, 3).join(', ')
+  ensure(
+    extra.length === 0 && missing.length === 0,
+    `?${filter.query} to select the ${matching.length} matching call logs${walked ? ' on its pages' : ` (the first ${want.length} on the first page)`}${filter.rule ? ` (${filter.rule})` : ''}`,
+    `${ids.length} call logs (${extra.length} not matching, ${missing.length} missing: ${sample})`,
+    page,
+  )
+  ensure(
+    ids.join() === want.join(),
+    `?${filter.query} to list the matching call logs in the order of the whole listing (newest first)`,
+    'another order',
+    page,
+  )
+  const more = matching.length > PAGE
+  if (!walked)
+    ensure(
+      jsonObject(page).has_more === more,
+      `has_more ${more} for ?${filter.query} (${matching.length} match)`,
+      String(jsonObject(page).has_more),
+      page,
+    )
+}
+
+/**
  * One family of filters: each filtered listing starts with exactly the call logs it selects among the whole
  * listing, in the same order, and `has_more` says whether more match. One page per filter (the largest,
  * 100): the whole listing is read once and shared by every check that needs it.
@@ -136,59 +189,64 @@ function filterCheck([family, title]: [string, string]): ContractCheck {
     needs: ['call-logs'],
     async run(ctx) {
       const logs = await allLogs(ctx)
-      for (const filter of filtersFor(logs).filter((f) => f.family === family)) {
-        const walked = filter.walk
-          ? await listAll(ctx, '/call-logs', {
-              key: ctx.keys.callLogs,
-              query: filter.query,
-              limit: PAGE,
-              maxPages: 10,
-              operationId: 'listCallLogs',
-            })
-          : undefined
-        const page =
-          walked?.pages[0] ??
-          (await ctx.call({
-            method: 'GET',
-            path: `/call-logs?limit=${PAGE}&${filter.query}`,
-            key: ctx.keys.callLogs,
-            operationId: 'listCallLogs',
-          }))
-        expectStatus(page, 200, `for ?${filter.query}`)
-        const matching = logs.filter(filter.matches).map((l) => String(l.id))
-        const want = walked ? matching : matching.slice(0, PAGE)
-        const ids = (walked?.items ?? listData(page)).map((l) => String(l.id))
-        const extra = ids.filter((id) => !want.includes(id))
-        const missing = want.filter((id) => !ids.includes(id))
-        const sample = [...extra, ...missing].slice(0, 3).join(', ')
-        ensure(
-          extra.length === 0 && missing.length === 0,
-          `?${filter.query} to select the ${matching.length} matching call logs${walked ? ' on its pages' : ` (the first ${want.length} on the first page)`}`,
-          `${ids.length} call logs (${extra.length} not matching, ${missing.length} missing: ${sample})`,
-          page,
-        )
-        ensure(
-          ids.join() === want.join(),
-          `?${filter.query} to list the matching call logs in the order of the whole listing (newest first)`,
-          'another order',
-          page,
-        )
-        const more = matching.length > PAGE
-        if (!walked)
-          ensure(
-            jsonObject(page).has_more === more,
-            `has_more ${more} for ?${filter.query} (${matching.length} match)`,
-            String(jsonObject(page).has_more),
-            page,
-          )
-      }
+      for (const filter of filtersFor(logs).filter((f) => f.family === family))
+        await expectFiltered(ctx, logs, filter)
     },
   }
+}
+
+/**
+ * Bounds given together: `min_duration_seconds` equal to `max_duration_seconds` is a range of one value, both
+ * bounds inclusive (the contract refuses only min > max), so it selects exactly the call logs of that duration;
+ * `started_after` and `started_before` together select the call logs started strictly between them. The values
+ * come from the data, so that each selects some call logs and fewer than a page. Two requests beyond a
+ * read-only run's budget.
+ */
+const filterBounds: ContractCheck = {
+  id: 'resources/call-logs/filter-bounds',
+  area: 'resources',
+  group,
+  title:
+    'selects with min_duration_seconds equal to max_duration_seconds the call logs of exactly that duration, and with started_after and started_before the call logs started strictly between them',
+  needs: ['call-logs', 'beyond-read-only'],
+  async run(ctx) {
+    const logs = await allLogs(ctx)
+    const counts = new Map<number, number>()
+    for (const d of logs.map(duration)) if (d !== null) counts.set(d, (counts.get(d) ?? 0) + 1)
+    // The duration most call logs share (at most a page of them): an exclusive bound at either end drops them all.
+    const [shared] =
+      [...counts].filter(([, n]) => n <= PAGE).sort(([a, x], [b, y]) => y - x || a - b)[0] ?? []
+    if (shared !== undefined)
+      await expectFiltered(ctx, logs, {
+        family: 'bounds',
+        query: `min_duration_seconds=${shared}&max_duration_seconds=${shared}`,
+        matches: (l) => duration(l) === shared,
+        rule: "the contract's listCallLogs: both duration bounds inclusive, only min > max refused",
+      })
+    // Two start times near the newest end, a few call logs apart, with call logs started at either one excluded.
+    const started = [
+      ...new Set(logs.map((l) => l.started_at).filter((v): v is string => typeof v === 'string')),
+    ]
+      .sort(byInstant)
+      .filter((v, i, all) => i === 0 || instant(v) !== instant(all[i - 1]))
+    const last = started.length - 1 - Math.min(3, Math.floor(started.length / 4))
+    const [after, before] = [started[Math.max(0, last - Math.min(BOUNDARY, PAGE - 10))], started[last]]
+    if (after !== undefined && before !== undefined && instant(after) < instant(before))
+      await expectFiltered(ctx, logs, {
+        family: 'bounds',
+        query: `started_after=${after}&started_before=${before}`,
+        matches: (l) => instant(l.started_at) > instant(after) && instant(l.started_at) < instant(before),
+        rule: "the contract's listCallLogs: both started_* bounds exclusive, combined with AND",
+      })
+    if (shared === undefined && after === undefined)
+      ctx.skip('no call log has a duration or a start time to take bounds from')
+  },
 }
 
 /** Call logs: each filter family against the whole listing, bad filter values, the full object. */
 export const callLogChecks: ContractCheck[] = [
   ...FAMILIES.map(filterCheck),
+  filterBounds,
   {
     id: 'resources/call-logs/bad-filters',
     area: 'resources',

@@ -4,9 +4,9 @@ import { agentBody } from './fixtures.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
 /** Creates an agent with a fresh Idempotency-Key; returns the key, the body and the first answer. */
-async function first(ctx: CheckContext) {
+async function first(ctx: CheckContext, extra: Record<string, unknown> = {}) {
   const key = `contract-${ctx.runId}-${crypto.randomUUID()}`
-  const body = agentBody(ctx)
+  const body = agentBody(ctx, extra)
   const headers = { 'idempotency-key': key }
   const exchange = await ctx.call({
     method: 'POST',
@@ -27,6 +27,17 @@ function expectReplay(replay: Exchange, original: Exchange): void {
   ensure(header === 'true', 'Idempotent-Replayed: true', String(header ?? '(absent)'), replay)
   const same = JSON.stringify(jsonObject(replay)) === JSON.stringify(jsonObject(original))
   ensure(same, 'the stored response replayed (the same agent)', String(jsonObject(replay).id), replay)
+}
+
+/** The same JSON value with the keys of every object, nested ones included, in reverse order. */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys)
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reversedKeys(v)]),
+  )
 }
 
 const group = 'Idempotency'
@@ -58,11 +69,17 @@ export const idempotencyChecks: ContractCheck[] = [
     id: 'resources/idempotency/json-equality',
     area: 'resources',
     group,
-    title: 'compares replayed bodies as JSON values (key order and whitespace do not matter)',
+    title:
+      'compares replayed bodies as JSON values: key order (nested objects too) and whitespace do not matter, the order of an array does (409)',
     needs: ['write'],
     async run(ctx) {
-      const { body, headers, exchange } = await first(ctx)
-      const reordered = JSON.stringify(Object.fromEntries(Object.entries(body).reverse()), null, 2)
+      // A nested object of two keys and an array of two values, so that both orders can change.
+      const { body, headers, exchange } = await first(ctx, {
+        metadata: { contract_suite_run: ctx.runId, contract_suite_check: 'json-equality' },
+        webhook_url: 'https://hooks.example.com/contract-suite',
+        webhook_events: ['call.started', 'call.ended'],
+      })
+      const reordered = JSON.stringify(reversedKeys(body), null, 2)
       const replay = await ctx.call({
         method: 'POST',
         path: '/agents',
@@ -71,6 +88,22 @@ export const idempotencyChecks: ContractCheck[] = [
         operationId: 'createAgent',
       })
       expectReplay(replay, exchange)
+      // The same events in the other order: another JSON value, so another body (docs/decisions/008-lists-and-idempotency.md,
+      // the contract's Idempotency: "compared as JSON values").
+      const events = body.webhook_events as unknown[]
+      const reversed = await ctx.call({
+        method: 'POST',
+        path: '/agents',
+        json: { ...body, webhook_events: [...events].reverse() },
+        headers,
+        operationId: 'createAgent',
+      })
+      expectError(
+        reversed,
+        409,
+        { type: 'conflict_error', code: 'idempotency_key_reused' },
+        `for the same Idempotency-Key with webhook_events in the other order (${[...events].reverse().join(', ')}): arrays are ordered JSON values, another body (docs/decisions/008-lists-and-idempotency.md)`,
+      )
     },
   },
   {

@@ -2,6 +2,7 @@ import type { Contract } from '../contract/contract.ts'
 import { explorationCheck } from '../explore/exploration-check.ts'
 import { agentChecks } from './agents.ts'
 import { analyticsChecks } from './analytics.ts'
+import { analyticsEdgeChecks } from './analytics-edges.ts'
 import { authenticationChecks } from './authentication.ts'
 import { authorizationChecks } from './authorization.ts'
 import { badInputChecks } from './bad-input.ts'
@@ -13,6 +14,7 @@ import { integrationChecks } from './integrations.ts'
 import { keyRestrictionChecks } from './key-restrictions.ts'
 import { normalisationChecks } from './normalisation.ts'
 import { paginationChecks } from './pagination.ts'
+import { queryFormChecks } from './query-forms.ts'
 import { rateLimitMeaningChecks } from './rate-limit-meaning.ts'
 import { rateLimitChecks } from './rate-limits.ts'
 import { relationChecks } from './relations.ts'
@@ -45,12 +47,14 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...callLogChecks,
     simulatedCallCheck,
     ...analyticsChecks,
+    ...analyticsEdgeChecks,
     ...integrationChecks,
     ...teamMemberChecks,
     ...normalisationChecks,
     ...timestampChecks,
     ...idempotencyRetryChecks,
     ...badInputChecks(contract.operations),
+    ...queryFormChecks,
     // Relations compare answers the checks above fetched (the run's cache); the writes that cannot write come
     // after every read, since any request other than GET empties that cache.
     ...relationChecks,

@@ -25,7 +25,9 @@ export type Area = keyof typeof AREAS
  * `write` (non-GET requests) and `rate-limits` need `--destructive`; `own-account` needs an account the run
  * created (`--provision mock`); `clock` the mock's clock; `call-logs` an account with call logs;
  * `simulated-calls` a control plane that places calls (an optional capability: a provisioned target that lacks
- * it makes the check not applicable).
+ * it makes the check not applicable); `beyond-read-only` a run that may spend requests past the read-only
+ * run's budget (`--destructive` or `--provision mock`): reads that pin down rules the read-only run leaves to
+ * other checks.
  */
 export type Need =
   | 'write'
@@ -39,6 +41,7 @@ export type Need =
   | 'clock'
   | 'call-logs'
   | 'simulated-calls'
+  | 'beyond-read-only'
 
 /** Options of one call made by a check. */
 export interface CheckCallInput extends Omit<CallInput, 'key'> {

@@ -41,6 +41,10 @@ const REASONS: Record<Need, (state: NeedState) => string | undefined> = {
   'call-logs': ({ keys }) => (keys.callLogs ? undefined : 'needs an account with call logs'),
   'simulated-calls': ({ provisioned }) =>
     provisioned ? undefined : "needs calls placed through the mock's control plane (--provision mock)",
+  'beyond-read-only': ({ config, provisioned }) =>
+    config.destructive || provisioned
+      ? undefined
+      : "sends requests past the read-only run's budget: run with --destructive or --provision mock",
 }
 
 /** What the target itself lacks (checked once the run's settings allow the check). */

@@ -1,0 +1,272 @@
+import { describe, expect, it } from 'vitest'
+import { allChecks } from '../contracts/checks/index.ts'
+import { createContract } from '../contracts/contract/contract.ts'
+import { openSession } from '../contracts/runner/session.ts'
+import type { EngineRequest, EngineResponse } from '../mocks/engine/types.ts'
+import { createMockPlatform } from '../mocks/platform.ts'
+import { engineFetch } from './mutants/engine-fetch.ts'
+import { type Fault, faultyHandler } from './reliability/support/faulty-handler.ts'
+
+/*
+ * Issue 27: behaviours a mutation run showed the suite missed, each now checked. As in
+ * contract-suite-faults.test.ts, every fault is the correct mock wrapped in test code that rewrites what it is
+ * asked or answers (the engine untouched), and the same wrapping without a fault passes.
+ */
+
+const BASE_URL = 'http://gaps.test/v1'
+const checks = new Map(allChecks(createContract()).map((check) => [check.id, check]))
+
+type Body = Record<string, unknown>
+const pathOf = (request: EngineRequest) => request.url.split('?')[0] ?? ''
+const queryOf = (request: EngineRequest) => new URLSearchParams(request.url.split('?')[1] ?? '')
+
+/** Rewrites the JSON body of the answers `when` selects. */
+const onAnswers = (
+  when: (request: EngineRequest, response: EngineResponse) => boolean,
+  change: (body: Body, request: EngineRequest) => void,
+): Fault => ({
+  response(response, request) {
+    if (when(request, response) && response.body && typeof response.body === 'object')
+      change(response.body as Body, request)
+    return response
+  },
+})
+
+const isAnalytics = (request: EngineRequest) =>
+  request.method === 'GET' && pathOf(request) === '/v1/analytics/calls'
+
+/** A JSON value's text with object keys sorted and arrays sorted too: arrays compared as sets. */
+function unordered(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(unordered).sort().join(',')}]`
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${unordered((value as Body)[k])}`)
+      .join(',')}}`
+  return JSON.stringify(value)
+}
+
+/** A 400 invalid_parameter answer in place of `response`. */
+function refused(response: EngineResponse, param: string, message: string): EngineResponse {
+  const requestId = response.headers['request-id'] ?? ''
+  return {
+    ...response,
+    status: 400,
+    body: {
+      error: {
+        type: 'invalid_request_error',
+        code: 'invalid_parameter',
+        message,
+        param,
+        request_id: requestId,
+      },
+    },
+  }
+}
+
+const CASES: { check: string; fault: string; apply: () => Fault }[] = [
+  {
+    check: 'bad-input/query-number-forms',
+    fault: 'query numbers read with Number() (05, 1e1, 0x10, " 1" taken as numbers)',
+    apply: () => ({
+      request(request) {
+        const query = queryOf(request)
+        const limit = query.get('limit')
+        if (limit === null || !Number.isFinite(Number(limit)) || limit.trim() === '') return request
+        query.set('limit', String(Number(limit)))
+        return { ...request, url: `${pathOf(request)}?${query}` }
+      },
+    }),
+  },
+  {
+    check: 'authentication/bearer-spaces',
+    fault: 'the token read as everything after the first space (extra spaces kept in it)',
+    apply: () => ({
+      request(request) {
+        const authorization = request.headers.authorization
+        const match = authorization && /^(\S+) (.*)$/.exec(authorization)
+        if (match?.[2]?.startsWith(' ')) request.headers.authorization = `${match[1]} x${match[2]}`
+        return request
+      },
+    }),
+  },
+  {
+    check: 'resources/call-logs/filter-bounds',
+    fault: 'min_duration_seconds equal to max_duration_seconds refused as a contradicting range',
+    apply: () => ({
+      response(response, request) {
+        const query = queryOf(request)
+        const [min, max] = [query.get('min_duration_seconds'), query.get('max_duration_seconds')]
+        if (pathOf(request) !== '/v1/call-logs' || min === null || min !== max) return response
+        return refused(response, 'max_duration_seconds', 'max_duration_seconds must be more than min.')
+      },
+    }),
+  },
+  {
+    check: 'resources/call-logs/filter-bounds',
+    fault: 'max_duration_seconds an exclusive bound',
+    apply: () => ({
+      request(request) {
+        const query = queryOf(request)
+        const max = query.get('max_duration_seconds')
+        if (pathOf(request) !== '/v1/call-logs' || max === null || max === '0') return request
+        query.set('max_duration_seconds', String(Number(max) - 1))
+        if (Number(query.get('min_duration_seconds')) > Number(max) - 1) query.delete('min_duration_seconds')
+        return { ...request, url: `${pathOf(request)}?${query}` }
+      },
+    }),
+  },
+  {
+    check: 'resources/call-logs/filter-bounds',
+    fault: 'started_before ignored when started_after is given too',
+    apply: () => ({
+      request(request) {
+        const query = queryOf(request)
+        if (pathOf(request) !== '/v1/call-logs' || !query.has('started_after')) return request
+        query.delete('started_before')
+        return { ...request, url: `${pathOf(request)}?${query}` }
+      },
+    }),
+  },
+  {
+    check: 'resources/analytics/totals',
+    fault: "a bucket's success_rate divided by its call_count instead of its analyzed_count",
+    apply: () =>
+      onAnswers(isAnalytics, (body) => {
+        for (const { metrics } of (body.series as { metrics: Body }[] | undefined) ?? [])
+          if (Number(metrics.call_count) > 0)
+            metrics.success_rate =
+              Math.round((Number(metrics.successful_count) / Number(metrics.call_count)) * 10_000) / 10_000
+      }),
+  },
+  {
+    check: 'resources/analytics/dst-days',
+    fault: "days in Pacific/Auckland bounded at its standard time's midnight all year (12:00Z)",
+    apply: () =>
+      onAnswers(
+        (request) => isAnalytics(request) && queryOf(request).get('timezone') === 'Pacific/Auckland',
+        (body) => {
+          const series = (body.series as Body[] | undefined) ?? []
+          for (let i = 1; i < series.length; i++) {
+            const bound = `${String(series[i]?.start).slice(0, 10)}T12:00:00Z`
+            ;(series[i] as Body).start = bound
+            ;(series[i - 1] as Body).end = bound
+          }
+        },
+      ),
+  },
+  {
+    check: 'resources/analytics/group-order',
+    fault: 'groups ordered by value alone',
+    apply: () =>
+      onAnswers(isAnalytics, (body) => {
+        const groups = body.groups as { value: string }[] | null
+        groups?.sort((a, b) => (a.value < b.value ? -1 : 1))
+      }),
+  },
+  {
+    check: 'resources/analytics/group-order',
+    fault: 'groups of equal call_count in the order their first call was seen',
+    apply: () => {
+      const seen: string[] = []
+      return {
+        request(request) {
+          const agent = /"agent_id":"(agt_[A-Za-z0-9]+)"/.exec(request.body ?? '')?.[1]
+          if (
+            request.method === 'POST' &&
+            pathOf(request).endsWith('/calls') &&
+            agent &&
+            !seen.includes(agent)
+          )
+            seen.push(agent)
+          return request
+        },
+        response(response, request) {
+          const body = response.body as { groups?: { value: string; totals: Body }[] | null }
+          if (!isAnalytics(request) || !body?.groups) return response
+          const count = (g: { totals: Body }) => Number(g.totals.call_count)
+          body.groups.sort((a, b) => count(b) - count(a) || seen.indexOf(a.value) - seen.indexOf(b.value))
+          return response
+        },
+      }
+    },
+  },
+  {
+    check: 'resources/analytics/group-order',
+    fault: 'success_rate 0 when nothing was analysed',
+    apply: () =>
+      onAnswers(isAnalytics, (body) => {
+        const totals = body.totals as Body
+        if (totals.success_rate === null) totals.success_rate = 0
+      }),
+  },
+  {
+    check: 'resources/idempotency/json-equality',
+    fault: 'the bodies of an Idempotency-Key compared with their arrays as sets',
+    apply: () => {
+      const stored = new Map<string, EngineResponse>()
+      return {
+        response(response, request) {
+          const key = request.headers['idempotency-key']
+          if (request.method !== 'POST' || key === undefined || !request.body) return response
+          const fingerprint = `${key}\u0000${unordered(JSON.parse(request.body))}`
+          const hit = stored.get(fingerprint)
+          if (hit) {
+            const headers = { ...hit.headers, 'idempotent-replayed': 'true' }
+            return {
+              ...structuredClone(hit),
+              headers: { ...headers, 'request-id': response.headers['request-id'] ?? '' },
+            }
+          }
+          if (response.status < 300) stored.set(fingerprint, structuredClone(response))
+          return response
+        },
+      }
+    },
+  },
+  {
+    check: 'resources/idempotency/json-equality',
+    fault: 'nested objects of a body compared as text (their key order counts)',
+    apply: () => ({
+      request(request) {
+        if (request.method !== 'POST' || pathOf(request) !== '/v1/agents' || !request.body) return request
+        const body = JSON.parse(request.body) as { metadata?: Record<string, string> }
+        if (!body.metadata || Object.keys(body.metadata).length < 2) return request
+        body.metadata.contract_key_order = Object.keys(body.metadata).join(',')
+        return { ...request, body: JSON.stringify(body) }
+      },
+    }),
+  },
+]
+
+async function runCheck(id: string, fault: Fault) {
+  const check = checks.get(id)
+  if (!check) throw new Error(`no check ${id}`)
+  const platform = await createMockPlatform()
+  const faulty = faultyHandler(platform, fault)
+  const session = await openSession({
+    baseUrl: BASE_URL,
+    provision: 'mock',
+    destructive: true,
+    fetch: engineFetch(() => faulty, BASE_URL),
+  })
+  return session.run(check)
+}
+
+describe('the contract suite against the faults issue 27 found it missed', () => {
+  it.each(CASES)('$check fails when $fault', async ({ check, apply }) => {
+    const outcome = await runCheck(check, apply())
+    if (process.env.SHOW_FAILURES)
+      console.log(check, '::', outcome.failure?.expected, '::', outcome.failure?.actual)
+    expect(outcome.status, outcome.reason).toBe('failed')
+  })
+
+  it.each([...new Set(CASES.map((c) => c.check))])(
+    '%s passes through the same wrapping without a fault',
+    async (id) => {
+      const outcome = await runCheck(id, {})
+      expect(outcome.failure?.actual ?? outcome.reason, id).toBeUndefined()
+      expect(outcome.status).toBe('passed')
+    },
+  )
+})
