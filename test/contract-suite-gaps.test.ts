@@ -66,6 +66,29 @@ function refused(response: EngineResponse, param: string, message: string): Engi
 
 const CASES: { check: string; fault: string; apply: () => Fault }[] = [
   {
+    check: 'authorization/allowed-ips-prefixes',
+    fault: 'IPv6 ranges matched by whole bytes (a prefix inside a byte rounded down)',
+    apply: () => ({
+      request(request) {
+        if (request.method !== 'POST' || !/^\/_mock\/accounts\/[^/]+\/keys$/.test(pathOf(request)))
+          return request
+        const body = JSON.parse(request.body ?? '{}') as { restrictions?: { allowed_ips?: string[] } }
+        const ips = body.restrictions?.allowed_ips
+        if (!ips) return request
+        body.restrictions = {
+          ...body.restrictions,
+          allowed_ips: ips.map((range) => {
+            const [address, prefix] = range.split('/')
+            return address?.includes(':') && prefix
+              ? `${address}/${Math.floor(Number(prefix) / 8) * 8}`
+              : range
+          }),
+        }
+        return { ...request, body: JSON.stringify(body) }
+      },
+    }),
+  },
+  {
     check: 'bad-input/query-number-forms',
     fault: 'query numbers read with Number() (05, 1e1, 0x10, " 1" taken as numbers)',
     apply: () => ({

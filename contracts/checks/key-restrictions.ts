@@ -139,7 +139,8 @@ const allowedIpPrefixes: ContractCheck = {
       'admitted',
     )
     // An IPv4 client is also the IPv4-mapped IPv6 address ::ffff:a.b.c.d. Whether IPv6 ranges apply to it is the
-    // target's choice; one that admits it under ::ffff:0:0/96 must read every spelling of that address alike.
+    // target's choice; one that admits it under ::ffff:0:0/96 must read every spelling of that address alike, and
+    // its prefixes bit by bit, also within a byte.
     if (!(await admits('::ffff:0:0/96'))) return
     const groups = (n: number) => `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`
     const forms = [
@@ -148,20 +149,24 @@ const allowedIpPrefixes: ContractCheck = {
       `0:0:0:0:0:ffff:${groups(address)}`,
       `0:0:0:0:0:FFFF:${dotted(address)}/127`,
     ]
-    const mappedNeighbour = `::ffff:${groups(neighbour)}/128`
+    // Prefixes inside a byte: an address 4 away shares the client's /125 but not its /126.
+    const apart = (address ^ 4) >>> 0
+    forms.push(`::ffff:${dotted(apart)}/125`)
+    const outside = [`::ffff:${groups(neighbour)}/128`, `::ffff:${dotted(apart)}/126`]
     // Each range is a key of its own: all asked at once, judged in order.
-    const admitted = await inOrder([...forms, mappedNeighbour].map(admits))
+    const admitted = await inOrder([...forms, ...outside].map(admits))
     for (const [i, form] of forms.entries())
       ensure(
         admitted[i],
-        `${form} to admit the client at ${dotted(address)} (its IPv4-mapped address, as ::ffff:0:0/96 did)`,
+        `${form} to admit the client at ${dotted(address)} (its IPv4-mapped address, as ::ffff:0:0/96 did; docs/decisions/003-api-keys.md: CIDR ranges)`,
         'refused',
       )
-    ensure(
-      !admitted[forms.length],
-      `${mappedNeighbour} (the neighbour's mapped address) to refuse the client at ${dotted(address)}`,
-      'admitted',
-    )
+    for (const [i, range] of outside.entries())
+      ensure(
+        !admitted[forms.length + i],
+        `${range} (mapped addresses without the client's) to refuse the client at ${dotted(address)} (docs/decisions/003-api-keys.md: CIDR ranges)`,
+        'admitted',
+      )
   },
 }
 
