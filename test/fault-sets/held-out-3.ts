@@ -76,11 +76,16 @@ function replayOf(stored: EngineResponse, current: EngineResponse): EngineRespon
   for (const name of Object.keys(current.headers))
     if (name === 'request-id' || name.startsWith('ratelimit') || name.startsWith('x-ratelimit'))
       headers[name] = current.headers[name] as string
-  return {
+  const replayed: EngineResponse = {
     status: stored.status,
     headers: { ...headers, 'idempotent-replayed': 'true' },
     body: structuredClone(stored.body),
   }
+  // An error body repeats the Request-Id of the answer it is part of.
+  const error = errorOf(replayed)
+  if (error && typeof error.request_id === 'string' && current.headers['request-id'])
+    error.request_id = current.headers['request-id']
+  return replayed
 }
 
 /** A JSON value written with sorted keys: two bodies are the same request when these are equal. */
