@@ -15,14 +15,15 @@ interface CallSetup {
 /**
  * A call placed on the mock (docs/decisions/013-calls-and-webhooks.md) as its call log shows it through `/v1`: utterances at
  * offsets from `started_at` that lie within the call and are never shown before they began, the `end_reason`
- * the contract sets for each outcome, and a call log deleted while its call goes on that stays deleted.
+ * the contract sets for each outcome, and a call log deleted while its call goes on that stays deleted and is
+ * counted in no analytics.
  */
 export const simulatedCallCheck: ContractCheck = {
   id: 'resources/call-logs/simulated-call',
   area: 'resources',
   group: 'Call logs',
   title:
-    "shows a call's transcript at offsets from started_at within the call, never before an utterance began, end_reason error for a failed call and null for one not answered, and keeps a call log deleted mid-call deleted",
+    "shows a call's transcript at offsets from started_at within the call, never before an utterance began, end_reason error for a failed call and null for one not answered, and keeps a call log deleted mid-call deleted, counted in no analytics",
   needs: ['write', 'clock', 'simulated-calls'],
   exclusive: true,
   // An account of its own with a key and an agent, made beside the other checks before its turn.
@@ -91,6 +92,7 @@ export const simulatedCallCheck: ContractCheck = {
       JSON.stringify(shown.map((line) => line.start_seconds)),
     )
     await mock.advanceClock(36)
+    await read(goneEnded)
     await remove(goneEnded, 'after its call ended, before the analysis')
     await mock.advanceClock(125)
 
@@ -111,10 +113,11 @@ export const simulatedCallCheck: ContractCheck = {
     )
     const gone = [goneRinging, goneTalking, goneEnded]
     // Nothing changes any more: the last reads at once.
-    const [failure, missed, list, ...reads] = await inOrder([
+    const [failure, missed, list, analytics, ...reads] = await inOrder([
       read(failed),
       read(unanswered),
       v1('GET', '/call-logs?limit=100', 'listCallLogs'),
+      v1('GET', '/analytics/calls?granularity=total', 'getCallAnalytics'),
       ...gone.map((id) => v1('GET', `/call-logs/${id}`, 'getCallLog')),
     ])
     ensure(failure.end_reason === 'error', `end_reason "error" for a failed call`, String(failure.end_reason))
@@ -127,6 +130,16 @@ export const simulatedCallCheck: ContractCheck = {
       listed.length === kept.length && kept.every((id) => listed.includes(id)),
       `the account's call logs to be the three not deleted: ${kept.join(', ')}`,
       listed.join(', '),
+    )
+    // The contract, deleteCallLog: "A deleted call log no longer counts in analytics" (all six calls were placed
+    // within the default range, the last 7 days).
+    expectStatus(analytics, 200, 'for the analytics of the last 7 days')
+    const totals = jsonObject(analytics).totals as { call_count?: unknown } | undefined
+    ensure(
+      totals?.call_count === kept.length,
+      `totals.call_count ${kept.length}: the three call logs deleted (${gone.join(', ')}) no longer count in analytics`,
+      String(totals?.call_count),
+      analytics,
     )
   },
 }
