@@ -89,13 +89,30 @@ describe('the contract suite against a fresh mock per check', () => {
   }
 })
 
+/** The mutant Stryker has active in this run (`undefined` outside a mutant run: the dry run, plain Vitest). */
+const activeMutant = () =>
+  (globalThis as { __stryker__?: { activeMutant?: string } }).__stryker__?.activeMutant
+
+/** The mock's modules as last loaded, and the mutant that was active then. */
+let loaded: { mutant: string; modules: Awaited<ReturnType<typeof loadMock>> } | undefined
+
 /**
- * The mock's modules loaded afresh for each check, so that each check meets the engine as the active mutant
- * makes it: the engine keeps what it builds once per process (the contract's compiled validators, its route
- * table, module-level constants), and built under another mutant (or none) it would hide the mutant from
- * every later check in the worker. The suite's own modules stay loaded once: the oracle is never mutated.
+ * The mock's modules as the active mutant makes them: the engine keeps what it builds once per process (the
+ * contract's compiled validators, its route table, module-level constants), and built under another mutant (or
+ * none) it would hide the mutant from every check in the worker. In a mutant run one mutant is active
+ * throughout, so the checks share one load (loading the instrumented engine costs more than most checks); in
+ * the dry run each check loads it afresh, so that per-test coverage gives each check the module-level code it
+ * runs. The suite's own modules stay loaded once: the oracle is never mutated.
  */
 async function freshMock() {
+  const mutant = activeMutant()
+  if (mutant !== undefined && loaded?.mutant === mutant) return loaded.modules
+  const modules = await loadMock()
+  if (mutant !== undefined) loaded = { mutant, modules }
+  return modules
+}
+
+async function loadMock() {
   vi.resetModules()
   const [{ createMockPlatform }, { startMockServer }] = await Promise.all([
     import('../../mocks/platform.ts'),
