@@ -1,7 +1,7 @@
 import type { Contract } from '../contract/contract.ts'
 import { type ContractOperation, type ContractResponse, matchOperation } from '../contract/operations.ts'
 import type { Exchange } from '../http/exchange.ts'
-import { readRateLimitHeaders } from '../http/rate-limit-headers.ts'
+import { type QuotaState, readRateLimitHeaders } from '../http/rate-limit-headers.ts'
 
 const RATE_LIMIT_HEADERS = ['ratelimit', 'ratelimit-policy', 'x-ratelimit-limit', 'x-ratelimit-remaining']
 
@@ -104,6 +104,7 @@ export function conformanceProblems(
   } else if (headers.ratelimit !== undefined || headers['ratelimit-policy'] !== undefined) {
     const parsed = readRateLimitHeaders(headers)
     if (!parsed.ok) problems.push(`rate-limit headers: ${parsed.error}`)
+    else if (response.status === 429) problems.push(...retryAfterProblems(exchange, parsed.value.states))
   }
 
   const error = (response.json as { error?: Record<string, unknown> } | undefined)?.error
@@ -130,6 +131,29 @@ export function conformanceProblems(
         'the response echoes part of an API key the suite sent: at most its prefix and last 4 characters may be shown',
       )
   return [...new Set(problems)]
+}
+
+/**
+ * A 429 tells one wait three ways, in the same answer: `Retry-After`, `error.retry_after` and the largest `t` of
+ * the windows used up (`r=0`) in `RateLimit` must be the same number (docs/decisions/006-rate-limits.md: the
+ * largest `t` of the exhausted windows, so that a retry after it is admitted).
+ */
+function retryAfterProblems(exchange: Exchange, states: readonly QuotaState[]): string[] {
+  const header = exchange.response.headers['retry-after']
+  const error = (exchange.response.json as { error?: Record<string, unknown> } | undefined)?.error
+  const exhausted = states.filter((state) => state.remaining === 0)
+  if (header === undefined || exhausted.length === 0) return []
+  const problems: string[] = []
+  const longest = Math.max(...exhausted.map((state) => state.reset))
+  if (header !== String(longest))
+    problems.push(
+      `Retry-After ${JSON.stringify(header)} must be the largest t of the used-up windows in RateLimit (${exhausted.map((s) => `"${s.name}";t=${s.reset}`).join(', ')})`,
+    )
+  if (error?.retry_after !== undefined && String(error.retry_after) !== header)
+    problems.push(
+      `error.retry_after ${JSON.stringify(error.retry_after)} must equal Retry-After ${JSON.stringify(header)}`,
+    )
+  return problems
 }
 
 /** Consecutive characters of a key's random part that no response may hold (chance alone: about 1 in 10^12). */
