@@ -20,7 +20,7 @@ import { type Fault, faultyHandler } from '../../test/reliability/support/faulty
 
 const BASE_URL = 'http://held-out.test/v1'
 /** Exploration's seed and sequences: fixed, so that every run sends the same sequences. */
-const SEED = 1
+const SEED = Number(process.env.EXPLORE_SEED ?? 1)
 const EXPLORE_SEQUENCES = Number(process.env.EXPLORE_SEQUENCES ?? 120)
 
 interface NamedFault {
