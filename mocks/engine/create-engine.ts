@@ -23,11 +23,11 @@ import { startingState, withDemoKeysOf } from './starting-state.ts'
 import type { StateSnapshot } from './state/change-set.ts'
 import { recordedClock } from './state/clock-table.ts'
 import { createMeta } from './state/meta.ts'
+import { requestScope } from './state/request-scope.ts'
 import { createState } from './state/state.ts'
 import { createMemoryStore, type StateStore } from './state/store.ts'
 import { createStoreSteps } from './store-steps.ts'
 import type { EngineResponse } from './types.ts'
-import { requestScope } from './v1/request-scope.ts'
 import { createV1Api } from './v1/v1-api.ts'
 
 export interface EngineOptions {

@@ -1,6 +1,6 @@
 import type { Clock } from './clock.ts'
-import { CountedWindows, type WindowCounts } from './counted-windows.ts'
 import { RequestBuckets } from './request-buckets.ts'
+import { CountedWindows, type WindowCounts } from './state/counted-windows.ts'
 import type { EngineState } from './state/state.ts'
 import type { CountedRequest } from './state/store.ts'
 

@@ -21,7 +21,9 @@ export const OWN_TESTS_MODULES = [
   'mocks/engine/capsule/**/*.ts',
   // Where the state lives beyond one step: the state tables' machinery, the start from a seed or a saved
   // state, the steps through a store (a store that cannot keep a change: 503). One running mock never reads
-  // its change log back, never restarts, and its memory store always keeps a change.
+  // its change log back, never restarts, and its memory store always keeps a change. Under state/ too: what a
+  // shared store needs of a request (its scope, `state/request-scope.ts`, and the windows it counted,
+  // `state/counted-windows.ts`), used only with the Redis store.
   'mocks/engine/state/**/*.ts',
   'mocks/engine/saved-state.ts',
   'mocks/engine/starting-state.ts',

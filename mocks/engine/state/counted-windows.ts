@@ -1,4 +1,4 @@
-import type { CountedRequest } from './state/store.ts'
+import type { CountedRequest } from './store.ts'
 
 /** What the rate limiter reads of an account's windows: `RequestBuckets` in one process, or a shared count. */
 export interface WindowCounts {

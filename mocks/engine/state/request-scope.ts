@@ -3,8 +3,8 @@ import { authenticate, parseAuthorization } from '../auth.ts'
 import type { Clock } from '../clock.ts'
 import type { KeyStore } from '../keys/key-store.ts'
 import { sha256Hex } from '../secrets.ts'
-import type { StepScope } from '../state/store.ts'
 import type { EngineRequest } from '../types.ts'
+import type { StepScope } from './store.ts'
 
 const NO_QUERY = new URLSearchParams()
 /** The shape of a key value (docs/decisions/003-api-keys.md): worth asking another process about. */
