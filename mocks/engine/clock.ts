@@ -1,3 +1,5 @@
+import { offsetControl } from './clock-control.ts'
+
 /** The one clock that every time-based rule of the engine reads: windows, expiry, timestamps. */
 export interface Clock {
   /** Milliseconds since the epoch, real time plus the offset. */
@@ -32,8 +34,16 @@ export const LATEST_CLOCK_MS = Date.UTC(9998, 11, 31, 23, 59, 59)
 
 /** Creates a clock that follows real time and can be moved forward by the control plane. */
 export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOptions = {}): Clock {
-  let offsetMs = offsetSeconds * 1000
+  let offsetMs = 0
   const now = () => realNow() + offsetMs
+  const control = offsetControl(
+    (ms) => {
+      offsetMs = ms
+    },
+    now,
+    LATEST_CLOCK_MS,
+  )
+  control.setOffsetSeconds(offsetSeconds)
   return {
     now,
     iso: () => toTimestamp(now()),
@@ -44,14 +54,9 @@ export function createClock({ realNow = Date.now, offsetSeconds = 0 }: ClockOpti
         throw new RangeError('the clock cannot be moved past 9998-12-31T23:59:59Z')
       offsetMs += seconds * 1000
     },
-    maxAdvanceSeconds: () => Math.max(0, Math.floor((LATEST_CLOCK_MS - now()) / 1000)),
+    // Kept here: the ticker reads it after every step (real time is the mock clock less its offset).
     offsetSeconds: () => offsetMs / 1000,
-    reset() {
-      offsetMs = 0
-    },
-    setOffsetSeconds(seconds) {
-      offsetMs = seconds * 1000
-    },
+    ...control,
   }
 }
 
