@@ -37,6 +37,10 @@ export const OWN_TESTS_MODULES = [
   // The mock's check of its own answers (`checkResponses`): off in the contract run, where the suite, not the
   // mock, must notice a wrong answer.
   'mocks/engine/contract/contract-drift.ts',
+  // ...its step in the pipelines, and the checks of answers against their schemas (also of scenarios' injected
+  // answers, checked with `checkResponses` only).
+  'mocks/engine/pipeline/drift-step.ts',
+  'mocks/engine/contract/answer-checks.ts',
   // ...and the JSON texts of the answers it reads (lists from remembered item texts), used only with it.
   'mocks/engine/contract/answer-texts.ts',
   // The mock's own guards and bounds, which the spec does not set (so no fair suite can ask for them): JSON

@@ -40,3 +40,16 @@ export function resolveRef<T>(document: OpenApiDocument, value: T | { $ref: stri
   }
   throw new Error('Too many nested $refs')
 }
+
+/** The JSON Schema of a media type, resolving `$ref`d request bodies and responses. */
+export function jsonSchemaOf(
+  document: OpenApiDocument,
+  container: { $ref?: string; content?: Record<string, { schema?: unknown }> } | undefined,
+): unknown {
+  if (!container) return undefined
+  const resolved = resolveRef<{ content?: Record<string, { schema?: unknown }> }>(
+    document,
+    container as { $ref: string },
+  )
+  return resolved.content?.['application/json']?.schema
+}

@@ -1,7 +1,8 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import { createContractAjv } from '../../../openapi/contract-ajv.ts'
 import type { FieldError } from '../api-error.ts'
-import { type OpenApiDocument, type OperationObject, type ParameterObject, resolveRef } from './document.ts'
+import { answerChecks } from './answer-checks.ts'
+import { jsonSchemaOf, type OpenApiDocument, type OperationObject, type ParameterObject } from './document.ts'
 
 const ROOT_ID = 'urn:voice-api-kit:contract'
 
@@ -9,26 +10,13 @@ const ROOT_ID = 'urn:voice-api-kit:contract'
  * How a validator treats the data: `query` coerces strings and fills defaults, `body` fills the
  * contract's defaults into the (parsed, owned) request body, `check` only checks (responses).
  */
-type Mode = 'query' | 'body' | 'check'
+export type Mode = 'query' | 'body' | 'check'
 
 function createAjv(document: OpenApiDocument, mode: Mode) {
   return createContractAjv(document, ROOT_ID, {
     coerceTypes: mode === 'query',
     useDefaults: mode !== 'check',
   })
-}
-
-/** The JSON Schema of a media type, resolving `$ref`d request bodies and responses. */
-function jsonSchemaOf(
-  document: OpenApiDocument,
-  container: { $ref?: string; content?: Record<string, { schema?: unknown }> } | undefined,
-): unknown {
-  if (!container) return undefined
-  const resolved = resolveRef<{ content?: Record<string, { schema?: unknown }> }>(
-    document,
-    container as { $ref: string },
-  )
-  return resolved.content?.['application/json']?.schema
 }
 
 const CODE_BY_KEYWORD: Record<string, string> = {
@@ -240,26 +228,8 @@ export function createValidators(document: OpenApiDocument) {
       return toFieldErrors(validate.errors ?? [])
     },
 
-    /** Human-readable mismatches between a response and the contract (empty when it conforms). */
-    response(operationId: string, operation: OperationObject, status: number, body: unknown): string[] {
-      const responses = operation.responses ?? {}
-      const documented = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default
-      if (!documented) return [`status ${status} is not documented for ${operationId}`]
-      const validate = compiled(`response:${operationId}:${status}`, 'check', () =>
-        jsonSchemaOf(document, documented),
-      )
-      if (!validate || validate(body)) return []
-      return (validate.errors ?? []).map(
-        (e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
-      )
-    },
-
-    /** Validates a value against a named component schema (`#/components/schemas/<name>`). */
-    schema(name: string, value: unknown): string[] {
-      const validate = compiled(`schema:${name}`, 'check', () => ({ $ref: `#/components/schemas/${name}` }))
-      if (!validate || validate(value)) return []
-      return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`)
-    },
+    // Answers checked against the contract (the mock's own response check, scenarios' injected answers).
+    ...answerChecks(document, compiled),
   }
 }
 
