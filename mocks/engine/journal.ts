@@ -146,3 +146,9 @@ export function journalEntry(
     scenario: ctx.scenario ?? null,
   }
 }
+
+/** What the request pipeline calls with every answered request: its entry in the journal, stamped by the clock. */
+export function journalRequests(journal: Journal, clock: Clock) {
+  return (ctx: JournaledRequest, response: EngineResponse, startedAt: number): void =>
+    journal.record(journalEntry(ctx, response, startedAt, clock))
+}

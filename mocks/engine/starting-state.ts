@@ -1,4 +1,5 @@
 import type { Account, AccountStore, Plan } from './accounts.ts'
+import { type CheckedCapsule, readCapsule } from './capsule/read-capsule.ts'
 import type { Clock } from './clock.ts'
 import type { OpenApiDocument } from './contract/document.ts'
 import type { KeyStore } from './keys/key-store.ts'
@@ -22,6 +23,19 @@ export interface StartingStateOptions {
   provision: (account: Account) => AccountData
   /** The state a store saved, or undefined for a fresh start. */
   saved: StateSnapshot | undefined
+}
+
+/**
+ * Where the engine starts: the capsule it opens first (`EngineOptions.capsule`, checked whole before anything
+ * starts), and its seed: the one given, else the capsule's, else 1.
+ */
+export function startingPoint(
+  capsule: unknown,
+  seed: number | undefined,
+  document: OpenApiDocument,
+): { fromCapsule: CheckedCapsule | undefined; seed: number } {
+  const fromCapsule = capsule === undefined ? undefined : readCapsule(capsule, document)
+  return { fromCapsule, seed: seed ?? fromCapsule?.capsule.mock.seed ?? 1 }
 }
 
 /**

@@ -11,6 +11,7 @@
 export const OWN_TESTS_MODULES = [
   // The control plane: the mock's own API (openapi/mock-control.yaml), the simulated dashboard. The suite uses
   // it only to provision; who may call it, its accounts, keys' input, clock and journal are its own contract.
+  // (control/engine-control.ts wires it to the engine's parts, with the reset and the demo account.)
   'mocks/engine/control/**/*.ts',
   'mocks/engine/keys/key-input.ts',
   // ...the clock's offset as the control plane sets it (its reset, the room left to advance); the suite sees
@@ -20,6 +21,9 @@ export const OWN_TESTS_MODULES = [
   'mocks/engine/calls/call-control-handlers.ts',
   'mocks/engine/calls/call-plan.ts',
   'mocks/engine/webhooks/webhook-control-handlers.ts',
+  // The in-process API: the platform's members for tests and adapters beside the two APIs (the reset, snapshots
+  // and capsules, accounts and keys created directly), which the suite, a client of v1, never calls.
+  'mocks/engine/in-process-api.ts',
   // State capsules (docs/decisions/016-state-capsules.md): taken and opened through the control plane only.
   'mocks/engine/capsule/**/*.ts',
   // Where the state lives beyond one step: the state tables' machinery, the start from a seed or a saved

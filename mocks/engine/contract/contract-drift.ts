@@ -9,6 +9,11 @@ export interface DriftCheck {
   onContractViolation?: (message: string) => void
 }
 
+/** The drift check of the engine's options (its two fields only). */
+export function driftCheck({ checkResponses, onContractViolation }: DriftCheck): DriftCheck {
+  return { checkResponses, onContractViolation }
+}
+
 /** Answers up to this many characters of JSON are remembered as conforming (larger ones are checked each time). */
 const REMEMBERED_MAX_CHARS = 64 * 1024
 /** Conforming answers remembered per operation and status; past it they are forgotten at once. */

@@ -77,3 +77,5 @@ export function createScenarios(options: ScenariosOptions) {
     },
   }
 }
+
+export type Scenarios = ReturnType<typeof createScenarios>

@@ -1,4 +1,4 @@
-import type { CountedRequest } from './store.ts'
+import type { CountedRequest, StateStore } from './store.ts'
 
 /** What the rate limiter reads of an account's windows: `RequestBuckets` in one process, or a shared count. */
 export interface WindowCounts {
@@ -38,4 +38,11 @@ export class CountedWindows implements WindowCounts {
     this.added = true
     return this.counted.count
   }
+}
+
+/** What a shared store counted for the running step's request, for the rate limiter; undefined in one process. */
+export function storeCounts(
+  store: StateStore,
+): ((accountId: string) => CountedRequest | undefined) | undefined {
+  return store.counted && ((accountId) => store.counted?.(accountId))
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts'
 import type { KeyStore } from '../keys/key-store.ts'
 import { sha256Hex } from '../secrets.ts'
 import type { EngineRequest } from '../types.ts'
-import type { StepScope } from './store.ts'
+import type { StateStore, StepScope } from './store.ts'
 
 const NO_QUERY = new URLSearchParams()
 /** The shape of a key value (docs/decisions/003-api-keys.md): worth asking another process about. */
@@ -42,4 +42,9 @@ export function requestScope(deps: { keys: KeyStore; accounts: AccountStore; clo
     if (!account) return { account: auth.key.record.account_id }
     return { account: account.id, count: { windows: accounts.windows(account), nowMs: clock.now() } }
   }
+}
+
+/** The scope of each request for a store that counts requests itself (a shared store); none for the others. */
+export function scopeFor(store: StateStore, deps: Parameters<typeof requestScope>[0]) {
+  return store.counted ? requestScope(deps) : undefined
 }
