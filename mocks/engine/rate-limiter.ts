@@ -1,4 +1,6 @@
 import type { Clock } from './clock.ts'
+import { rateLimitControl } from './rate-limit-control.ts'
+import { WINDOWS_TABLE, windowsTable } from './rate-limit-table.ts'
 import { RequestBuckets } from './request-buckets.ts'
 import { CountedWindows, type WindowCounts } from './state/counted-windows.ts'
 import type { EngineState } from './state/state.ts'
@@ -25,9 +27,6 @@ export interface WindowState {
 export type RateDecision =
   | { admitted: true; windows: WindowState[] }
   | { admitted: false; windows: WindowState[]; policy: WindowLimit['policy']; retryAfter: number }
-
-/** The state table of the rate-limit windows: requests per second, keyed `<account id>/<epoch second>`. */
-export const WINDOWS_TABLE = 'windows'
 
 /**
  * Per-account rate limiting over two sliding windows (docs/decisions/006-rate-limits.md), over one series of
@@ -62,21 +61,7 @@ export function createRateLimiter(
     }))
   }
 
-  state.register(WINDOWS_TABLE, {
-    apply(key, value) {
-      const slash = key.indexOf('/')
-      bucketsOf(key.slice(0, slash)).set(Number(key.slice(slash + 1)), (value as number | null) ?? 0)
-    },
-    *entries() {
-      const nowSec = Math.floor(clock.now() / 1000)
-      for (const [accountId, buckets] of accounts) {
-        buckets.evict(nowSec)
-        for (const [second, count] of buckets.entries()) yield [`${accountId}/${second}`, count]
-      }
-    },
-    clear: () => accounts.clear(),
-    account: (key) => key.slice(0, key.indexOf('/')),
-  })
+  state.register(WINDOWS_TABLE, windowsTable(accounts, bucketsOf, clock))
 
   return {
     /** Admits and counts the request in every window, or refuses it without counting it. */
@@ -110,21 +95,8 @@ export function createRateLimiter(
       return { admitted: true, windows: states(limits, buckets, nowMs) }
     },
 
-    /** The windows' state without counting anything (for the control plane's usage view). */
-    peek(accountId: string, limits: readonly WindowLimit[], nowMs: number): WindowState[] {
-      const buckets = bucketsOf(accountId)
-      buckets.evict(Math.floor(nowMs / 1000))
-      return states(limits, buckets, nowMs)
-    },
-
-    /** Forgets an account's counted requests (the account is deleted), recorded as changes. */
-    forget(accountId: string): void {
-      const buckets = accounts.get(accountId)
-      if (!buckets) return
-      for (const [second, count] of buckets.entries())
-        state.record(WINDOWS_TABLE, `${accountId}/${second}`, null, count, true)
-      accounts.delete(accountId)
-    },
+    // The control plane's usage view and an account's deletion.
+    ...rateLimitControl({ state, accounts, bucketsOf, states }),
   }
 }
 

@@ -17,6 +17,8 @@ export const OWN_TESTS_MODULES = [
   // ...the clock's offset as the control plane sets it (its reset, the room left to advance); the suite sees
   // only the time, which advances.
   'mocks/engine/clock-control.ts',
+  // ...an account's rate-limit usage as the control plane shows it, and its windows forgotten with the account.
+  'mocks/engine/rate-limit-control.ts',
   'mocks/engine/journal.ts',
   'mocks/engine/calls/call-control-handlers.ts',
   'mocks/engine/calls/call-plan.ts',
@@ -32,6 +34,10 @@ export const OWN_TESTS_MODULES = [
   // shared store needs of a request (its scope, `state/request-scope.ts`, and the windows it counted,
   // `state/counted-windows.ts`), used only with the Redis store.
   'mocks/engine/state/**/*.ts',
+  // ...and each table's side of it, beside the module whose records it holds: changes made elsewhere applied,
+  // every record listed for a snapshot, all forgotten on a reset (the accounts' data, the rate-limit windows).
+  'mocks/engine/resources/account-data-tables.ts',
+  'mocks/engine/rate-limit-table.ts',
   'mocks/engine/saved-state.ts',
   'mocks/engine/starting-state.ts',
   'mocks/engine/store-steps.ts',

@@ -1,11 +1,14 @@
 import type { Account } from '../accounts.ts'
 import type { Clock } from '../clock.ts'
 import { Collection } from '../collection.ts'
-import { IdempotencyStore, type StoredReplay } from '../idempotency.ts'
+import { IdempotencyStore } from '../idempotency.ts'
 import { newId } from '../random.ts'
 import { RecordMap } from '../record-map.ts'
 import type { EngineState } from '../state/state.ts'
+import { changesOf, registerAccountData } from './account-data-tables.ts'
 import type { Agent, CallLog, IntegrationRecord, TeamMember } from './types.ts'
+
+export { ACCOUNT_DATA_TABLES } from './account-data-tables.ts'
 
 /** Everything one account owns besides its keys. */
 export interface AccountData {
@@ -17,24 +20,6 @@ export interface AccountData {
   idempotency: IdempotencyStore
 }
 
-/** The state tables of the accounts' data; a record's key is `<account id>/<id>`. */
-export const ACCOUNT_DATA_TABLES = {
-  agents: 'agents',
-  callLogs: 'call_logs',
-  integrations: 'integrations',
-  teamMembers: 'team_members',
-  idempotency: 'idempotency',
-} as const satisfies Record<keyof AccountData, string>
-
-type Part = keyof AccountData
-
-/** `<account id>/<id>` and back. */
-const recordKey = (accountId: string, id: string) => `${accountId}/${id}`
-function splitKey(key: string): [string, string] {
-  const slash = key.indexOf('/')
-  return [key.slice(0, slash), key.slice(slash + 1)]
-}
-
 /**
  * The data of every account, as five tables of the engine's state (agents, call logs, integrations, team
  * members, idempotency replays) kept per account in the forms that serve reads: collections with their
@@ -44,10 +29,7 @@ export function createAccountDataStore(state: EngineState) {
   const byAccount = new Map<string, AccountData>()
 
   function create(accountId: string): AccountData {
-    const tell =
-      (part: Part) =>
-      (id: string, value: unknown, before: unknown, soft = false): void =>
-        state.record(ACCOUNT_DATA_TABLES[part], recordKey(accountId, id), value, before, soft)
+    const tell = changesOf(state, accountId)
     const data: AccountData = {
       agents: new Collection<Agent>([], tell('agents')),
       callLogs: new Collection<CallLog>(['agent_id'], tell('callLogs')),
@@ -64,32 +46,7 @@ export function createAccountDataStore(state: EngineState) {
     return byAccount.get(accountId) ?? create(accountId)
   }
 
-  const parts = Object.keys(ACCOUNT_DATA_TABLES) as Part[]
-  for (const part of parts) {
-    state.register(ACCOUNT_DATA_TABLES[part], {
-      apply(key, value) {
-        const [accountId, id] = splitKey(key)
-        const data = dataOf(accountId)
-        if (part === 'idempotency') data.idempotency.apply(id, value as StoredReplay | null)
-        else if (part === 'integrations') data.integrations.apply(id, value as IntegrationRecord | null)
-        else
-          (data[part] as unknown as Collection<{ id: string; created_at: string }>).apply(id, value as never)
-      },
-      *entries() {
-        for (const [accountId, data] of byAccount) {
-          const records: Iterable<[string, unknown]> =
-            part === 'idempotency'
-              ? data.idempotency.records()
-              : part === 'integrations'
-                ? data.integrations.entries()
-                : data[part].oldestFirst().map((item) => [item.id, item] as [string, unknown])
-          for (const [id, value] of records) yield [recordKey(accountId, id), value] as [string, unknown]
-        }
-      },
-      clear: () => byAccount.clear(),
-      account: (key) => splitKey(key)[0],
-    })
-  }
+  registerAccountData(state, byAccount, dataOf)
 
   return {
     /** An account's data if it has any. */
