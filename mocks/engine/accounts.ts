@@ -1,3 +1,4 @@
+import { accountControl } from './account-control.ts'
 import type { Clock } from './clock.ts'
 import { newId } from './random.ts'
 import type { WindowLimit } from './rate-limiter.ts'
@@ -98,15 +99,8 @@ export function createAccountStore(clock: Clock, state: EngineState) {
     get: (id: string) => accounts.get(id),
     list: () => [...accounts.values()],
     size: () => accounts.size,
-    update(id: string, patch: { plan?: Plan; limits?: Limits | null }): Account | undefined {
-      const account = accounts.get(id)
-      if (!account) return undefined
-      const updated = { ...account }
-      if (patch.plan) updated.plan = patch.plan
-      if (patch.limits !== undefined) updated.custom_limits = patch.limits
-      put(updated)
-      return updated
-    },
+    // The control plane's change of an account's plan or limits.
+    ...accountControl(accounts, put),
     /** The account's windows, cached per record: a changed account is a new record (hot path). */
     windows(account: Account): WindowLimit[] {
       let windows = windowCache.get(account)

@@ -17,6 +17,8 @@ export const OWN_TESTS_MODULES = [
   // ...the clock's offset as the control plane sets it (its reset, the room left to advance); the suite sees
   // only the time, which advances.
   'mocks/engine/clock-control.ts',
+  // ...an account's plan or limits changed (the suite uses it only to provision roomy limits).
+  'mocks/engine/account-control.ts',
   // ...an account's rate-limit usage as the control plane shows it, and its windows forgotten with the account.
   'mocks/engine/rate-limit-control.ts',
   'mocks/engine/journal.ts',
