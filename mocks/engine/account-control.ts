@@ -1,4 +1,4 @@
-import type { Account, Limits, Plan } from './accounts.ts'
+import type { Account, Limits, Plan } from './account-types.ts'
 
 /**
  * What the control plane changes of an account (`PATCH /_mock/accounts/{id}`): its plan or its limits, as a new

@@ -1,43 +1,17 @@
 import { accountControl } from './account-control.ts'
+import type { Account, AccountInput, Limits, Plan } from './account-types.ts'
 import type { Clock } from './clock.ts'
 import { newId } from './random.ts'
 import type { WindowLimit } from './rate-limiter.ts'
 import type { EngineState } from './state/state.ts'
 
-export type Plan = 'free' | 'pro' | 'enterprise'
-
-export interface Limits {
-  hourly: number
-  burst: number
-}
+export type { Account, AccountInput, Limits, Plan } from './account-types.ts'
 
 /** Default limits per plan (the spec's table; enterprise is custom, 10000 and 500 until set). */
 export const PLAN_LIMITS: Record<Plan, Limits> = {
   free: { hourly: 100, burst: 10 },
   pro: { hourly: 1000, burst: 50 },
   enterprise: { hourly: 10_000, burst: 500 },
-}
-
-/** An account, seen through `/v1/user` as the User object. */
-export interface Account {
-  id: string
-  object: 'user'
-  email: string
-  name: string
-  plan: Plan
-  created_at: string
-  /** Limits set for this account; null follows the plan's defaults. */
-  custom_limits: Limits | null
-}
-
-export interface AccountInput {
-  plan: Plan
-  email?: string
-  name?: string
-  limits?: Limits | null
-  id?: string
-  /** When the account was created (the seed backdates its demo account); now by default. */
-  created_at?: string
 }
 
 /** The limits in force for an account. */

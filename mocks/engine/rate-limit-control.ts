@@ -1,5 +1,5 @@
 import { WINDOWS_TABLE } from './rate-limit-table.ts'
-import type { WindowLimit, WindowState } from './rate-limiter.ts'
+import type { WindowLimit, WindowState } from './rate-limit-types.ts'
 import type { RequestBuckets } from './request-buckets.ts'
 import type { WindowCounts } from './state/counted-windows.ts'
 import type { EngineState } from './state/state.ts'

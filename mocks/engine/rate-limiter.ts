@@ -1,28 +1,13 @@
 import type { Clock } from './clock.ts'
 import { rateLimitControl } from './rate-limit-control.ts'
 import { WINDOWS_TABLE, windowsTable } from './rate-limit-table.ts'
+import type { WindowLimit, WindowState } from './rate-limit-types.ts'
 import { RequestBuckets } from './request-buckets.ts'
 import { CountedWindows, type WindowCounts } from './state/counted-windows.ts'
 import type { EngineState } from './state/state.ts'
 import type { CountedRequest } from './state/store.ts'
 
-/** One window of a plan's limits: `hourly` (3600 s) or `burst` (60 s). */
-export interface WindowLimit {
-  policy: 'hourly' | 'burst'
-  quota: number
-  seconds: number
-}
-
-/** What one window says about a request, after it was counted (or refused). */
-export interface WindowState {
-  policy: WindowLimit['policy']
-  quota: number
-  seconds: number
-  /** Requests that may still be admitted. */
-  remaining: number
-  /** Whole seconds until the oldest request counted in the window leaves it (0 if none). */
-  reset: number
-}
+export type { WindowLimit, WindowState } from './rate-limit-types.ts'
 
 export type RateDecision =
   | { admitted: true; windows: WindowState[] }

@@ -1,6 +1,5 @@
 import type { ValidateFunction } from 'ajv'
-import { jsonSchemaOf, type OpenApiDocument, type OperationObject } from './document.ts'
-import type { Mode } from './validators.ts'
+import { jsonSchemaOf, type Mode, type OpenApiDocument, type OperationObject } from './document.ts'
 
 /** A validator compiled once per key and mode (`createValidators`' cache). */
 type Compiled = (key: string, mode: Mode, schemaOf: () => unknown) => ValidateFunction | null

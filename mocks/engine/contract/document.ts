@@ -41,6 +41,12 @@ export function resolveRef<T>(document: OpenApiDocument, value: T | { $ref: stri
   throw new Error('Too many nested $refs')
 }
 
+/**
+ * How a contract validator treats the data: `query` coerces strings and fills defaults, `body` fills the
+ * contract's defaults into the (parsed, owned) request body, `check` only checks (responses).
+ */
+export type Mode = 'query' | 'body' | 'check'
+
 /** The JSON Schema of a media type, resolving `$ref`d request bodies and responses. */
 export function jsonSchemaOf(
   document: OpenApiDocument,

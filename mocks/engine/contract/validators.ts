@@ -2,15 +2,15 @@ import type { ErrorObject, ValidateFunction } from 'ajv'
 import { createContractAjv } from '../../../openapi/contract-ajv.ts'
 import type { FieldError } from '../api-error.ts'
 import { answerChecks } from './answer-checks.ts'
-import { jsonSchemaOf, type OpenApiDocument, type OperationObject, type ParameterObject } from './document.ts'
+import {
+  jsonSchemaOf,
+  type Mode,
+  type OpenApiDocument,
+  type OperationObject,
+  type ParameterObject,
+} from './document.ts'
 
 const ROOT_ID = 'urn:voice-api-kit:contract'
-
-/**
- * How a validator treats the data: `query` coerces strings and fills defaults, `body` fills the
- * contract's defaults into the (parsed, owned) request body, `check` only checks (responses).
- */
-export type Mode = 'query' | 'body' | 'check'
 
 function createAjv(document: OpenApiDocument, mode: Mode) {
   return createContractAjv(document, ROOT_ID, {

@@ -1,8 +1,7 @@
 import type { Collection } from '../collection.ts'
 import type { StoredReplay } from '../idempotency.ts'
 import type { EngineState } from '../state/state.ts'
-import type { AccountData } from './account-data.ts'
-import type { IntegrationRecord } from './types.ts'
+import type { AccountData, IntegrationRecord } from './types.ts'
 
 /** The state tables of the accounts' data; a record's key is `<account id>/<id>`. */
 export const ACCOUNT_DATA_TABLES = {

@@ -6,19 +6,10 @@ import { newId } from '../random.ts'
 import { RecordMap } from '../record-map.ts'
 import type { EngineState } from '../state/state.ts'
 import { changesOf, registerAccountData } from './account-data-tables.ts'
-import type { Agent, CallLog, IntegrationRecord, TeamMember } from './types.ts'
+import type { AccountData, Agent, CallLog, IntegrationRecord, TeamMember } from './types.ts'
 
 export { ACCOUNT_DATA_TABLES } from './account-data-tables.ts'
-
-/** Everything one account owns besides its keys. */
-export interface AccountData {
-  agents: Collection<Agent>
-  callLogs: Collection<CallLog>
-  /** The fixed catalog, in the contract's order; not paginated. */
-  integrations: RecordMap<IntegrationRecord>
-  teamMembers: Collection<TeamMember>
-  idempotency: IdempotencyStore
-}
+export type { AccountData } from './types.ts'
 
 /**
  * The data of every account, as five tables of the engine's state (agents, call logs, integrations, team
