@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { allChecks } from '../contracts/checks/index.ts'
-import { createContract } from '../contracts/contract/contract.ts'
-import { openSession } from '../contracts/runner/session.ts'
 import type { EngineRequest, EngineResponse } from '../mocks/engine/types.ts'
-import { createMockPlatform } from '../mocks/platform.ts'
-import { engineFetch } from './mutants/engine-fetch.ts'
-import { type Fault, faultyHandler } from './reliability/support/faulty-handler.ts'
+import type { Fault } from './reliability/support/faulty-handler.ts'
+import { runCheckAgainst } from './support/check-against-fault.ts'
 
 const BASE_URL = 'http://faults.test/v1'
-const checks = new Map(allChecks(createContract()).map((check) => [check.id, check]))
 
 type Body = Record<string, unknown>
 const bodyOf = (response: EngineResponse) => response.body as Body
@@ -514,19 +509,7 @@ const CASES: { check: string; shows: string; fault: string; apply: () => Fault }
   },
 ]
 
-async function runCheck(id: string, fault: Fault) {
-  const check = checks.get(id)
-  if (!check) throw new Error(`no check ${id}`)
-  const platform = await createMockPlatform()
-  const faulty = faultyHandler(platform, fault)
-  const session = await openSession({
-    baseUrl: BASE_URL,
-    provision: 'mock',
-    destructive: true,
-    fetch: engineFetch(() => faulty, BASE_URL),
-  })
-  return session.run(check)
-}
+const runCheck = (id: string, fault: Fault) => runCheckAgainst(id, fault, BASE_URL)
 
 describe('the contract suite against faults it was strengthened for', () => {
   it.each(CASES)('$check fails when $fault', async ({ check, apply }) => {

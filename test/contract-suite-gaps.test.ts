@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { allChecks } from '../contracts/checks/index.ts'
-import { createContract } from '../contracts/contract/contract.ts'
-import { openSession } from '../contracts/runner/session.ts'
 import type { EngineRequest, EngineResponse } from '../mocks/engine/types.ts'
-import { createMockPlatform } from '../mocks/platform.ts'
 import { faults as heldOutFaults } from './fault-sets/held-out-3.ts'
-import { engineFetch } from './mutants/engine-fetch.ts'
-import { type Fault, faultyHandler } from './reliability/support/faulty-handler.ts'
+import type { Fault } from './reliability/support/faulty-handler.ts'
+import { runCheckAgainst } from './support/check-against-fault.ts'
 
 /*
  * Issue 27: behaviours a mutation run showed the suite missed, each now checked. As in
@@ -15,7 +11,6 @@ import { type Fault, faultyHandler } from './reliability/support/faulty-handler.
  */
 
 const BASE_URL = 'http://gaps.test/v1'
-const checks = new Map(allChecks(createContract()).map((check) => [check.id, check]))
 
 type Body = Record<string, unknown>
 const pathOf = (request: EngineRequest) => request.url.split('?')[0] ?? ''
@@ -275,19 +270,7 @@ const CASES: { check: string; fault: string; apply: () => Fault }[] = [
   },
 ]
 
-async function runCheck(id: string, fault: Fault) {
-  const check = checks.get(id)
-  if (!check) throw new Error(`no check ${id}`)
-  const platform = await createMockPlatform()
-  const faulty = faultyHandler(platform, fault)
-  const session = await openSession({
-    baseUrl: BASE_URL,
-    provision: 'mock',
-    destructive: true,
-    fetch: engineFetch(() => faulty, BASE_URL),
-  })
-  return session.run(check)
-}
+const runCheck = (id: string, fault: Fault) => runCheckAgainst(id, fault, BASE_URL)
 
 describe('the contract suite against the faults issue 27 found it missed', () => {
   it.each(CASES)('$check fails when $fault', async ({ check, apply }) => {
