@@ -243,10 +243,61 @@ const filterBounds: ContractCheck = {
   },
 }
 
+/**
+ * A cursor inside a filtered listing: the cursor may be any call log of the account, one the filter does not
+ * select included (the contract: only "an ID that is not an object of that collection" is 400
+ * `invalid_cursor`), and the page holds the call logs the filter selects on that side of it, in the order of
+ * the whole listing. The cursor is a call log of another agent than the one filtered on, once in each
+ * direction. Two requests beyond a read-only run's budget.
+ */
+const filterWithCursor: ContractCheck = {
+  id: 'resources/call-logs/filter-with-cursor',
+  area: 'resources',
+  group,
+  title:
+    'takes as a cursor of a listing filtered by agent_id a call log of another agent, and pages the filtered call logs from its place in either direction',
+  needs: ['call-logs', 'beyond-read-only'],
+  async run(ctx) {
+    const logs = await allLogs(ctx)
+    const counts = new Map<string, number>()
+    for (const log of logs) counts.set(String(log.agent_id), (counts.get(String(log.agent_id)) ?? 0) + 1)
+    const [agent] = [...counts].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))[0] ?? []
+    const selects = (l: Log) => String(l.agent_id) === agent
+    const others = logs.flatMap((log, i) => (selects(log) ? [] : [i]))
+    // After a call log of another agent in the middle: the page of the agent's older call logs.
+    const middle = others.find((i) => i >= Math.floor(logs.length / 2) && logs.slice(i + 1).some(selects))
+    // Before one near the newest end: the agent's newer call logs, fewer than a page, so all of them.
+    const early = others
+      .filter((i) => {
+        const newer = logs.slice(0, i).filter(selects).length
+        return newer > 0 && newer < PAGE
+      })
+      .at(-1)
+    if (agent === undefined || (middle === undefined && early === undefined))
+      return ctx.skip('the call logs do not belong to several agents, with some of one agent on either side')
+    const rule = `a call log of another agent as the cursor (the contract: only an ID that is not an object of the collection is 400 invalid_cursor)`
+    if (middle !== undefined)
+      await expectFiltered(ctx, logs.slice(middle + 1), {
+        family: 'cursor',
+        query: `agent_id=${agent}&starting_after=${String(logs[middle]?.id)}`,
+        matches: selects,
+        rule,
+      })
+    if (early !== undefined)
+      await expectFiltered(ctx, logs.slice(0, early), {
+        family: 'cursor',
+        query: `agent_id=${agent}&ending_before=${String(logs[early]?.id)}`,
+        matches: selects,
+        rule,
+      })
+  },
+}
+
 /** Call logs: each filter family against the whole listing, bad filter values, the full object. */
 export const callLogChecks: ContractCheck[] = [
   ...FAMILIES.map(filterCheck),
   filterBounds,
+  filterWithCursor,
   {
     id: 'resources/call-logs/bad-filters',
     area: 'resources',

@@ -15,6 +15,7 @@ import { keyRestrictionChecks } from './key-restrictions.ts'
 import { normalisationChecks } from './normalisation.ts'
 import { paginationChecks } from './pagination.ts'
 import { queryFormChecks } from './query-forms.ts'
+import { queuedCallCheck } from './queued-call.ts'
 import { rateLimitMeaningChecks } from './rate-limit-meaning.ts'
 import { rateLimitChecks } from './rate-limits.ts'
 import { relationChecks } from './relations.ts'
@@ -46,6 +47,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...idempotencyChecks,
     ...callLogChecks,
     simulatedCallCheck,
+    queuedCallCheck,
     ...analyticsChecks,
     ...analyticsEdgeChecks,
     ...integrationChecks,

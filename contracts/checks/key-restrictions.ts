@@ -4,6 +4,8 @@ import type { ContractCheck } from './types.ts'
 
 /** Every IPv4 and IPv6 address, in several spellings (halves, a single-address range, a mapped form). */
 const EVERYWHERE = ['0.0.0.0/1', '128.0.0.0/1', '::/1', '8000::/1']
+/** The loopback addresses a local client has, each listed exactly (no range). */
+const LOOPBACK = ['127.0.0.1', '::1', '::ffff:127.0.0.1']
 /**
  * Documentation ranges (RFC 5737, RFC 3849), never the address of a real client, in every written form: a bare
  * address, the highest byte, IPv6 groups in full, with `::` for one group, in capitals, with an IPv4 tail.
@@ -49,6 +51,7 @@ const allowedIps: ContractCheck = {
     const everywhere = await key(EVERYWHERE)
     const get = (value: string) =>
       ctx.call({ method: 'GET', path: '/user', key: value, sensitive: [value], operationId: 'getUser' })
+    const admits = async (value: string) => (await get(value)).response.status === 200
     expectError(
       await get(elsewhere),
       403,
@@ -57,10 +60,19 @@ const allowedIps: ContractCheck = {
     )
     const admitted = await get(everywhere)
     const error = (admitted.response.json as { error?: { code?: string } } | undefined)?.error
-    if (admitted.response.status === 403 && error?.code === 'key_restricted')
+    if (admitted.response.status === 403 && error?.code === 'key_restricted') {
+      // Refused everywhere: a target that does not see the client address, unless it admits the client at a
+      // loopback address it lists exactly (then it sees the client, and its ranges do not match).
+      ensure(
+        !(await admits(await key(LOOPBACK))),
+        `a key restricted to ${EVERYWHERE.join(', ')} to admit the client, which a key restricted to ${LOOPBACK.join(', ')} admits (docs/decisions/003-api-keys.md: CIDR ranges)`,
+        'refused with 403 key_restricted',
+        admitted,
+      )
       return ctx.skip(
         'the target refuses even a key allowed everywhere: it does not see the client address (an in-app mock)',
       )
+    }
     expectStatus(admitted, 200, `for a key restricted to ${EVERYWHERE.join(', ')}`)
   },
 }
@@ -107,10 +119,17 @@ const allowedIpPrefixes: ContractCheck = {
       )
       return false
     }
-    if (!(await admits('0.0.0.0/0')))
+    if (!(await admits('0.0.0.0/0'))) {
+      // Unless the client is at 127.0.0.1, listed exactly: then the target sees it at an IPv4 address.
+      ensure(
+        !(await admits('127.0.0.1')),
+        'a key restricted to 0.0.0.0/0 to admit the client, which a key restricted to 127.0.0.1 admits (docs/decisions/003-api-keys.md: CIDR ranges)',
+        'refused with 403 key_restricted',
+      )
       return ctx.skip(
         'the target does not see the client at an IPv4 address (an IPv6 client, or an in-app mock)',
       )
+    }
     // Two prefix lengths a round: the range of this length, and both ranges of the next one it may lead to,
     // asked at the same time; the answers on the path taken decide, exactly as asked one after another.
     let address = 0

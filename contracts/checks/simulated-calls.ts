@@ -6,7 +6,7 @@ import type { ContractCheck } from './types.ts'
 type Log = Record<string, unknown> & { transcript?: { start_seconds?: number }[] }
 
 /** The account, key and agent the check places its calls for. */
-interface CallSetup {
+export interface CallSetup {
   accountId: string
   key: string
   agentId: unknown
