@@ -39,12 +39,18 @@ export interface CompareInput {
   pathOperations?: readonly ContractOperation[]
   /** A HEAD request: no body to compare. */
   head?: boolean
+  /** A CORS preflight (`OPTIONS`): what decides is the contract's CORS convention. */
+  preflight?: boolean
   target: Answer
   model: Answer
   /** The URLs each side was sent, against which a relative `Location` resolves. */
   urls: { target: string; model: string }
   ids: IdMap
 }
+
+/** What decides a preflight's answer: the contract's conventions (info.description, CORS). */
+const PREFLIGHT_SENTENCE =
+  'the contract, Conventions, CORS: "The standalone mock answers CORS preflights (`OPTIONS`, 204) for every documented path"'
 
 /** At most this many differences per answer are told (the first ones in document order). */
 const MAX_DIFFERENCES = 6
@@ -109,7 +115,7 @@ export function compareAnswers(input: CompareInput): Difference[] {
       at: 'status',
       target: statusLine(target),
       model: statusLine(model),
-      decidedBy: responseSentence(contract, operation, model.status),
+      decidedBy: input.preflight ? PREFLIGHT_SENTENCE : responseSentence(contract, operation, model.status),
     })
     return out
   }

@@ -3,6 +3,7 @@ import type { Contract } from '../contract/contract.ts'
 import { type ContractOperation, fillPath, matchOperation } from '../contract/operations.ts'
 import { parseRateLimit } from '../http/rate-limit-headers.ts'
 import { MockControlError } from '../provision/mock-control.ts'
+import { isRespelled, spellBody } from './body-spelling.ts'
 import { compareAnswers, type Difference, responseSentence } from './compare-answers.ts'
 import {
   creatingOperations,
@@ -458,22 +459,24 @@ export class Sequence {
           const broken = bodyBreakages(contract.document, operation.requestBody.schema, value)
           if (broken.length > 0) value = (broken[step.body.pick % broken.length] as { body: unknown }).body
         }
-        body = JSON.stringify(value)
-        contentType = 'application/json'
+        ;({ text: body, contentType } = spellBody(value, step.body.spelling))
       }
     }
     const request = (side: 'target' | 'model'): SideRequest => {
       const search = new URLSearchParams(query[side]).toString()
       const out: Record<string, string> = { ...headers[side] }
       const key = this.keyOf(step.key, side)
-      if (key !== undefined) out.authorization = `Bearer ${key}`
-      if (contentType) out['content-type'] = contentType
+      // A CORS preflight, as a browser sends it: no key and no body, the method it asks for.
+      const preflight = method === 'OPTIONS'
+      if (key !== undefined && !preflight) out.authorization = `Bearer ${key}`
+      if (contentType && !preflight) out['content-type'] = contentType
       if (step.origin !== 'none') out.origin = step.origin === 'allowed' ? ALLOWED_ORIGIN : OTHER_ORIGIN
+      if (preflight) out['access-control-request-method'] = operation.method.toUpperCase()
       return {
         method,
         path: fillPath(operation.path, path[side]) + (search ? `?${search}` : ''),
         headers: out,
-        body,
+        body: preflight ? undefined : body,
         operationId:
           method === operation.method.toUpperCase() || method === 'HEAD' ? operation.operationId : undefined,
       }
@@ -644,8 +647,25 @@ export class Sequence {
       else headers.authorization = `Bearer ${key}`
       return { ...request, headers }
     }
-    const pair = { target: rekey(earlier.pair.target, 'target'), model: rekey(earlier.pair.model, 'model') }
-    current.title = `${pair.target.method} ${pair.target.path} again, same body and Idempotency-Key (key: ${role})`
+    // The body written another way is the same request: compared as a JSON value (the contract, Idempotency).
+    const respell = (request: SideRequest): SideRequest => {
+      if (!isRespelled(step.spelling) || request.body === undefined) return request
+      let value: unknown
+      try {
+        value = JSON.parse(request.body)
+      } catch {
+        return request
+      }
+      const { text } = spellBody(value, step.spelling & ~3)
+      return { ...request, body: text }
+    }
+    const pair = {
+      target: respell(rekey(earlier.pair.target, 'target')),
+      model: respell(rekey(earlier.pair.model, 'model')),
+    }
+    const spelled =
+      pair.target.body === earlier.pair.target.body ? 'same body' : 'the same body written another way'
+    current.title = `${pair.target.method} ${pair.target.path} again, ${spelled} and Idempotency-Key (key: ${role})`
     await this.separateWrite()
     await this.exchange(pair, { operation: earlier.operation, role, title: current.title })
   }
@@ -781,6 +801,7 @@ export class Sequence {
         operation: meta.operation,
         pathOperations,
         head: pair.target.method === 'HEAD',
+        preflight: pair.target.method === 'OPTIONS',
         target: t,
         model: answer,
         urls: { target: t.url, model: answer.url },

@@ -48,9 +48,10 @@ export type ParamChoice =
 
 /** The body of a request. */
 export type BodyChoice =
-  | { form: 'valid'; value: unknown }
+  /** `spelling`: how the JSON is written and its media type (body-spelling.ts; 0 the plain way). */
+  | { form: 'valid'; value: unknown; spelling: number }
   /** A valid body broken in one place (`bodyBreakages` of the value, the `pick`th). */
-  | { form: 'broken'; value: unknown; pick: number }
+  | { form: 'broken'; value: unknown; pick: number; spelling: number }
   /** A body that is not a JSON object, or not sent as JSON. */
   | { form: 'raw'; text: string; contentType: string }
 
@@ -76,8 +77,11 @@ export interface ApiStep {
 
 export type Step =
   | ApiStep
-  /** The same request as an earlier one that carried an Idempotency-Key, with the same or another key. */
-  | { kind: 'again'; pick: number; key: KeyRole | 'same' }
+  /**
+   * The same request as an earlier one that carried an Idempotency-Key, with the same or another key; its JSON
+   * body written another way when `spelling` is not 0 (the same value: body-spelling.ts).
+   */
+  | { kind: 'again'; pick: number; key: KeyRole | 'same'; spelling: number }
   /** `POST /_mock/clock/advance` on the target; the model's clock follows the target's. */
   | { kind: 'advance'; seconds: number }
   /** A simulated call placed through the control plane (when it offers `/calls`), then let run to its end. */

@@ -151,6 +151,12 @@ const RAW_BODIES: BodyChoice[] = [
   { form: 'raw', text: '{}', contentType: 'text/plain' },
 ]
 
+/** How a JSON body is written (body-spelling.ts): mostly the plain way, else one of the equivalent ones. */
+const spellingArbitrary = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(0) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 15 }) },
+)
+
 function bodyArbitrary(
   contract: Contract,
   operation: ContractOperation,
@@ -163,12 +169,17 @@ function bodyArbitrary(
       ? fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: fc.constantFrom(...body.examples) })
       : valid
   return fc.oneof(
-    { weight: 12, arbitrary: base.map((value): BodyChoice => ({ form: 'valid', value })) },
+    {
+      weight: 12,
+      arbitrary: fc
+        .tuple(base, spellingArbitrary)
+        .map(([value, spelling]): BodyChoice => ({ form: 'valid', value, spelling })),
+    },
     {
       weight: 3,
       arbitrary: fc
-        .tuple(base, fc.nat())
-        .map(([value, pick]): BodyChoice => ({ form: 'broken', value, pick })),
+        .tuple(base, fc.nat(), spellingArbitrary)
+        .map(([value, pick, spelling]): BodyChoice => ({ form: 'broken', value, pick, spelling })),
     },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_BODIES) },
   )
@@ -192,6 +203,8 @@ function apiStepArbitrary(contract: Contract, operation: ContractOperation): fc.
     { weight: 12, arbitrary: fc.constant(undefined) },
   ]
   if (operation.method === 'get') methods.push({ weight: 1, arbitrary: fc.constant('HEAD') })
+  // A CORS preflight of the path (the contract's conventions: the standalone mock answers them).
+  methods.push({ weight: 1, arbitrary: fc.constant('OPTIONS') })
   if (others.length > 0) methods.push({ weight: 1, arbitrary: fc.constantFrom(...others) })
   const body = bodyArbitrary(contract, operation)
   return fc.record({
@@ -260,6 +273,7 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
             { weight: 1, arbitrary: fc.constantFrom<KeyRole>('other-secret', 'spare', 'read') },
             { weight: 1, arbitrary: keyArbitrary(contract) },
           ),
+          spelling: spellingArbitrary,
         })
         .map((again): Step => ({ kind: 'again', ...again })),
     },
