@@ -28,6 +28,17 @@ export function listOperations(contract: Contract): ContractOperation[] {
   })
 }
 
+/**
+ * The account's views that are not lists: GET on a path without parameters answered without `data` (the user,
+ * aggregates).
+ */
+export function viewOperations(contract: Contract): ContractOperation[] {
+  const lists = new Set(listOperations(contract))
+  return contract.operations.filter(
+    (op) => op.method === 'get' && !op.path.includes('{') && !lists.has(op) && op.responses.has('200'),
+  )
+}
+
 /** The prefix of the IDs a list operation lists (`agt` for `GET /agents`), from its answer's schema. */
 export function listPrefix(contract: Contract, operation: ContractOperation): string | undefined {
   const schema = operation.responses.get('200')?.schema

@@ -102,19 +102,20 @@ export const LEFT_OPEN: readonly LeftOpen[] = [
     because:
       'CallLog.recording_url: "Recording of the call; `null` when recording was disabled or the call has not ended": whether there is one is fixed, the URL is the implementation\'s.',
   })),
-  ...[
-    'analyzed_count',
-    'successful_count',
-    'total_cost_usd',
-    'avg_cost_usd',
-    'success_rate',
-    'sentiment',
-  ].map((field) => ({
+  ...['successful_count', 'total_cost_usd', 'avg_cost_usd', 'sentiment'].map((field) => ({
     where: `#/components/schemas/AnalyticsMetrics/properties/${field}`,
     treatment: 'skip' as const,
     because:
       'AnalyticsMetrics: costs, analyses and sentiments add up what the simulated calls said and cost (mock-control.yaml, startCall: "a conversation ... from the seed\'s scripts"), the target\'s own data.',
   })),
+  // Which calls were analyzed is fixed (a call log's `analysis` is compared for presence), so `analyzed_count` is
+  // compared; what the analyses found is the target's own.
+  {
+    where: '#/components/schemas/AnalyticsMetrics/properties/success_rate',
+    treatment: 'presence',
+    because:
+      'AnalyticsMetrics.success_rate: "`successful_count / analyzed_count` ... `null` when nothing was analyzed": whether there is a rate is fixed, its value comes from what the simulated calls said (mock-control.yaml, startCall).',
+  },
   {
     where: 'header request-id',
     treatment: 'skip',

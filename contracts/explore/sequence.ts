@@ -11,6 +11,7 @@ import {
   listPrefix,
   paginationNames,
   uniqueEmails,
+  viewOperations,
 } from './contract-shapes.ts'
 import { IdMap } from './id-map.ts'
 import type { ModelTime } from './model-time.ts'
@@ -681,10 +682,31 @@ export class Sequence {
     current.title = 'place a simulated call (POST /_mock/accounts/{account_id}/calls)'
     const placed = await this.placeCall(step)
     if (!placed) return
-    // Let the call run to its end and its analysis: what is read then no longer depends on the sub-second.
-    const settle = step.ringSeconds + step.durationSeconds + 125
-    current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${placed} (ringing ${step.ringSeconds} s, talking ${step.durationSeconds} s), then advance the clock ${settle} s`
-    await this.advanceBy(settle)
+    const { ringSeconds: ring, durationSeconds: talk } = step
+    current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${placed} (ringing ${ring} s, talking ${talk} s), then watch it to its analysis`
+    // The call on its way, each stage read back (a stage that changes within a second of a read is run again by
+    // the model in the neighbouring seconds before a difference counts): queued at once, in the middle of its
+    // talk, 2 s after its end (not analyzed yet: the analysis comes 120 s after the end), then analyzed, after
+    // which what is read no longer depends on the sub-second.
+    await this.watchCall('queued')
+    const middle = ring + Math.floor(talk / 2)
+    if (middle > 0) {
+      await this.advanceBy(middle)
+      await this.watchCall('in the middle of its talk')
+    }
+    await this.advanceBy(ring + talk + 2 - middle)
+    await this.watchCall('ended, not analyzed yet', true)
+    await this.advanceBy(123)
+  }
+
+  /** A call's list read back at a stage of its call (and, with `views`, the account's views: the aggregates). */
+  private async watchCall(stage: string, views = false): Promise<void> {
+    const { contract } = this.deps
+    for (const list of listOperations(contract).filter((op) => listPrefix(contract, op) === 'call'))
+      await this.read({ target: list.path, model: list.path }, `a placed call ${stage}`)
+    if (views)
+      for (const view of viewOperations(contract))
+        await this.read({ target: view.path, model: view.path }, `a placed call ${stage}`)
   }
 
   /** Places a call on both sides; the target agent's ID, or undefined when none was placed (with a note). */

@@ -144,7 +144,7 @@ describe('exploration against the mock', () => {
   }, 120_000)
 
   it('stops when the request budget is spent, and says so', async () => {
-    const run = await exploreInProcess(await createMockPlatform(), { seed: 3, sequences: 50, budget: 60 })
+    const run = await exploreInProcess(await createMockPlatform(), { seed: 3, sequences: 50, budget: 150 })
     expect(run.outcome.status).toBe('passed')
     expect(run.result?.stopped).toMatch(/request budget/)
     expect(run.result?.sequences).toBeLessThan(50)

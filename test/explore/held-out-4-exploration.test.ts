@@ -5,10 +5,12 @@ import { faults } from '../fault-sets/held-out-4.ts'
 import { faultyHandler } from '../reliability/support/faulty-handler.ts'
 import { exploreInProcess } from './support/explore-run.ts'
 
-// Exploration sends what the contract calls the same request in the forms it allows (a JSON body with its members
-// in another order and with whitespace, `application/json` in another case or with a charset; the same body
-// written another way on an idempotent retry) and CORS preflights of every path. Three faults of held-out set 4
-// that exploration alone missed at seed 1 before it did (each is the correct engine wrapped in test code).
+// Faults of held-out set 4 that exploration alone missed at seed 1, caught since it sends what the contract calls
+// the same request in the forms it allows (a JSON body with its members in another order and with whitespace,
+// `application/json` in another case or with a charset; the same body written another way on an idempotent
+// retry), CORS preflights of every path, and watches a placed call on its way (queued, talking, ended before its
+// analysis), comparing whether analytics have a success rate. Each fault is the correct engine wrapped in test
+// code.
 
 const SEQUENCES = 40
 
@@ -28,11 +30,13 @@ describe('spellBody', () => {
   })
 })
 
-describe('exploration alone against equivalent forms and preflights (held-out set 4)', () => {
+describe('exploration alone against faults of held-out set 4 it missed before', () => {
   it.each([
     'idempotent-bodies-compared-as-text',
     'json-content-type-matched-exactly',
     'preflight-only-on-collection-paths',
+    'queued-calls-listed-last',
+    'success-rate-over-completed-calls',
   ])(
     'catches %s (seed 1)',
     async (name) => {
