@@ -41,6 +41,9 @@ describe('the contract suite through prism proxy in front of the mock', () => {
     mockControlUrl: `${mockOrigin}/_mock`,
     provision: 'mock',
     destructive: true,
+    // Exploration with a fixed seed, as CI runs it: a random one made this test differ from run to run.
+    seed: 1,
+    exploreSequences: 20,
   }))
 })
 
