@@ -15,6 +15,16 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import {
+  canonical,
+  isObject,
+  type Json,
+  pathOf,
+  queryOf,
+  tokenOf,
+  urlOf,
+  withToken,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -36,20 +46,7 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-type Json = Record<string, unknown>
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
-const urlOf = (request: EngineRequest) => new URL(request.url, 'http://engine.invalid')
-const pathOf = (request: EngineRequest) => urlOf(request).pathname
-const queryOf = (request: EngineRequest) => urlOf(request).searchParams
 const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-
-/** The request's bearer token, or undefined. */
-function tokenOf(request: EngineRequest): string | undefined {
-  const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')
-  return match?.[1]
-}
 
 function jsonOf(request: EngineRequest): unknown {
   if (request.body === null) return undefined
@@ -105,17 +102,6 @@ function replayOf(stored: EngineResponse, current: EngineResponse): EngineRespon
     headers: { ...headers, 'idempotent-replayed': 'true' },
     body: structuredClone(stored.body),
   }
-}
-
-/** A JSON value written with sorted keys: two bodies are the same request when these are equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (isObject(value))
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
-      .join(',')}}`
-  return JSON.stringify(value) ?? 'undefined'
 }
 
 const isListPath = (path: string) => /^\/v1\/(agents|call-logs|team-members)\/?$/.test(path)
@@ -323,11 +309,6 @@ class KeyBook {
     return undefined
   }
 }
-
-const withToken = (request: EngineRequest, token: string): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, authorization: `Bearer ${token}` },
-})
 
 const sameScopes = (a: KeyInfo, b: KeyInfo) =>
   [...a.permissions].sort().join() === [...b.permissions].sort().join()
