@@ -805,14 +805,16 @@ export class Sequence {
       note: undefined as string | undefined,
     }
     this.current?.exchanges.push(record)
-    if (meta.uncompared) {
-      record.note = meta.uncompared
-      return { target: t, model: m }
-    }
+    // Before the question whether the answers are compared: the model counted a request that never reached the
+    // target (a proxy answered it), so the two sides' rate limits part whether or not this answer is compared.
     if (t.notFromTarget) {
       record.note = t.notFromTarget
       // Nothing is counted either side for a 401; anything else the model counted, the target never saw.
       if (t.status !== 401 || m.status !== 401) throw new SequenceCut(t.notFromTarget)
+      return { target: t, model: m }
+    }
+    if (meta.uncompared) {
+      record.note = meta.uncompared
       return { target: t, model: m }
     }
     const bare = pair.target.path.split('?')[0] as string
