@@ -21,7 +21,8 @@ const SEEN_KEPT = 12
 /**
  * What a sequence has learnt so far, for the steps that follow to choose from: the objects on each side (live,
  * deleted, of the other account) by ID prefix, the values sent for each parameter, the strings seen in each
- * field (an e-mail address to invite again), and the instants the answers showed (bounds of filters and ranges).
+ * field (an e-mail address to invite again), and the instants and integers the answers showed (bounds of
+ * filters and ranges).
  */
 export class SequenceMemory {
   private readonly pools: Record<Pool, Map<string, IdPair[]>> = {
@@ -33,6 +34,8 @@ export class SequenceMemory {
   private readonly sentParams = new Map<string, IdPair[]>()
   /** Instants the answers showed, with the field that showed them. */
   private readonly stamps: { field: string; second: number }[] = []
+  /** Integers the answers showed, per field (the last few). */
+  private readonly integers = new Map<string, number[]>()
 
   /** The objects of one pool with one ID prefix (`agt`), oldest first; the list itself, to add to. */
   pool(kind: Pool, prefix: string): IdPair[] {
@@ -74,6 +77,17 @@ export class SequenceMemory {
     const word = name.split('_')[0] as string
     const related = this.stamps.filter((s) => s.field.split('_')[0] === word)
     return related.length > 0 ? related : this.stamps
+  }
+
+  /**
+   * The integers a bound named `name` is drawn from: those of the fields whose name ends its own
+   * (`min_duration_seconds` on `duration_seconds`), none when no such field showed one.
+   */
+  numbersFor(name: string): readonly number[] {
+    const found: number[] = []
+    for (const [field, values] of this.integers)
+      if (name === field || name.endsWith(`_${field}`)) found.push(...values)
+    return found
   }
 
   /**
@@ -133,7 +147,11 @@ export class SequenceMemory {
 
   /** Every string of a value in a named field that is neither an ID nor an instant, the last few per field. */
   private remember(value: unknown, field = ''): void {
-    if (typeof value === 'string') {
+    if (typeof value === 'number' && Number.isInteger(value) && field) {
+      const list = this.integers.get(field) ?? []
+      if (!list.includes(value)) list.push(value)
+      this.integers.set(field, list.slice(-SEEN_KEPT))
+    } else if (typeof value === 'string') {
       if (!field || ID_SHAPE.test(value) || INSTANT_SHAPE.test(value)) return
       const list = this.strings.get(field) ?? []
       if (!list.includes(value)) list.push(value)

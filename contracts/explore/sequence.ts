@@ -416,6 +416,13 @@ export class Sequence {
         const text = iso(base + choice.offset)
         return { target: text, model: text }
       }
+      case 'number': {
+        const seen = this.memory.numbersFor(name)
+        const text = String(
+          seen.length > 0 ? (seen[choice.pick % seen.length] as number) + choice.offset : choice.fallback,
+        )
+        return { target: text, model: text }
+      }
     }
   }
 
@@ -688,22 +695,40 @@ export class Sequence {
     // the model in the neighbouring seconds before a difference counts): queued at once, in the middle of its
     // talk, 2 s after its end (not analyzed yet: the analysis comes 120 s after the end), then analyzed, after
     // which what is read no longer depends on the sub-second.
-    await this.watchCall('queued')
+    const watch = step.watch ?? {}
+    await this.watchCall('queued', watch)
     const middle = ring + Math.floor(talk / 2)
     if (middle > 0) {
       await this.advanceBy(middle)
-      await this.watchCall('in the middle of its talk')
+      await this.watchCall('in the middle of its talk', watch)
     }
     await this.advanceBy(ring + talk + 2 - middle)
-    await this.watchCall('ended, not analyzed yet', true)
+    await this.watchCall('ended, not analyzed yet', watch, true)
     await this.advanceBy(123)
   }
 
-  /** A call's list read back at a stage of its call (and, with `views`, the account's views: the aggregates). */
-  private async watchCall(stage: string, views = false): Promise<void> {
+  /**
+   * A call's list read back at a stage of its call, whole and, when `watch` holds parameters, through them (a
+   * filter or a cursor meeting the call under way); with `views`, the account's views (the aggregates).
+   */
+  private async watchCall(stage: string, watch: Record<string, ParamChoice>, views = false): Promise<void> {
     const { contract } = this.deps
-    for (const list of listOperations(contract).filter((op) => listPrefix(contract, op) === 'call'))
+    for (const list of listOperations(contract).filter((op) => listPrefix(contract, op) === 'call')) {
       await this.read({ target: list.path, model: list.path }, `a placed call ${stage}`)
+      const query = { target: [] as [string, string][], model: [] as [string, string][] }
+      for (const parameter of list.parameters.filter((p) => p.in === 'query')) {
+        const value = this.param(parameter.name, watch[parameter.name] ?? { from: 'absent' })
+        // A deleted object as a cursor is neither allowed nor refused by the contract: not sent here.
+        if (value === undefined || (value.pool === 'deleted' && idPrefixes(parameter.schema)?.[0] === '*'))
+          continue
+        query.target.push([parameter.name, value.target])
+        query.model.push([parameter.name, value.model])
+      }
+      if (query.target.length > 0) {
+        const search = (side: 'target' | 'model') => `${list.path}?${new URLSearchParams(query[side])}`
+        await this.read({ target: search('target'), model: search('model') }, `a placed call ${stage}`)
+      }
+    }
     if (views)
       for (const view of viewOperations(contract))
         await this.read({ target: view.path, model: view.path }, `a placed call ${stage}`)

@@ -45,6 +45,11 @@ export type ParamChoice =
   | { from: 'unknown'; prefix: string }
   /** An instant: now on the target's clock, or an object's `created_at`, plus `offset` seconds. */
   | { from: 'instant'; base: 'now' | 'object'; pick: number; offset: number }
+  /**
+   * An integer an answer showed in the field the parameter bounds (`min_duration_seconds` on `duration_seconds`:
+   * the parameter's name ends with the field's), plus `offset`; `fallback` when none was seen.
+   */
+  | { from: 'number'; pick: number; offset: number; fallback: unknown }
 
 /** The body of a request. */
 export type BodyChoice =
@@ -93,6 +98,11 @@ export type Step =
       direction: 'inbound' | 'outbound'
       ringSeconds: number
       durationSeconds: number
+      /**
+       * The call list's query parameters for a second reading of it at each stage of the call (none present:
+       * no second reading): a filter or a cursor meeting a call under way.
+       */
+      watch?: Record<string, ParamChoice>
     }
   /** A key revoked through the control plane. */
   | { kind: 'revoke'; key: KeyRole }

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { parameterBreakages } from '../contract/breakages.ts'
 import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
-import { listPrefix } from './contract-shapes.ts'
+import { listOperations, listPrefix } from './contract-shapes.ts'
 import { idPrefixes, resolveNode } from './schema-node.ts'
 import { valueArbitrary } from './schema-values.ts'
 import {
@@ -141,6 +141,14 @@ function paramArbitrary(
   // A header (an Idempotency-Key) and a path's catalogue value (an integration) are often the one sent before.
   if (parameter.in === 'header' || parameter.in === 'path')
     return withOptional({ weight: 3, arbitrary: value }, { weight: 3, arbitrary: seen })
+  // An integer bound of a field (a minimum duration) often on a value an answer showed, or one either side of
+  // it: where inclusive and exclusive bounds part.
+  if (resolveNode(document, schema, '#').schema.type === 'integer') {
+    const near = fc
+      .tuple(fc.nat(), fc.constantFrom(-1, 0, 0, 1), valid)
+      .map(([pick, offset, fallback]): ParamChoice => ({ from: 'number', pick, offset, fallback }))
+    return withOptional({ weight: 3, arbitrary: value }, { weight: 2, arbitrary: near })
+  }
   return withOptional({ weight: 5, arbitrary: value })
 }
 
@@ -251,6 +259,16 @@ const METHOD_WEIGHT: Record<string, number> = { post: 5, patch: 4, delete: 3, ge
  * and its clock and keys.
  */
 export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
+  const callList = listOperations(contract).find((op) => listPrefix(contract, op) === 'call')
+  const watch = callList
+    ? fc.record(
+        Object.fromEntries(
+          callList.parameters
+            .filter((p) => p.in === 'query')
+            .map((p) => [p.name, paramArbitrary(contract, callList, p)]),
+        ),
+      )
+    : fc.constant({})
   const api = fc.oneof(
     ...contract.operations.map((op) => ({
       weight: METHOD_WEIGHT[op.method] ?? 2,
@@ -287,6 +305,7 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
           direction: fc.constantFrom<'inbound' | 'outbound'>('inbound', 'outbound'),
           ringSeconds: fc.integer({ min: 0, max: 10 }),
           durationSeconds: fc.integer({ min: 0, max: 300 }),
+          watch,
         })
         .map((call): Step => ({ kind: 'call', ...call })),
     },

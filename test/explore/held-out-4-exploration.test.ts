@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { spellBody } from '../../contracts/explore/body-spelling.ts'
+import { IdMap } from '../../contracts/explore/id-map.ts'
+import { SequenceMemory } from '../../contracts/explore/sequence-memory.ts'
 import { createMockPlatform } from '../../mocks/platform.ts'
 import { faults } from '../fault-sets/held-out-4.ts'
-import { faultyHandler } from '../reliability/support/faulty-handler.ts'
+import { type Fault, faultyHandler } from '../reliability/support/faulty-handler.ts'
 import { exploreInProcess } from './support/explore-run.ts'
 
 // Faults of held-out set 4 that exploration alone missed at seed 1, caught since it sends what the contract calls
@@ -37,6 +39,8 @@ describe('exploration alone against faults of held-out set 4 it missed before', 
     'preflight-only-on-collection-paths',
     'queued-calls-listed-last',
     'success-rate-over-completed-calls',
+    // Caught since a watched call's list is also read through generated filters and cursors.
+    'duration-filter-counts-unended-calls-as-zero',
   ])(
     'catches %s (seed 1)',
     async (name) => {
@@ -62,6 +66,49 @@ describe('exploration alone against faults of held-out set 4 it missed before', 
       shrinkSeconds: 0,
     })
     expect(run.outcome.status, run.outcome.failure?.actual).toBe('passed')
+    await platform.close()
+  }, 120_000)
+})
+
+describe('exploration bounds a filter on a value an answer showed', () => {
+  // A minimum duration read as exclusive (`>` for the contract's "at least"): only a call log whose duration is
+  // the bound itself tells the difference, and a random bound meets one seldom.
+  const exclusiveMinimum: Fault = {
+    request(request) {
+      const url = new URL(request.url, 'http://x')
+      const min = url.searchParams.get('min_duration_seconds')
+      // Not at 0, which any bound meets often (a call that was not answered lasted 0 s).
+      if (!url.pathname.endsWith('/call-logs') || min === null || !/^[1-9]\d*$/.test(min)) return request
+      url.searchParams.set('min_duration_seconds', String(Number(min) + 1))
+      return { ...request, url: url.pathname + url.search }
+    },
+  }
+
+  it('draws an integer bound from the field it bounds, as answers showed it', () => {
+    const memory = new SequenceMemory()
+    const answer = (body: unknown) => ({ status: 200, headers: {}, body, url: '', text: '', problems: [] })
+    const ids = new IdMap()
+    memory.learn(
+      { method: 'GET' },
+      answer({ data: [{ id: 'call_a', duration_seconds: 137 }] }),
+      'secret',
+      ids,
+    )
+    memory.learn({ method: 'GET' }, answer({ id: 'agt_a', max_call_duration_seconds: 900 }), 'secret', ids)
+    expect(memory.numbersFor('min_duration_seconds')).toEqual([137])
+    expect(memory.numbersFor('max_duration_seconds')).toEqual([137])
+    expect(memory.numbersFor('limit')).toEqual([])
+  })
+
+  it('catches an exclusive minimum duration (seed 1)', async () => {
+    const platform = await createMockPlatform({ seedSize: { callLogs: 0 } })
+    const run = await exploreInProcess(faultyHandler(platform, exclusiveMinimum), {
+      seed: 1,
+      sequences: SEQUENCES,
+      shrinkSeconds: 0,
+    })
+    expect(run.outcome.status, run.outcome.reason).toBe('failed')
+    expect(run.outcome.failure?.actual).toContain('min_duration_seconds')
     await platform.close()
   }, 120_000)
 })
