@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { EngineRequest, EngineResponse } from '../mocks/engine/types.ts'
-import { faults as heldOutFaults } from './fault-sets/held-out-3.ts'
+import { faults as heldOut3Faults } from './fault-sets/held-out-3.ts'
 import { faults as heldOut4Faults } from './fault-sets/held-out-4.ts'
+import { faults as heldOut5Faults } from './fault-sets/held-out-5.ts'
 import type { Fault } from './reliability/support/faulty-handler.ts'
 import { runCheckAgainst } from './support/check-against-fault.ts'
 
@@ -61,21 +62,64 @@ function refused(response: EngineResponse, param: string, message: string): Engi
   }
 }
 
-/** A fault of the held-out set 3 (test/fault-sets/held-out-3.ts) that the whole suite missed when it was measured. */
-function heldOut(name: string): Fault {
-  const fault = heldOutFaults.find((each) => each.name === name)
-  if (!fault) throw new Error(`no fault ${name} in held-out set 3`)
+const HELD_OUT = { 3: heldOut3Faults, 4: heldOut4Faults, 5: heldOut5Faults }
+
+/** A fault of a held-out set (test/fault-sets/held-out-<set>.ts) that the whole suite missed when it was measured. */
+function heldOutFault(set: keyof typeof HELD_OUT, name: string): Fault {
+  const fault = HELD_OUT[set].find((each) => each.name === name)
+  if (!fault) throw new Error(`no fault ${name} in held-out set ${set}`)
   return fault.make()
 }
+const heldOut = (name: string) => heldOutFault(3, name)
+const heldOut4 = (name: string) => heldOutFault(4, name)
+const heldOut5 = (name: string) => heldOutFault(5, name)
 
-/** A fault of the held-out set 4 (test/fault-sets/held-out-4.ts) that the whole suite missed when it was measured. */
-function heldOut4(name: string): Fault {
-  const fault = heldOut4Faults.find((each) => each.name === name)
-  if (!fault) throw new Error(`no fault ${name} in held-out set 4`)
-  return fault.make()
+/** A DELETE over 1 MiB carried out, then answered 413 as if it had been refused. */
+function deletedThenRefused(): Fault {
+  const carriedOut = new WeakSet<EngineRequest>()
+  return {
+    request(request) {
+      const oversized =
+        request.bodyTooLarge || new TextEncoder().encode(request.body ?? '').length > 1024 * 1024
+      if (request.method !== 'DELETE' || !oversized) return request
+      const carried = { ...request, bodyTooLarge: false, body: null }
+      carriedOut.add(carried)
+      return carried
+    },
+    response(response, request) {
+      if (!carriedOut.has(request) || response.status !== 200) return response
+      return {
+        ...response,
+        status: 413,
+        body: {
+          error: {
+            type: 'invalid_request_error',
+            code: 'payload_too_large',
+            message: 'The request body is larger than 1 MiB.',
+            request_id: String(response.headers['request-id']),
+          },
+        },
+      }
+    },
+  }
 }
 
 const CASES: { check: string; fault: string; apply: () => Fault }[] = [
+  {
+    check: 'bad-input/oversize-delete',
+    fault: 'the size limit in the JSON parser, so that a DELETE over 1 MiB goes through (held-out set 5)',
+    apply: () => heldOut5('oversized-delete-carried-out'),
+  },
+  {
+    check: 'resources/agents/oversize-delete',
+    fault: 'the size limit in the JSON parser, so that a DELETE over 1 MiB goes through (held-out set 5)',
+    apply: () => heldOut5('oversized-delete-carried-out'),
+  },
+  {
+    check: 'resources/agents/oversize-delete',
+    fault: 'a DELETE over 1 MiB refused 413 after the agent was deleted',
+    apply: deletedThenRefused,
+  },
   {
     check: 'resources/call-logs/filter-with-cursor',
     fault: 'a cursor outside the agent_id filter refused as invalid_cursor (held-out set 4)',

@@ -13,6 +13,7 @@ import { idempotencyExpiryChecks, idempotencyRetryChecks } from './idempotency-r
 import { integrationChecks } from './integrations.ts'
 import { keyRestrictionChecks } from './key-restrictions.ts'
 import { normalisationChecks } from './normalisation.ts'
+import { oversizeDeleteChecks } from './oversize-delete.ts'
 import { paginationChecks } from './pagination.ts'
 import { queryFormChecks } from './query-forms.ts'
 import { queuedCallCheck } from './queued-call.ts'
@@ -61,6 +62,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     // after every read, since any request other than GET empties that cache.
     ...relationChecks,
     ...writesRefusedChecks(contract.operations),
+    ...oversizeDeleteChecks(contract.operations),
     ...webhookChecks,
     ...idempotencyExpiryChecks,
     // Run by the runner the first time the run waits for a used-up window (its 429s are then free), and

@@ -20,7 +20,7 @@ import type { ContractCheck } from './types.ts'
  */
 
 /** The object paths of the contract (`/agents/{agent_id}`) with the operations on them, in document order. */
-function objectPaths(operations: readonly ContractOperation[]) {
+export function objectPaths(operations: readonly ContractOperation[]) {
   const paths = new Map<string, ContractOperation[]>()
   for (const operation of operations)
     if (/\{[^}]+\}$/.test(operation.path))
@@ -41,7 +41,7 @@ function objectPaths(operations: readonly ContractOperation[]) {
   })
 }
 
-type ObjectPath = ReturnType<typeof objectPaths>[number]
+export type ObjectPath = ReturnType<typeof objectPaths>[number]
 
 /** One request to an object that does not exist, and the refusal a correct implementation gives. */
 interface Refusal {

@@ -1,6 +1,6 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MockPlatform } from '../../mocks/platform.ts'
+import { createMockPlatform, type MockPlatform } from '../../mocks/platform.ts'
 import { dashboardPages } from '../../mocks/server/dashboard/dashboard-pages.ts'
 import { errorProblems } from './support/error-schema.ts'
 import { httpJson, provisionAccount } from './support/http-json.ts'
@@ -208,5 +208,32 @@ describe('a body over 1 MiB on an operation that takes no body', () => {
 
   it('GET /_mock/dashboard is refused too', async () => {
     await refused('GET', '/_mock/dashboard', 'declared')
+  })
+})
+
+describe('request bodies over 1 MiB, handed over whole (MSW, createMockApi: no server stops reading)', () => {
+  it('refuses a DELETE carrying one with 413 and deletes nothing', async () => {
+    const platform = await createMockPlatform()
+    const key = platform.demo.secretKey as string
+    const send = (method: string, url: string, body: string | null = null) =>
+      platform.handle({
+        method,
+        url,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' },
+        body,
+        baseUrl: 'http://in-process.test/v1',
+        clientIp: '127.0.0.1',
+      })
+    const list = await send('GET', '/v1/agents?limit=1')
+    const id = (list.body as { data: { id: string }[] }).data[0]?.id as string
+    // 1 MiB of three-byte characters is over the limit in bytes, not in characters.
+    for (const body of ['x'.repeat(MiB + 1), '€'.repeat(MiB / 3 + 1)]) {
+      const refused = await send('DELETE', `/v1/agents/${id}`, body)
+      expect(refused.status).toBe(413)
+      expect((refused.body as { error: { code: string } }).error.code).toBe('payload_too_large')
+    }
+    expect((await send('GET', `/v1/agents/${id}`)).status).toBe(200)
+    expect((await send('DELETE', `/v1/agents/${id}`, 'x'.repeat(MiB))).status).toBe(200)
+    await platform.close()
   })
 })
