@@ -106,6 +106,11 @@ function deletedThenRefused(): Fault {
 
 const CASES: { check: string; fault: string; apply: () => Fault }[] = [
   {
+    check: 'authorization/other-accounts',
+    fault: "a call log looked up by its ID alone, so that another account's is read (held-out set 5)",
+    apply: () => heldOut5('call-log-readable-across-accounts'),
+  },
+  {
     check: 'bad-input/oversize-delete',
     fault: 'the size limit in the JSON parser, so that a DELETE over 1 MiB goes through (held-out set 5)',
     apply: () => heldOut5('oversized-delete-carried-out'),

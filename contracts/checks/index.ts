@@ -13,6 +13,7 @@ import { idempotencyExpiryChecks, idempotencyRetryChecks } from './idempotency-r
 import { integrationChecks } from './integrations.ts'
 import { keyRestrictionChecks } from './key-restrictions.ts'
 import { normalisationChecks } from './normalisation.ts'
+import { otherAccountsCheck } from './other-accounts.ts'
 import { oversizeDeleteChecks } from './oversize-delete.ts'
 import { paginationChecks } from './pagination.ts'
 import { queryFormChecks } from './query-forms.ts'
@@ -49,6 +50,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...callLogChecks,
     simulatedCallCheck,
     queuedCallCheck,
+    otherAccountsCheck,
     ...analyticsChecks,
     ...analyticsEdgeChecks,
     ...integrationChecks,
