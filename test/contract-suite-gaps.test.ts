@@ -106,6 +106,11 @@ function deletedThenRefused(): Fault {
 
 const CASES: { check: string; fault: string; apply: () => Fault }[] = [
   {
+    check: 'authentication/revoked-in-use',
+    fault: "a key's check kept for a minute, so that a key revoked just after it was used still works (held-out set 5)",
+    apply: () => heldOut5('revocation-cached-for-a-minute'),
+  },
+  {
     check: 'authorization/other-accounts',
     fault: "a call log looked up by its ID alone, so that another account's is read (held-out set 5)",
     apply: () => heldOut5('call-log-readable-across-accounts'),

@@ -302,10 +302,16 @@ export class Sequence {
     const pair = this.keys.get(role)
     if (!pair?.targetId || !pair.modelId) return
     const { target, model, time } = this.deps
+    // Used just before and right after: a revocation is effective on the very next request, also for a key
+    // an implementation has just seen (and might have kept the outcome of its check for a while).
+    // The contract's first read that names no object (GET /user).
+    const path = this.deps.contract.operations.find((op) => op.method === 'get' && !op.path.includes('{'))?.path
+    if (path) await this.readAs(role, path, 'just before its revocation')
     await target.control.revokeKey(pair.targetId)
     this.interact('control', 'POST', `/keys/${pair.targetId}/revoke`, {}, undefined, undefined)
     time.step(time.current())
     await model.control.revokeKey(pair.modelId)
+    if (path) await this.readAs(role, path, 'right after its revocation')
   }
 
   /** Deletes the sequence's accounts on both sides (their keys and data go with them). */
@@ -539,18 +545,27 @@ export class Sequence {
   }
 
   /** A GET with the secret key on both sides. */
-  private async read(path: IdPair, why: string): Promise<SideAnswer> {
+  private async read(path: IdPair, why: string, role: KeyRole = 'secret'): Promise<SideAnswer> {
     const request = (side: 'target' | 'model'): SideRequest => ({
       method: 'GET',
       path: path[side],
-      headers: { authorization: `Bearer ${this.keyOf('secret', side)}` },
+      headers: { authorization: `Bearer ${this.keyOf(role, side)}` },
     })
     const found = matchOperation(this.deps.contract.operations, 'GET', path.target.split('?')[0] as string)
     const { model } = await this.exchange(
       { target: request('target'), model: request('model') },
-      { operation: found.operation, role: 'secret', title: `GET ${path.target} (${why})` },
+      {
+        operation: found.operation,
+        role,
+        title: `GET ${path.target} (${role === 'secret' ? why : `key: ${role}, ${why}`})`,
+      },
     )
     return model
+  }
+
+  /** A read of a path that names no object (the same on both sides) with the key of `role`. */
+  private readAs(role: KeyRole, path: string, why: string): Promise<SideAnswer> {
+    return this.read({ target: path, model: path }, why, role)
   }
 
   /**
