@@ -228,7 +228,10 @@ export class Sequence {
     time.read((await target.control.clock()).now)
   }
 
-  /** The simulated calls the account starts with, on its agents, let run to their end together. */
+  /**
+   * The simulated calls the account starts with, on its agents, and the other account's first one (its call log
+   * an ID the steps send with this account's keys), let run to their end together.
+   */
   private async setupCalls(spec: SetupSpec): Promise<void> {
     let settle = 0
     for (const [n, call] of spec.calls.entries()) {
@@ -236,6 +239,13 @@ export class Sequence {
       if (!placed) break
       settle = Math.max(settle, call.ringSeconds + call.durationSeconds + 125)
     }
+    const first = spec.calls[0]
+    if (
+      first &&
+      settle > 0 &&
+      (await this.placeCall({ agent: 0, channel: 'web', direction: 'inbound', ...first }, 'other'))
+    )
+      settle = Math.max(settle, first.ringSeconds + first.durationSeconds + 125)
     if (settle > 0) await this.advanceBy(settle)
   }
 
@@ -305,7 +315,9 @@ export class Sequence {
     // Used just before and right after: a revocation is effective on the very next request, also for a key
     // an implementation has just seen (and might have kept the outcome of its check for a while).
     // The contract's first read that names no object (GET /user).
-    const path = this.deps.contract.operations.find((op) => op.method === 'get' && !op.path.includes('{'))?.path
+    const path = this.deps.contract.operations.find(
+      (op) => op.method === 'get' && !op.path.includes('{'),
+    )?.path
     if (path) await this.readAs(role, path, 'just before its revocation')
     await target.control.revokeKey(pair.targetId)
     this.interact('control', 'POST', `/keys/${pair.targetId}/revoke`, {}, undefined, undefined)
@@ -750,10 +762,14 @@ export class Sequence {
   }
 
   /** Places a call on both sides; the target agent's ID, or undefined when none was placed (with a note). */
-  private async placeCall(step: Omit<Extract<Step, { kind: 'call' }>, 'kind'>): Promise<string | undefined> {
+  private async placeCall(
+    step: Omit<Extract<Step, { kind: 'call' }>, 'kind'>,
+    which: 'main' | 'other' = 'main',
+  ): Promise<string | undefined> {
     const { target, model, time, capabilities } = this.deps
     const current = this.current as Recorded
-    const agents = this.memory.pool('live', 'agt')
+    const pool = which === 'main' ? 'live' : 'other'
+    const agents = this.memory.pool(pool, 'agt')
     if (capabilities.calls === false || agents.length === 0) {
       current.note =
         capabilities.calls === false
@@ -775,7 +791,7 @@ export class Sequence {
     await this.separateWrite()
     let placed: Record<string, unknown>
     try {
-      placed = await target.control.placeCall(this.accounts.target.main, input(agent.target))
+      placed = await target.control.placeCall(this.accounts.target[which], input(agent.target))
     } catch (error) {
       if (!(error instanceof MockControlError)) throw error
       if (/ answered 40[45] /.test(error.message)) capabilities.calls = false
@@ -786,16 +802,16 @@ export class Sequence {
     this.interact(
       'control',
       'POST',
-      `/accounts/${this.accounts.target.main}/calls`,
+      `/accounts/${this.accounts.target[which]}/calls`,
       {},
       input(agent.target),
       placed,
     )
     time.step(Math.floor(Date.parse(String(placed.created_at)) / 1000))
-    const twin = await model.control.placeCall(this.accounts.model.main, input(agent.model))
+    const twin = await model.control.placeCall(this.accounts.model[which], input(agent.model))
     this.ids.set(String(placed.id), String(twin.id))
     this.wrote(placed.created_at)
-    this.memory.pool('live', 'call').push({ target: String(placed.id), model: String(twin.id) })
+    this.memory.pool(pool, 'call').push({ target: String(placed.id), model: String(twin.id) })
     this.memory.stamp('created_at', Math.floor(Date.parse(String(placed.created_at)) / 1000))
     return agent.target
   }
