@@ -3,7 +3,7 @@ import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractResponse } from '../contract/operations.ts'
 import { parseRateLimit } from '../http/rate-limit-headers.ts'
 import type { IdMap } from './id-map.ts'
-import { leftOpen, type Treatment } from './left-open.ts'
+import { type LeftOpen, leftOpen, type Treatment } from './left-open.ts'
 import {
   firstSentence,
   idPrefixes,
@@ -283,8 +283,10 @@ function walk(
   }
   if (Array.isArray(t) && Array.isArray(m)) {
     const items = resolveNode(document, schema.items, `${node.pointer}/items`)
-    if (open?.treatment === 'any-order' || schema.uniqueItems === true) {
+    if (open?.treatment === 'any-order' || open?.treatment === 'ordered-by' || schema.uniqueItems === true) {
       unordered(input, items, path, t, m, out, differ)
+      const wrong = open?.order ? outOfOrder(t, open.order) : undefined
+      if (wrong) differ(wrong)
       return
     }
     for (let i = 0; i < Math.min(t.length, m.length); i++)
@@ -313,6 +315,25 @@ function walk(
     return
   }
   if (t !== m) differ()
+}
+
+/** Where the target's array breaks the order `order` names (its own values: numbers by value, text by code point). */
+function outOfOrder(items: unknown[], order: NonNullable<LeftOpen['order']>): string | undefined {
+  const at = (item: unknown, field: string) =>
+    field.split('.').reduce<unknown>((v, name) => (isObject(v) ? v[name] : undefined), item)
+  const compare = (a: unknown, b: unknown) => {
+    for (const { field, descending } of order) {
+      const [x, y] = [at(a, field), at(b, field)]
+      if (x === y) continue
+      const before = typeof x === 'number' && typeof y === 'number' ? x < y : String(x) < String(y)
+      return (before ? -1 : 1) * (descending ? -1 : 1)
+    }
+    return 0
+  }
+  for (let i = 1; i < items.length; i++)
+    if (compare(items[i - 1], items[i]) > 0)
+      return `items ${i - 1} and ${i} of the target's answer are not ordered by ${order.map((o) => `${o.field} ${o.descending ? 'descending' : 'ascending'}`).join(', then ')}`
+  return undefined
 }
 
 /** Compares two arrays as sets: items with an `id` by the object they name, others by what is compared of them. */

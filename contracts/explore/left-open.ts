@@ -15,6 +15,11 @@ export type Treatment =
   | 'presence'
   /** An array compared as a set: its order is the implementation's. */
   | 'any-order'
+  /**
+   * An array compared as a set, the target's in the contract's order (`order`) on its own values: a rule whose
+   * ties fall to values each implementation draws for itself (IDs), so the two sides' orders may differ.
+   */
+  | 'ordered-by'
   /** A number of seconds compared within one second either way. */
   | 'within-a-second'
   /** A `Bearer` challenge: the scheme is compared, not its parameters. */
@@ -31,6 +36,8 @@ export interface LeftOpen {
   treatment: Treatment
   /** The sentence of the contract (or of a decision page) that leaves it open. */
   because: string
+  /** For `ordered-by`: the item fields (dotted paths) the array is sorted by, in turn (ascending by default). */
+  order?: readonly { field: string; descending?: boolean }[]
 }
 
 /** The one table of exceptions. */
@@ -77,9 +84,10 @@ export const LEFT_OPEN: readonly LeftOpen[] = [
   },
   {
     where: '#/components/schemas/CallAnalytics/properties/groups',
-    treatment: 'any-order',
+    treatment: 'ordered-by',
+    order: [{ field: 'totals.call_count', descending: true }, { field: 'value' }],
     because:
-      'getCallAnalytics: groups are "ordered by `totals.call_count` descending then `value` ascending": with `group_by=agent_id` a tie is broken by agent IDs, which each implementation draws for itself, so the groups are compared as a set.',
+      'getCallAnalytics: groups are "ordered by `totals.call_count` descending then `value` ascending": with `group_by=agent_id` a tie is broken by agent IDs, which each implementation draws for itself, so the groups are compared as a set and the target\'s checked in that order on its own values.',
   },
   {
     where: '#/components/schemas/IntegrationList/properties/data',

@@ -26,6 +26,7 @@ import {
   type ParamChoice,
   type SetupSpec,
   type Step,
+  type Watch,
 } from './step-types.ts'
 
 /** The origin the `origin` key is bound to, and another one. */
@@ -722,7 +723,7 @@ export class Sequence {
     // the model in the neighbouring seconds before a difference counts): queued at once, in the middle of its
     // talk, 2 s after its end (not analyzed yet: the analysis comes 120 s after the end), then analyzed, after
     // which what is read no longer depends on the sub-second.
-    const watch = step.watch ?? {}
+    const watch: Watch = step.watch ?? {}
     await this.watchCall('queued', watch)
     const middle = ring + Math.floor(talk / 2)
     if (middle > 0) {
@@ -738,27 +739,35 @@ export class Sequence {
    * A call's list read back at a stage of its call, whole and, when `watch` holds parameters, through them (a
    * filter or a cursor meeting the call under way); with `views`, the account's views (the aggregates).
    */
-  private async watchCall(stage: string, watch: Record<string, ParamChoice>, views = false): Promise<void> {
+  private async watchCall(stage: string, watch: Watch, views = false): Promise<void> {
     const { contract } = this.deps
-    for (const list of listOperations(contract).filter((op) => listPrefix(contract, op) === 'call')) {
-      await this.read({ target: list.path, model: list.path }, `a placed call ${stage}`)
-      const query = { target: [] as [string, string][], model: [] as [string, string][] }
-      for (const parameter of list.parameters.filter((p) => p.in === 'query')) {
-        const value = this.param(parameter.name, watch[parameter.name] ?? { from: 'absent' })
-        // A deleted object as a cursor is neither allowed nor refused by the contract: not sent here.
-        if (value === undefined || (value.pool === 'deleted' && idPrefixes(parameter.schema)?.[0] === '*'))
-          continue
-        query.target.push([parameter.name, value.target])
-        query.model.push([parameter.name, value.model])
-      }
-      if (query.target.length > 0) {
-        const search = (side: 'target' | 'model') => `${list.path}?${new URLSearchParams(query[side])}`
-        await this.read({ target: search('target'), model: search('model') }, `a placed call ${stage}`)
-      }
+    const calls = listOperations(contract).filter((op) => listPrefix(contract, op) === 'call')
+    for (const operation of [...calls, ...(views ? viewOperations(contract) : [])])
+      await this.readThrough(operation, watch[operation.operationId] ?? {}, `a placed call ${stage}`)
+  }
+
+  /**
+   * A read of a path without parameters, plain and, when `params` holds query parameters, through them (a
+   * filter, a cursor, a grouping).
+   */
+  private async readThrough(
+    operation: ContractOperation,
+    params: Record<string, ParamChoice>,
+    why: string,
+  ): Promise<void> {
+    await this.read({ target: operation.path, model: operation.path }, why)
+    const query = { target: [] as [string, string][], model: [] as [string, string][] }
+    for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
+      const value = this.param(parameter.name, params[parameter.name] ?? { from: 'absent' })
+      // A deleted object as a cursor is neither allowed nor refused by the contract: not sent here.
+      if (value === undefined || (value.pool === 'deleted' && idPrefixes(parameter.schema)?.[0] === '*'))
+        continue
+      query.target.push([parameter.name, value.target])
+      query.model.push([parameter.name, value.model])
     }
-    if (views)
-      for (const view of viewOperations(contract))
-        await this.read({ target: view.path, model: view.path }, `a placed call ${stage}`)
+    if (query.target.length === 0) return
+    const search = (side: 'target' | 'model') => `${operation.path}?${new URLSearchParams(query[side])}`
+    await this.read({ target: search('target'), model: search('model') }, why)
   }
 
   /** Places a call on both sides; the target agent's ID, or undefined when none was placed (with a note). */

@@ -51,6 +51,9 @@ export type ParamChoice =
    */
   | { from: 'number'; pick: number; offset: number; fallback: unknown }
 
+/** Query parameters by operation (`listCallLogs`, `getCallAnalytics`), each drawn like a request's. */
+export type Watch = Record<string, Record<string, ParamChoice>>
+
 /** The body of a request. */
 export type BodyChoice =
   /** `spelling`: how the JSON is written and its media type (body-spelling.ts; 0 the plain way). */
@@ -99,10 +102,11 @@ export type Step =
       ringSeconds: number
       durationSeconds: number
       /**
-       * The call list's query parameters for a second reading of it at each stage of the call (none present:
-       * no second reading): a filter or a cursor meeting a call under way.
+       * Query parameters of the call list and of the account's views (by operation) for a second reading of each
+       * at the stages of the call (none present: no second reading): a filter, a cursor or a grouping meeting
+       * a call under way.
        */
-      watch?: Record<string, ParamChoice>
+      watch?: Watch
     }
   /** A key revoked through the control plane. */
   | { kind: 'revoke'; key: KeyRole }

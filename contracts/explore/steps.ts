@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { parameterBreakages } from '../contract/breakages.ts'
 import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
-import { listOperations, listPrefix } from './contract-shapes.ts'
+import { listOperations, listPrefix, viewOperations } from './contract-shapes.ts'
 import { idPrefixes, resolveNode } from './schema-node.ts'
 import { valueArbitrary } from './schema-values.ts'
 import {
@@ -259,16 +259,24 @@ const METHOD_WEIGHT: Record<string, number> = { post: 5, patch: 4, delete: 3, ge
  * and its clock and keys.
  */
 export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
-  const callList = listOperations(contract).find((op) => listPrefix(contract, op) === 'call')
-  const watch = callList
-    ? fc.record(
-        Object.fromEntries(
-          callList.parameters
-            .filter((p) => p.in === 'query')
-            .map((p) => [p.name, paramArbitrary(contract, callList, p)]),
+  const watched = [
+    ...listOperations(contract).filter((op) => listPrefix(contract, op) === 'call'),
+    ...viewOperations(contract),
+  ]
+  const watch = fc.record(
+    Object.fromEntries(
+      watched.map((op) => [
+        op.operationId,
+        fc.record(
+          Object.fromEntries(
+            op.parameters
+              .filter((p) => p.in === 'query')
+              .map((p) => [p.name, paramArbitrary(contract, op, p)]),
+          ),
         ),
-      )
-    : fc.constant({})
+      ]),
+    ),
+  )
   const api = fc.oneof(
     ...contract.operations.map((op) => ({
       weight: METHOD_WEIGHT[op.method] ?? 2,

@@ -90,10 +90,69 @@ function ids(): IdMap {
   map.set('agt_T1', 'agt_M1')
   map.set('agt_T2', 'agt_M2')
   map.set('call_T1', 'call_M1')
+  // Drawn so that the two sides sort them the other way round (agt_T1 < agt_T3, agt_M0 < agt_M1).
+  map.set('agt_T3', 'agt_M0')
   return map
 }
 
+const metrics = (calls: number) => ({
+  call_count: calls,
+  completed_count: calls,
+  analyzed_count: 0,
+  successful_count: 0,
+  total_duration_seconds: 60 * calls,
+  avg_duration_seconds: calls ? 60 : null,
+  total_cost_usd: 0,
+  avg_cost_usd: calls ? 0 : null,
+  success_rate: null,
+  sentiment: { positive: 0, neutral: 0, negative: 0 },
+})
+
+/** Analytics grouped by agent: `groups` as [agent ID, calls] pairs, in the order given. */
+const grouped = (groups: [string, number][]) =>
+  ok({
+    object: 'call_analytics',
+    start: '2026-03-01T00:00:00Z',
+    end: '2026-03-02T00:00:00Z',
+    granularity: 'total',
+    timezone: 'UTC',
+    group_by: 'agent_id',
+    agent_id: null,
+    totals: metrics(groups.reduce((sum, [, n]) => sum + n, 0)),
+    series: [{ start: '2026-03-01T00:00:00Z', ...metrics(groups.reduce((sum, [, n]) => sum + n, 0)) }],
+    groups: groups.map(([value, n]) => ({ value, totals: metrics(n) })),
+  })
+
 const CASES: Case[] = [
+  {
+    name: "analytics groups tied on call_count, each side's in the order of its own agent IDs",
+    operationId: 'getCallAnalytics',
+    target: grouped([
+      ['agt_T2', 2],
+      ['agt_T1', 1],
+      ['agt_T3', 1],
+    ]),
+    model: grouped([
+      ['agt_M2', 2],
+      ['agt_M0', 1],
+      ['agt_M1', 1],
+    ]),
+  },
+  {
+    name: "analytics groups tied on call_count, the target's not by value ascending",
+    operationId: 'getCallAnalytics',
+    target: grouped([
+      ['agt_T2', 2],
+      ['agt_T3', 1],
+      ['agt_T1', 1],
+    ]),
+    model: grouped([
+      ['agt_M2', 2],
+      ['agt_M0', 1],
+      ['agt_M1', 1],
+    ]),
+    differs: 'body.groups',
+  },
   {
     name: 'the same answer',
     operationId: 'getAgent',

@@ -100,10 +100,11 @@ describe('exploration bounds a filter on a value an answer showed', () => {
     expect(memory.numbersFor('limit')).toEqual([])
   })
 
-  it('catches an exclusive minimum duration (seed 1)', async () => {
+  // A fixed seed as everywhere here; which seeds meet the bound changes with what the generator draws.
+  it('catches an exclusive minimum duration (seed 2)', async () => {
     const platform = await createMockPlatform({ seedSize: { callLogs: 0 } })
     const run = await exploreInProcess(faultyHandler(platform, exclusiveMinimum), {
-      seed: 1,
+      seed: 2,
       sequences: SEQUENCES,
       shrinkSeconds: 0,
     })
