@@ -527,8 +527,14 @@ export class Sequence {
         this.memory.sent('Idempotency-Key', { target: value, model: headers.model[name] as string })
         this.idempotent.push({ pair, operation, role: step.key })
       }
-    if (answers && step.readBack && method !== 'GET' && method !== 'HEAD' && answers.model.status < 300)
+    if (answers && step.readBack && method !== 'GET' && method !== 'HEAD' && answers.model.status < 300) {
+      // A change read back is first sent again a second later: it changes nothing, and is still an update.
+      if (method === 'PATCH') {
+        await this.separateWrite()
+        answers = await this.exchange(pair, { operation, role: step.key, title: `${title}, again` })
+      }
       await this.readBack(operation, pair, answers.model, step.readBack)
+    }
   }
 
   /** After a write: the object (when the path names one) and its collection, read with the secret key. */
