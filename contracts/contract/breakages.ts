@@ -72,8 +72,10 @@ function valueBreakages(document: OpenApiDocument, schema: Schema): ValueBreakag
   const minLength = num('minLength')
   const maxLength = num('maxLength')
   const stringRules = ['pattern', 'format']
+  // One character short of the bound (empty only where the bound is 1): an implementation may refuse an empty
+  // value for being empty and let a short one through.
   if (minLength && minLength > 0)
-    out.push({ value: '', what: 'too short', codes: ['min_length', ...stringRules] })
+    out.push({ value: 'x'.repeat(minLength - 1), what: 'too short', codes: ['min_length', ...stringRules] })
   if (maxLength !== undefined)
     out.push({ value: 'x'.repeat(maxLength + 1), what: 'too long', codes: ['max_length', ...stringRules] })
   if (typeof schema.format === 'string' && ['email', 'uri', 'date-time'].includes(schema.format))
@@ -149,6 +151,18 @@ export function bodyBreakages(
         param: path(name) + (breakage.suffix ?? ''),
         codes: breakage.codes,
       })
+    // A map (`metadata`, `credentials`): one entry of its own whose value breaks the values' schema.
+    const values = property.additionalProperties
+    if (values && typeof values === 'object' && !property.properties) {
+      const entries = (base[name] && typeof base[name] === 'object' ? base[name] : {}) as Record<string, unknown>
+      for (const breakage of valueBreakages(document, flatten(document, values)))
+        out.push({
+          description: `${path(name)}.contract_key ${breakage.what}`,
+          body: { ...base, [name]: { ...entries, contract_key: breakage.value } },
+          param: `${path(name)}.contract_key${breakage.suffix ?? ''}`,
+          codes: breakage.codes,
+        })
+    }
     if (property.properties && !prefix) {
       const nestedBase =
         (base[name] as Record<string, unknown> | undefined) ?? minimalObject(document, property)
