@@ -108,6 +108,21 @@ function deletedThenRefused(): Fault {
 
 const CASES: { check: string; fault: string; apply: () => Fault }[] = [
   {
+    check: 'resources/idempotency/expiry',
+    fault: "an Idempotency-Key's 24 hours renewed by each replay (held-out set 6)",
+    apply: () => heldOut6('idempotency-expiry-renewed-by-replays'),
+  },
+  {
+    check: 'resources/idempotency/stored-answer',
+    fault: 'a replay that reads the object as it is now (held-out set 6)',
+    apply: () => heldOut6('replay-shows-current-object'),
+  },
+  {
+    check: 'bad-input/lengths-in-characters',
+    fault: 'lengths counted in UTF-16 units (held-out set 6)',
+    apply: () => heldOut6('name-length-counted-in-utf16-units'),
+  },
+  {
     check: 'bad-input/updateIntegration/schema',
     fault: 'credential values under 8 characters accepted (held-out set 6)',
     apply: () => heldOut6('short-credentials-accepted'),

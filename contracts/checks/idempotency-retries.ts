@@ -165,12 +165,63 @@ const accountScope: ContractCheck = {
   },
 }
 
+/**
+ * A replay is the stored answer, not the object as it is now: the contract, Idempotency: "returns the stored
+ * status, headers and body, plus `Idempotent-Replayed: true`"; createAgent: "a replay returns the stored 201".
+ * So a retried create, after the agent (or the invited member) was changed, still shows it as it was created.
+ */
+const storedAnswer: ContractCheck = {
+  id: 'resources/idempotency/stored-answer',
+  area: 'resources',
+  group,
+  title:
+    'replays the answer stored at creation, not the object as it is after a change (an agent renamed, a member given another role)',
+  needs: ['write'],
+  async run(ctx) {
+    const agentKey = idempotencyKey(ctx)
+    const body = agentBody(ctx)
+    const created = await post(ctx, agentKey, '/agents', { json: body })
+    expectExecuted(created, 201, 'for the first request')
+    const agentPath = `/agents/${jsonObject(created).id}`
+    const renamed = await ctx.call({
+      method: 'PATCH',
+      path: agentPath,
+      json: { name: `${String(body.name)} renamed` },
+      operationId: 'updateAgent',
+    })
+    expectStatus(renamed, 200, `for PATCH ${agentPath} with a new name`)
+    expectReplayOf(
+      await post(ctx, agentKey, '/agents', { json: body }),
+      created,
+      'for the create sent again after the agent was renamed',
+    )
+    const memberKey = idempotencyKey(ctx)
+    const invitation = inviteBody(ctx, { role: 'viewer' })
+    const invited = await post(ctx, memberKey, '/team-members', { json: invitation })
+    expectExecuted(invited, 201, 'for the first invitation')
+    const memberPath = `/team-members/${jsonObject(invited).id}`
+    const promoted = await ctx.call({
+      method: 'PATCH',
+      path: memberPath,
+      json: { role: 'editor' },
+      operationId: 'updateTeamMember',
+    })
+    expectStatus(promoted, 200, `for PATCH ${memberPath} with another role`)
+    expectReplayOf(
+      await post(ctx, memberKey, '/team-members', { json: invitation }),
+      invited,
+      'for the invitation sent again after the member was given another role',
+    )
+  },
+}
+
 /** Keys are kept 24 hours by the platform clock: a replay just before, a new request just after. */
 const expiry: ContractCheck = {
   id: 'resources/idempotency/expiry',
   area: 'resources',
   group,
-  title: 'keeps an Idempotency-Key for 24 hours of the clock: a replay before, a new request after',
+  title:
+    'keeps an Idempotency-Key for 24 hours of the clock from the first request: a replay before, the same request run again after (a replay does not keep it alive), and the key bound anew',
   needs: ['write', 'clock'],
   exclusive: true,
   async run(ctx) {
@@ -183,14 +234,27 @@ const expiry: ContractCheck = {
     await mock.advanceClock(DAY_SECONDS - 60)
     expectReplayOf(await post(ctx, key, '/agents', { json: body }), created, 'a minute before 24 hours')
     await mock.advanceClock(120)
-    const other = agentBody(ctx)
-    const after = await post(ctx, key, '/agents', { json: other })
-    expectExecuted(after, 201, 'for another body a minute after 24 hours (the key has expired)')
-    expectReplayOf(await post(ctx, key, '/agents', { json: other }), after, 'for the new request sent again')
+    // 24 hours after the first request, not after the replay: a replay does not keep the key alive.
+    const again = await post(ctx, key, '/agents', { json: body })
+    expectExecuted(again, 201, 'for the first body a minute after 24 hours (the key has expired)')
+    ensure(
+      jsonObject(again).id !== jsonObject(created).id,
+      'a new agent (the key expired 24 hours after the first request, whatever replays came between)',
+      String(jsonObject(again).id),
+      again,
+    )
+    // The key is bound anew, to the request that ran again.
+    expectReplayOf(await post(ctx, key, '/agents', { json: body }), again, 'for the new request sent again')
+    expectError(
+      await post(ctx, key, '/agents', { json: agentBody(ctx) }),
+      409,
+      { type: 'conflict_error', code: 'idempotency_key_reused' },
+      'for another body under the key bound anew',
+    )
   },
 }
 
 /** Idempotency beyond the happy path: failed first requests, account scope, expiry. */
-export const idempotencyRetryChecks: ContractCheck[] = [failedFirst, accountScope]
+export const idempotencyRetryChecks: ContractCheck[] = [failedFirst, accountScope, storedAnswer]
 /** Moves the clock a whole day: run after the checks that read time-dependent data. */
 export const idempotencyExpiryChecks: ContractCheck[] = [expiry]

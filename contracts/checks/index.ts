@@ -12,6 +12,7 @@ import { idempotencyChecks } from './idempotency.ts'
 import { idempotencyExpiryChecks, idempotencyRetryChecks } from './idempotency-retries.ts'
 import { integrationChecks } from './integrations.ts'
 import { keyRestrictionChecks } from './key-restrictions.ts'
+import { lengthsInCharactersCheck } from './lengths.ts'
 import { normalisationChecks } from './normalisation.ts'
 import { otherAccountsCheck } from './other-accounts.ts'
 import { oversizeDeleteChecks } from './oversize-delete.ts'
@@ -59,6 +60,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...timestampChecks,
     ...idempotencyRetryChecks,
     ...badInputChecks(contract.operations),
+    lengthsInCharactersCheck,
     ...queryFormChecks,
     // Relations compare answers the checks above fetched (the run's cache); the writes that cannot write come
     // after every read, since any request other than GET empties that cache.
