@@ -264,7 +264,7 @@ describe('a read-only run with one pro-plan secret key (QA against staging)', ()
     expect(result.stats.waits).toBe(waits.length)
     const summary = formatSummary(entries, 'run', result.durationMs, { stats: result.stats })
     expect(summary).toContain(
-      `Waiting: ${(result.stats.waitedMs / 1000).toFixed(1)} s in ${waits.length} wait(s) for the account's rate limit or Retry-After`,
+      `Waiting: ${(result.stats.waitedMs / 1000).toFixed(1)} s in ${waits.length} wait(s) for the account's rate limit, Retry-After or time to pass`,
     )
   }, 60_000)
 

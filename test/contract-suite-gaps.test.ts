@@ -108,6 +108,16 @@ function deletedThenRefused(): Fault {
 
 const CASES: { check: string; fault: string; apply: () => Fault }[] = [
   {
+    check: 'resources/agents/order-after-update',
+    fault: 'agents listed by their last write (held-out set 4)',
+    apply: () => heldOut4('updated-agent-moves-to-top-of-list'),
+  },
+  {
+    check: 'resources/idempotency/stored-answer',
+    fault: 'a create run again when the object it made was deleted (held-out set 4)',
+    apply: () => heldOut4('replay-of-deleted-object-runs-again'),
+  },
+  {
     check: 'resources/idempotency/expiry',
     fault: "an Idempotency-Key's 24 hours renewed by each replay (held-out set 6)",
     apply: () => heldOut6('idempotency-expiry-renewed-by-replays'),

@@ -156,6 +156,51 @@ export const agentChecks: ContractCheck[] = [
     },
   },
   {
+    id: 'resources/agents/order-after-update',
+    area: 'resources',
+    group,
+    title:
+      'keeps an updated agent where it was in the list (newest first by created_at, then id): an update does not make it newer',
+    needs: ['write'],
+    async run(ctx) {
+      // listAgents: "newest first (`created_at` descending, then `id` descending)": neither changes on PATCH.
+      const made = [String((await createAgent(ctx)).agent.id), String((await createAgent(ctx)).agent.id)]
+      const order = async (why: string) => {
+        const list = await ctx.call({
+          method: 'GET',
+          path: '/agents?limit=100',
+          operationId: 'listAgents',
+          fresh: true,
+        })
+        expectStatus(list, 200, why)
+        return {
+          ids: listData(list)
+            .map((a) => String(a.id))
+            .filter((id) => made.includes(id)),
+          list,
+        }
+      }
+      const before = await order('for the list of agents')
+      const older = before.ids.at(-1) as string
+      // An update in the second of the creations could not move anything: the update comes a second later.
+      await ctx.wait(1, "a second to pass, so that the update comes after the agents' creation")
+      const updated = await ctx.call({
+        method: 'PATCH',
+        path: `/agents/${older}`,
+        json: { name: 'Contract suite (updated later)' },
+        operationId: 'updateAgent',
+      })
+      expectStatus(updated, 200, `for PATCH /agents/${older}`)
+      const after = await order('for the list of agents after the update')
+      ensure(
+        after.ids.join() === before.ids.join(),
+        `the two agents in the order they had (${before.ids.join(', ')}): the one updated (${older}) not moved`,
+        after.ids.join(', '),
+        after.list,
+      )
+    },
+  },
+  {
     id: 'resources/agents/delete',
     area: 'resources',
     group,

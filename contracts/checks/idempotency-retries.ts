@@ -175,7 +175,7 @@ const storedAnswer: ContractCheck = {
   area: 'resources',
   group,
   title:
-    'replays the answer stored at creation, not the object as it is after a change (an agent renamed, a member given another role)',
+    'replays the answer stored at creation, not the object as it is after a change (an agent renamed, then deleted: nothing created again; a member given another role)',
   needs: ['write'],
   async run(ctx) {
     const agentKey = idempotencyKey(ctx)
@@ -194,6 +194,16 @@ const storedAnswer: ContractCheck = {
       await post(ctx, agentKey, '/agents', { json: body }),
       created,
       'for the create sent again after the agent was renamed',
+    )
+    // Nor is a stored answer checked against what exists now: after the agent's deletion, a retry is still a
+    // replay, and nothing is created again.
+    const deleted = await ctx.call({ method: 'DELETE', path: agentPath, operationId: 'deleteAgent' })
+    expectStatus(deleted, 200, `for DELETE ${agentPath}`)
+    ctx.untrack(agentPath)
+    expectReplayOf(
+      await post(ctx, agentKey, '/agents', { json: body }),
+      created,
+      'for the create sent again after the agent was deleted',
     )
     const memberKey = idempotencyKey(ctx)
     const invitation = inviteBody(ctx, { role: 'viewer' })

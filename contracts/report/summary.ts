@@ -32,7 +32,7 @@ export function figureLines(figures: RunFigures): string[] {
     lines.push(
       stats.waits === 0
         ? 'Waiting: none'
-        : `Waiting: ${(stats.waitedMs / 1000).toFixed(1)} s in ${stats.waits} wait(s) for the account's rate limit or Retry-After`,
+        : `Waiting: ${(stats.waitedMs / 1000).toFixed(1)} s in ${stats.waits} wait(s) for the account's rate limit, Retry-After or time to pass`,
     )
   }
   if (coverage) lines.push(`Coverage: ${coverageFigure(coverage)} exercised`)
