@@ -207,6 +207,45 @@ const originRestricted: ContractCheck = {
   },
 }
 
+/**
+ * An origin is listed or it is not (docs/decisions/003: "the request's `Origin` must be listed"): origins that
+ * begin like the allowed one, or differ from it in scheme or port only, are other origins (RFC 6454), refused
+ * with 403 `key_restricted`. A restriction compared by prefix lets a look-alike host through.
+ */
+const allowedOriginsLookalikes: ContractCheck = {
+  id: 'authorization/allowed-origins-lookalikes',
+  area: 'authorization',
+  group: 'Key restrictions',
+  title:
+    'refuses a key restricted to an origin from look-alike origins: a longer host, another port, another scheme (403 key_restricted)',
+  needs: ['origin-key', 'beyond-read-only'],
+  async run(ctx) {
+    const restricted = ctx.keys.originRestricted
+    if (!restricted) return ctx.skip('needs a key restricted to an origin')
+    const url = new URL(restricted.origin)
+    const lookalikes = [
+      `${url.protocol}//${url.hostname}.attacker.example${url.port ? `:${url.port}` : ''}`,
+      `${url.protocol}//${url.hostname}:${url.port === '8443' ? '9443' : '8443'}`,
+      `${url.protocol === 'https:' ? 'http:' : 'https:'}//${url.host}`,
+    ]
+    for (const origin of lookalikes) {
+      const exchange = await ctx.call({
+        method: 'GET',
+        path: '/user',
+        key: restricted.key,
+        headers: { origin },
+        operationId: 'getUser',
+      })
+      expectError(
+        exchange,
+        403,
+        { type: 'permission_error', code: 'key_restricted' },
+        `from ${origin}, which is not ${restricted.origin}`,
+      )
+    }
+  },
+}
+
 /** Authorization: the operations x scopes matrix, publishable keys, 403 before 404, key restrictions. */
 export function authorizationChecks(operations: readonly ContractOperation[]): ContractCheck[] {
   return [
@@ -215,5 +254,6 @@ export function authorizationChecks(operations: readonly ContractOperation[]): C
     publishableWrites,
     sensitiveFields,
     originRestricted,
+    allowedOriginsLookalikes,
   ]
 }

@@ -225,6 +225,47 @@ const storedAnswer: ContractCheck = {
   },
 }
 
+/**
+ * What "the same key" and "the same body" are: a key is an opaque string compared exactly (IdempotencyKey:
+ * "1-255 printable ASCII characters"), so the same key in other letter case is another key and its request
+ * runs; a body is compared as a JSON value whole (Idempotency: "the same body (compared as JSON values)"), so
+ * a body that differs only inside a nested object is another body: 409 `idempotency_key_reused`.
+ */
+const sameKeySameBody: ContractCheck = {
+  id: 'resources/idempotency/same-key-same-body',
+  area: 'resources',
+  group,
+  title:
+    'compares Idempotency-Keys exactly (the key in other letter case runs the request again) and bodies whole (a change inside voice or llm is another body: 409)',
+  needs: ['write'],
+  async run(ctx) {
+    const key = `Contract-${ctx.runId}-${crypto.randomUUID()}`.replace(/[a-f]/g, (c) => c.toUpperCase())
+    const body = agentBody(ctx)
+    const created = await post(ctx, key, '/agents', { json: body })
+    expectExecuted(created, 201, 'for the first request')
+    const lower = await post(ctx, key.toLowerCase(), '/agents', { json: body })
+    expectExecuted(
+      lower,
+      201,
+      `for the same body under the key in lower case (${key.toLowerCase()}: another key)`,
+    )
+    ensure(
+      jsonObject(lower).id !== jsonObject(created).id,
+      'a new agent for another key',
+      String(jsonObject(lower).id),
+      lower,
+    )
+    const voice = (body.voice ?? {}) as Record<string, unknown>
+    const nested = { ...body, voice: { ...voice, speed: voice.speed === 1.5 ? 1.25 : 1.5 } }
+    expectError(
+      await post(ctx, key, '/agents', { json: nested }),
+      409,
+      { type: 'conflict_error', code: 'idempotency_key_reused' },
+      'for the same key with a body that differs only in voice.speed',
+    )
+  },
+}
+
 /** Keys are kept 24 hours by the platform clock: a replay just before, a new request just after. */
 const expiry: ContractCheck = {
   id: 'resources/idempotency/expiry',
@@ -265,6 +306,11 @@ const expiry: ContractCheck = {
 }
 
 /** Idempotency beyond the happy path: failed first requests, account scope, expiry. */
-export const idempotencyRetryChecks: ContractCheck[] = [failedFirst, accountScope, storedAnswer]
+export const idempotencyRetryChecks: ContractCheck[] = [
+  failedFirst,
+  accountScope,
+  storedAnswer,
+  sameKeySameBody,
+]
 /** Moves the clock a whole day: run after the checks that read time-dependent data. */
 export const idempotencyExpiryChecks: ContractCheck[] = [expiry]

@@ -6,6 +6,7 @@ import { analyticsEdgeChecks } from './analytics-edges.ts'
 import { authenticationChecks } from './authentication.ts'
 import { authorizationChecks } from './authorization.ts'
 import { badInputChecks } from './bad-input.ts'
+import { borrowedParametersCheck } from './borrowed-parameters.ts'
 import { callLogChecks } from './call-logs.ts'
 import { corsChecks } from './cors.ts'
 import { idempotencyChecks } from './idempotency.ts'
@@ -61,6 +62,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...idempotencyRetryChecks,
     ...badInputChecks(contract.operations),
     lengthsInCharactersCheck,
+    borrowedParametersCheck(contract.operations),
     ...queryFormChecks,
     // Relations compare answers the checks above fetched (the run's cache); the writes that cannot write come
     // after every read, since any request other than GET empties that cache.
