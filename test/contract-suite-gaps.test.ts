@@ -116,6 +116,26 @@ function deletedThenRefused(): Fault {
 
 const CASES: { check: string; fault: string; apply: () => Fault }[] = [
   {
+    check: 'resources/analytics/dst-weeks',
+    fault: 'day buckets every 24 hours from the first local midnight (held-out set 7)',
+    apply: () => heldOut7('day-buckets-step-24-hours'),
+  },
+  {
+    check: 'resources/call-logs/filter-pages',
+    fault: 'status and direction applied after the page was cut (held-out set 7)',
+    apply: () => heldOut7('call-log-filters-applied-after-limit'),
+  },
+  {
+    check: 'resources/call-logs/overlapping-calls',
+    fault: 'completed calls ordered by the end of the call (held-out set 7)',
+    apply: () => heldOut7('completed-filter-ordered-by-end-time'),
+  },
+  {
+    check: 'resources/user/account',
+    fault: "GET /user's created_at taken from the key (held-out set 7)",
+    apply: () => heldOut7('user-created-at-from-key'),
+  },
+  {
     check: 'resources/idempotency/same-key-same-body',
     fault: 'Idempotency-Keys compared without letter case (held-out set 7)',
     apply: () => heldOut7('idempotency-keys-case-insensitive'),

@@ -81,6 +81,53 @@ const dstDays: ContractCheck = {
   },
 }
 
+/** Three weeks around one clock change (back on 6 April 2025): a range short enough for any shortcut. */
+const DST_WEEKS = { start: Date.parse('2025-03-23T00:00:00Z'), end: Date.parse('2025-04-13T00:00:00Z') }
+
+/**
+ * The same over a range of three weeks with one clock change in it: the days after the change still begin at
+ * local midnight (a day bucket is not the first midnight plus 24 hours, again and again), the day of the change
+ * lasts 25 hours.
+ */
+const dstWeeks: ContractCheck = {
+  id: 'resources/analytics/dst-weeks',
+  area: 'resources',
+  group,
+  title:
+    'begins every day bucket of a three-week range at local midnight, the days after a clock change included (not every 24 hours from the first)',
+  needs: ['call-logs', 'beyond-read-only'],
+  async run(ctx) {
+    const query = `start=${iso(DST_WEEKS.start)}&end=${iso(DST_WEEKS.end)}&granularity=day&timezone=${AUCKLAND}`
+    const exchange = await ctx.call({
+      method: 'GET',
+      path: `/analytics/calls?${query}`,
+      key: ctx.keys.callLogs,
+      operationId: 'getCallAnalytics',
+    })
+    expectStatus(exchange, 200, `for ?${query}`)
+    const series = (jsonObject(exchange) as { series: Bucket[] }).series
+    const misplaced = series.slice(1).filter((b) => !isLocalMidnight(instant(b.start)))
+    ensure(
+      series.length > 0 && misplaced.length === 0,
+      `every day of ${AUCKLAND} to begin at local midnight, after the clock change of 6 April 2025 too`,
+      misplaced.length > 0
+        ? `buckets beginning at ${misplaced
+            .slice(0, 3)
+            .map((b) => b.start)
+            .join(', ')}`
+        : 'no buckets',
+      exchange,
+    )
+    const hours = series.slice(1, -1).map((b) => (instant(b.end) - instant(b.start)) / 3_600_000)
+    ensure(
+      hours.filter((h) => h === 25).length === 1 && hours.every((h) => h === 24 || h === 25),
+      'whole days of 24 hours and one of 25 (the day the clocks went back)',
+      `days of ${[...new Set(hours)].join(', ')} hours`,
+      exchange,
+    )
+  },
+}
+
 /**
  * Groups ordered by `totals.call_count` descending, then `value` ascending (the contract's getCallAnalytics,
  * Grouping), on calls placed for it: three agents of a fresh account get 2, 1 and 1 calls, so that the first
@@ -160,4 +207,4 @@ const orderedGroups: ContractCheck = {
 }
 
 /** Analytics where a calendar or a metric has an edge: clock changes, ties between groups, nothing analysed. */
-export const analyticsEdgeChecks: ContractCheck[] = [dstDays, orderedGroups]
+export const analyticsEdgeChecks: ContractCheck[] = [dstDays, dstWeeks, orderedGroups]

@@ -9,6 +9,7 @@ import { badInputChecks } from './bad-input.ts'
 import { borrowedParametersCheck } from './borrowed-parameters.ts'
 import { callLogChecks } from './call-logs.ts'
 import { corsChecks } from './cors.ts'
+import { filterPagesCheck } from './filter-pages.ts'
 import { idempotencyChecks } from './idempotency.ts'
 import { idempotencyExpiryChecks, idempotencyRetryChecks } from './idempotency-retries.ts'
 import { integrationChecks } from './integrations.ts'
@@ -16,6 +17,7 @@ import { keyRestrictionChecks } from './key-restrictions.ts'
 import { lengthsInCharactersCheck } from './lengths.ts'
 import { normalisationChecks } from './normalisation.ts'
 import { otherAccountsCheck } from './other-accounts.ts'
+import { overlappingCallsCheck } from './overlapping-calls.ts'
 import { oversizeDeleteChecks } from './oversize-delete.ts'
 import { paginationChecks } from './pagination.ts'
 import { queryFormChecks } from './query-forms.ts'
@@ -30,6 +32,7 @@ import { teamMemberChecks } from './team-members.ts'
 import { timestampChecks } from './timestamps.ts'
 import { AREAS, type Area, type ContractCheck } from './types.ts'
 import { usedUpWindowCheck } from './used-up-window.ts'
+import { userAccountCheck } from './user-account.ts'
 import { webhookChecks } from './webhooks.ts'
 import { writesRefusedChecks } from './writes-refused.ts'
 
@@ -52,7 +55,10 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...callLogChecks,
     simulatedCallCheck,
     queuedCallCheck,
+    overlappingCallsCheck,
+    userAccountCheck,
     otherAccountsCheck,
+    filterPagesCheck,
     ...analyticsChecks,
     ...analyticsEdgeChecks,
     ...integrationChecks,
