@@ -154,7 +154,8 @@ export function bodyBreakages(
     // A map (`metadata`, `credentials`): one entry of its own whose value breaks the values' schema.
     const values = property.additionalProperties
     if (values && typeof values === 'object' && !property.properties) {
-      const entries = (base[name] && typeof base[name] === 'object' ? base[name] : {}) as Record<string, unknown>
+      const current = base[name]
+      const entries = current && typeof current === 'object' ? (current as Record<string, unknown>) : {}
       for (const breakage of valueBreakages(document, flatten(document, values)))
         out.push({
           description: `${path(name)}.contract_key ${breakage.what}`,
