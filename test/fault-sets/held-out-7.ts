@@ -3,7 +3,7 @@
  * to the contract suite: neither its checks, nor its exploration, nor its tests, nor the held-out-3 list were read,
  * and the suite was never run. held-out-4, held-out-5 and held-out-6 were read for their format only, and so as not
  * to repeat their faults (every fault here breaks another rule, on another operation, or in another situation). The
- * sources were the platform's spec, the product decisions (`/work/shared/spec/decisions.md`), the contract
+ * sources were the platform's spec, the product decisions, the contract
  * (`openapi/v1.yaml`, `openapi/mock-control.yaml`), `docs/decisions/` and the mock engine (the correct
  * implementation every fault wraps). Each fault wraps the correct engine (`faultyHandler`): it rewrites a request
  * before the engine sees it (another query, another key of the same account, a harmless read in place of a write
