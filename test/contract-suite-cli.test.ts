@@ -176,10 +176,15 @@ describe('voice-api-kit contract: a run against the mock', () => {
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/Total: \d{3} passed, 0 failed, 0 skipped, 0 not applicable/)
     expect(run.stdout).toMatch(/Requests: \d+ sent to the API/)
-    // Nothing waits for a rate limit (an enterprise account, no budget): the only waits are the two checks that
-    // need a second to pass (an update after its agent's creation, keys younger than their account).
-    expect(run.stdout).toMatch(/Waiting: [\d.]+ s in 2 wait\(s\)/)
-    expect(run.stdout.match(/ {2}waiting 1 s for a second to pass, /g)).toHaveLength(2)
+    // Nothing waits for a rate limit (an enterprise account, no budget): the only waits are those of the checks
+    // that need time to pass (a second: an update after its agent's creation, keys younger than their account,
+    // objects made during a walk newer than those before it, twice; a call under way, then completed).
+    expect(run.stdout).toMatch(/Waiting: [\d.]+ s in 6 wait\(s\)/)
+    expect(run.stdout.match(/ {2}waiting 1 s for a second to pass, /g)).toHaveLength(4)
+    expect(run.stdout).toMatch(
+      / {2}waiting 2 s for the range around the call to end while the call is under way/,
+    )
+    expect(run.stdout).toMatch(/ {2}waiting 3 s for the call to complete/)
     expect(run.stdout).not.toMatch(/waiting .* for the (burst|hourly) window/)
     expect(run.stdout).toMatch(
       /Coverage: \d+ of \d+ documented \(operation, status\) pairs \(\d+%\) exercised/,

@@ -273,7 +273,8 @@ export const agentChecks: ContractCheck[] = [
   },
 ]
 
-function mergeDefaults(
+/** A create body with the contract's defaults under it (nested objects merged field by field). */
+export function mergeDefaults(
   defaults: Record<string, unknown>,
   body: Record<string, unknown>,
 ): Record<string, unknown> {

@@ -1,5 +1,6 @@
+import { type Bucket as CalendarBucket, expectCalendar } from './analytics.ts'
 import { allLogs } from './call-logs.ts'
-import { ensure, expectStatus, inOrder, jsonObject } from './failure.ts'
+import { ensure, expectError, expectStatus, inOrder, jsonObject } from './failure.ts'
 import { agentBody, scratchAccount } from './fixtures.ts'
 import { instant } from './formats.ts'
 import type { ContractCheck } from './types.ts'
@@ -207,4 +208,208 @@ const orderedGroups: ContractCheck = {
 }
 
 /** Analytics where a calendar or a metric has an edge: clock changes, ties between groups, nothing analysed. */
-export const analyticsEdgeChecks: ContractCheck[] = [dstDays, dstWeeks, orderedGroups]
+/** Hours and days of UTC, each range starting on a bound of its granularity. */
+const WHOLE_RANGES: { granularity: string; start: number; unit: number }[] = [
+  { granularity: 'hour', start: Date.parse('2025-01-01T00:00:00Z'), unit: 3_600_000 },
+  { granularity: 'day', start: Date.parse('2023-01-01T00:00:00Z'), unit: 86_400_000 },
+]
+
+/**
+ * The bucket limit is inclusive (the contract's getCallAnalytics, Range: "at most 744 buckets"): in UTC, from a
+ * bound of the granularity, exactly 744 hours or days are answered with 744 buckets, and one more is 400
+ * naming `start`. Four requests beyond a read-only run's budget.
+ */
+const mostBuckets: ContractCheck = {
+  id: 'resources/analytics/most-buckets',
+  area: 'resources',
+  group,
+  title:
+    'answers exactly 744 whole hours or days in UTC with 744 buckets, and refuses 745 (400 naming start)',
+  needs: ['call-logs', 'beyond-read-only'],
+  async run(ctx) {
+    for (const { granularity, start, unit } of WHOLE_RANGES)
+      for (const count of [744, 745]) {
+        const query = `start=${iso(start)}&end=${iso(start + count * unit)}&granularity=${granularity}`
+        const exchange = await ctx.call({
+          method: 'GET',
+          path: `/analytics/calls?${query}`,
+          key: ctx.keys.callLogs,
+          operationId: 'getCallAnalytics',
+        })
+        const why = `for ${count} whole ${granularity}s in UTC (?${query})`
+        if (count > 744) {
+          expectError(
+            exchange,
+            400,
+            { type: 'invalid_request_error', code: 'invalid_parameter', param: 'start' },
+            why,
+          )
+          continue
+        }
+        expectStatus(exchange, 200, why)
+        const series = (jsonObject(exchange) as { series?: unknown[] }).series ?? []
+        ensure(series.length === count, `${count} buckets ${why}`, String(series.length), exchange)
+      }
+  },
+}
+
+const BERLIN = 'Europe/Berlin'
+const berlinClock = new Intl.DateTimeFormat('en-US', {
+  timeZone: BERLIN,
+  hourCycle: 'h23',
+  weekday: 'short',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+})
+const berlinParts = (ms: number) =>
+  Object.fromEntries(berlinClock.formatToParts(ms).map((p) => [p.type, p.value])) as Record<string, string>
+
+/** Calendar units where they are easy to get wrong, each one request. */
+const UNITS: {
+  query: string
+  range: { start: number; end: number }
+  aligned: (at: number) => boolean
+  what: string
+  /** The length every bucket has, where the unit has one. */
+  length?: number
+}[] = [
+  {
+    // Fourteen months in UTC: months of 28, 30 and 31 days, across a year's end.
+    query: 'granularity=month',
+    range: { start: Date.parse('2024-12-01T00:00:00Z'), end: Date.parse('2026-02-01T00:00:00Z') },
+    aligned: (at) => new Date(at).getUTCDate() === 1 && at % 86_400_000 === 0,
+    what: 'months in UTC (each from the 1st at midnight)',
+  },
+  {
+    // Berlin's clocks go back at 01:00 UTC on 26 October 2025: its local 02:00-03:00 happens twice, two hours.
+    query: `granularity=hour&timezone=${BERLIN}`,
+    range: { start: Date.parse('2025-10-25T22:00:00Z'), end: Date.parse('2025-10-26T04:00:00Z') },
+    aligned: (at) => at % 3_600_000 === 0,
+    what: `hours in ${BERLIN} across its change back (the repeated local hour two buckets)`,
+    length: 3_600_000,
+  },
+  {
+    // Eight weeks in Berlin around the same change: every week from Monday at local midnight.
+    query: `granularity=week&timezone=${BERLIN}`,
+    range: { start: Date.parse('2025-09-28T22:00:00Z'), end: Date.parse('2025-11-23T23:00:00Z') },
+    aligned: (at) => {
+      const parts = berlinParts(at)
+      return parts.weekday === 'Mon' && [parts.hour, parts.minute, parts.second].every((v) => Number(v) === 0)
+    },
+    what: `weeks in ${BERLIN} (each from Monday at local midnight)`,
+  },
+]
+
+/**
+ * Buckets follow the calendar of the zone (the contract's getCallAnalytics: hours, local midnight for `day`,
+ * Monday for `week`, the 1st for `month`): months of every length in UTC, the hour repeated when clocks go back
+ * (two buckets of an hour each, not one of two), weeks across that change. Three requests beyond a read-only
+ * run's budget.
+ */
+const calendarUnits: ContractCheck = {
+  id: 'resources/analytics/calendar-units',
+  area: 'resources',
+  group,
+  title:
+    'tiles a range with calendar months, with real hours across a change of the clocks, and with weeks from Monday',
+  needs: ['call-logs', 'beyond-read-only'],
+  async run(ctx) {
+    for (const unit of UNITS) {
+      const query = `start=${iso(unit.range.start)}&end=${iso(unit.range.end)}&${unit.query}`
+      const exchange = await ctx.call({
+        method: 'GET',
+        path: `/analytics/calls?${query}`,
+        key: ctx.keys.callLogs,
+        operationId: 'getCallAnalytics',
+      })
+      expectStatus(exchange, 200, `for ?${query}`)
+      const series = (jsonObject(exchange) as { series?: CalendarBucket[] }).series ?? []
+      expectCalendar(series, unit.range, unit.aligned, unit.what, exchange)
+      const { length } = unit
+      if (length !== undefined)
+        for (const bucket of series)
+          ensure(
+            instant(bucket.end) - instant(bucket.start) === length,
+            `${unit.what}: every bucket ${length / 60_000} minutes long`,
+            `${bucket.start} - ${bucket.end}`,
+            exchange,
+          )
+    }
+  },
+}
+
+/**
+ * A bucket that has ended still follows its calls (the contract's getCallAnalytics: "every call log whose
+ * `created_at` lies in the range", durations "over completed calls only"; deleteCallLog: "no longer counts in
+ * analytics"): a call placed, a range of two seconds around its start read once that range has passed, while the
+ * call is under way, again once it has completed, and again once its call log is deleted.
+ */
+const closedBuckets: ContractCheck = {
+  id: 'resources/analytics/closed-buckets',
+  area: 'resources',
+  group,
+  title:
+    'keeps a range that has ended following its calls: a call completed after the range ended counts as completed, a call log deleted then counts no more',
+  needs: ['write', 'simulated-calls'],
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock) return ctx.skip('needs calls placed through the mock control plane (--provision mock)')
+    const { account, name } = await scratchAccount(ctx, mock, 'closed buckets')
+    const { value: key } = await mock.createKey(account.id, { type: 'secret', name })
+    const v1 = (method: string, path: string, json?: unknown) =>
+      ctx.call({ method, path, json, key, sensitive: [key], fresh: true })
+    const agent = await v1('POST', '/agents', agentBody(ctx))
+    expectStatus(agent, 201, 'for a valid create-agent body')
+    const call = await mock.placeCall(account.id, {
+      agent_id: jsonObject(agent).id,
+      ring_seconds: 1,
+      duration_seconds: 2,
+    })
+    const second = Math.floor(instant(call.created_at) / 1000) * 1000
+    const query = `start=${iso(second - 1000)}&end=${iso(second + 1000)}&granularity=hour`
+    const totals = async (when: string) => {
+      const exchange = await v1('GET', `/analytics/calls?${query}`)
+      expectStatus(exchange, 200, `for ?${query} ${when}`)
+      return { exchange, totals: (jsonObject(exchange) as { totals: Record<string, unknown> }).totals }
+    }
+    await ctx.wait(1.5, 'the range around the call to end while the call is under way')
+    const during = await totals('while the call is under way')
+    ensure(
+      during.totals.call_count === 1,
+      'call_count 1 while the call is under way',
+      String(during.totals.call_count),
+      during.exchange,
+    )
+    await ctx.wait(3, 'the call to complete')
+    const log = await v1('GET', `/call-logs/${String(call.id)}`)
+    expectStatus(log, 200)
+    const ended = jsonObject(log)
+    if (ended.status !== 'completed')
+      return ctx.skip(`the call is ${String(ended.status)}, not completed, after its end`)
+    const after = await totals('after the call completed')
+    ensure(
+      after.totals.completed_count === 1 && after.totals.total_duration_seconds === ended.duration_seconds,
+      `completed_count 1 and total_duration_seconds ${String(ended.duration_seconds)} once the call completed, after the range ended`,
+      `${String(after.totals.completed_count)} and ${String(after.totals.total_duration_seconds)}`,
+      after.exchange,
+    )
+    expectStatus(await v1('DELETE', `/call-logs/${String(call.id)}`), 200, 'deleting the call log')
+    const gone = await totals('after its call log was deleted')
+    ensure(
+      gone.totals.call_count === 0,
+      'call_count 0 once the call log is deleted',
+      String(gone.totals.call_count),
+      gone.exchange,
+    )
+  },
+}
+
+export const analyticsEdgeChecks: ContractCheck[] = [
+  dstDays,
+  dstWeeks,
+  orderedGroups,
+  mostBuckets,
+  calendarUnits,
+  closedBuckets,
+]

@@ -121,15 +121,39 @@ const sensitiveFields: ContractCheck = {
   needs: ['publishable-key'],
   async run(ctx) {
     const id = await someAgentId(ctx)
+    // Two agents at least, for a page after the first.
+    if (ctx.target.destructive) await someAgentId(ctx)
     const fields = ctx.contract.sensitiveAgentFields
     const key = ctx.keys.publishable as string
+    // The same reads by the secret key just before: an answer kept for the account, not for the key's type,
+    // would show.
+    for (const path of [`/agents/${id}`, '/agents?limit=100'])
+      expectStatus(
+        await ctx.call({ method: 'GET', path, fresh: true }),
+        200,
+        `for ${path} with the secret key`,
+      )
     const one = await ctx.call({ method: 'GET', path: `/agents/${id}`, key, operationId: 'getAgent' })
     expectStatus(one, 200, 'for a publishable key reading an agent')
     const list = await ctx.call({ method: 'GET', path: '/agents?limit=100', key, operationId: 'listAgents' })
     expectStatus(list, 200)
+    // Pages after the first, both ways: the cursor's query path must know the key as well as the first page's.
+    const listed = listData(list).map((a) => String(a.id))
+    const pages = await Promise.all(
+      [
+        listed[0] && `starting_after=${listed[0]}`,
+        listed[1] && `ending_before=${listed[1]}`,
+        listed[1] && `starting_after=${listed[1]}&limit=1`,
+      ]
+        .filter((query): query is string => !!query)
+        .map((query) =>
+          ctx.call({ method: 'GET', path: `/agents?${query}`, key, operationId: 'listAgents' }),
+        ),
+    )
+    for (const page of pages) expectStatus(page, 200, 'for a publishable key paging through agents')
     for (const [agent, exchange] of [
       [jsonObject(one), one],
-      ...listData(list).map((a) => [a, list] as const),
+      ...[list, ...pages].flatMap((page) => listData(page).map((a) => [a, page] as const)),
     ] as const)
       for (const field of fields)
         ensure(
@@ -142,6 +166,64 @@ const sensitiveFields: ContractCheck = {
     expectStatus(secret, 200)
     for (const field of fields)
       ensure(field in jsonObject(secret), `${field} shown to a secret key`, `no ${field}`, secret)
+  },
+}
+
+/** Secret keys whose scopes read agents in every way a key can be given them (a scope alone, implied, a group). */
+const READING_SCOPES = [['agents:read'], ['agents:write'], ['read']]
+
+/**
+ * The sensitive fields follow the key's type, not its scopes (docs/decisions/004-permissions.md): a secret key
+ * that holds only what a publishable key holds (`agents:read`), only `agents:write` (which implies it) or only
+ * the `read` group still sees `system_prompt`, `webhook_url` and `metadata`, by ID and in the list.
+ */
+const secretSensitiveFields: ContractCheck = {
+  id: 'authorization/secret-sensitive-fields',
+  area: 'authorization',
+  group: 'Publishable keys',
+  title:
+    'shows the sensitive agent fields to every secret key that reads agents, whatever its scopes (agents:read alone, agents:write alone, the read group)',
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock)
+      return ctx.skip(
+        'needs secret keys with few scopes, made through the mock control plane (--provision mock)',
+      )
+    const id = await someAgentId(ctx)
+    const user = await ctx.call({ method: 'GET', path: '/user', operationId: 'getUser' })
+    expectStatus(user, 200)
+    const account = String(jsonObject(user).id)
+    for (const permissions of READING_SCOPES) {
+      const made = await mock.createKey(account, {
+        type: 'secret',
+        name: `Contract suite ${ctx.runId} secret ${permissions.join(' ')}`,
+        permissions,
+      })
+      const label = `for a secret key holding [${permissions.join(', ')}]`
+      const one = await ctx.call({
+        method: 'GET',
+        path: `/agents/${id}`,
+        key: made.value,
+        sensitive: [made.value],
+        operationId: 'getAgent',
+      })
+      expectStatus(one, 200, label)
+      const list = await ctx.call({
+        method: 'GET',
+        path: '/agents?limit=100',
+        key: made.value,
+        sensitive: [made.value],
+        operationId: 'listAgents',
+      })
+      expectStatus(list, 200, label)
+      const listed = listData(list).find((agent) => agent.id === id)
+      for (const [agent, exchange] of [
+        [jsonObject(one), one],
+        [listed ?? {}, list],
+      ] as const)
+        for (const field of ctx.contract.sensitiveAgentFields)
+          ensure(field in agent, `${field} shown ${label}`, `no ${field} in ${id}`, exchange)
+    }
   },
 }
 
@@ -253,6 +335,7 @@ export function authorizationChecks(operations: readonly ContractOperation[]): C
     forbiddenBeforeNotFound,
     publishableWrites,
     sensitiveFields,
+    secretSensitiveFields,
     originRestricted,
     allowedOriginsLookalikes,
   ]

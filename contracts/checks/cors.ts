@@ -1,6 +1,7 @@
 import type { Exchange } from '../http/exchange.ts'
 import { ensure, expectError, expectStatus } from './failure.ts'
-import type { CheckContext, ContractCheck } from './types.ts'
+import { scratchAccount } from './fixtures.ts'
+import type { CheckCallInput, CheckContext, ContractCheck } from './types.ts'
 
 const ORIGIN = 'https://contract-suite-app.example'
 
@@ -107,5 +108,68 @@ const cors: ContractCheck = {
   },
 }
 
+/**
+ * A page reads every answer, whatever its status: the CORS headers are on errors as on successes (a page that
+ * cannot read a 429 cannot read its `Retry-After` either). One request per status, none that could write: a bad
+ * query (400), a key without the scope (403), an unknown ID (404), a method the path does not have (405), and a
+ * used-up burst window of an account of the check's own (429, with `Retry-After` exposed).
+ */
+const corsEveryStatus: ContractCheck = {
+  id: 'responses/cors-every-status',
+  area: 'responses',
+  group: 'Headers',
+  title: 'lets a page read every error it gets (400, 403, 404, 405, 429) with the documented headers exposed',
+  needs: ['publishable-key'],
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock) return ctx.skip('CORS is promised by the standalone mock only (docs/decisions/001-general.md)')
+    const headers = { origin: ORIGIN }
+    const cases: [number, CheckCallInput][] = [
+      [400, { method: 'GET', path: '/agents?limit=0', headers, operationId: 'listAgents' }],
+      [
+        403,
+        {
+          method: 'GET',
+          path: '/call-logs',
+          key: ctx.keys.publishable,
+          headers,
+          operationId: 'listCallLogs',
+        },
+      ],
+      [404, { method: 'GET', path: '/agents/agt_0ContractSuiteNone0', headers, operationId: 'getAgent' }],
+      [405, { method: 'POST', path: '/agents/agt_0ContractSuiteNone0', headers }],
+    ]
+    for (const [status, input] of cases) {
+      const answer = await ctx.call(input)
+      expectStatus(answer, status, `for ${input.method} ${input.path} from a page`)
+      expectOrigin(answer, `on a ${status}, so that the page can read it`)
+      expectListed(answer, 'access-control-expose-headers', ['Request-Id'], `on a ${status}`)
+    }
+    const { account } = await scratchAccount(ctx, mock, 'CORS on a 429')
+    await mock.updateAccount(account.id, { limits: { hourly: 100, burst: 1 } })
+    const key = (
+      await mock.createKey(account.id, { type: 'secret', name: `Contract suite ${ctx.runId} 429` })
+    ).value
+    const user = {
+      method: 'GET',
+      path: '/user',
+      key,
+      sensitive: [key],
+      rateLimitProbe: true,
+      operationId: 'getUser',
+    }
+    expectStatus(await ctx.call(user), 200, 'for the first request of a burst window of one')
+    const limited = await ctx.call({ ...user, headers })
+    expectStatus(limited, 429, 'for the second request of a burst window of one')
+    expectOrigin(limited, 'on a 429, so that the page can read when to try again')
+    expectListed(
+      limited,
+      'access-control-expose-headers',
+      ['Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'],
+      'on a 429',
+    )
+  },
+}
+
 /** CORS, as the standalone mock promises it. */
-export const corsChecks: ContractCheck[] = [cors]
+export const corsChecks: ContractCheck[] = [cors, corsEveryStatus]

@@ -1,8 +1,10 @@
 import type { Contract } from '../contract/contract.ts'
 import { explorationCheck } from '../explore/exploration-check.ts'
+import { afterChangeChecks } from './after-changes.ts'
 import { agentChecks } from './agents.ts'
 import { analyticsChecks } from './analytics.ts'
 import { analyticsEdgeChecks } from './analytics-edges.ts'
+import { atTheBoundsChecks } from './at-the-bounds.ts'
 import { authenticationChecks } from './authentication.ts'
 import { authorizationChecks } from './authorization.ts'
 import { badInputChecks } from './bad-input.ts'
@@ -12,6 +14,7 @@ import { corsChecks } from './cors.ts'
 import { filterPagesCheck } from './filter-pages.ts'
 import { idempotencyChecks } from './idempotency.ts'
 import { idempotencyExpiryChecks, idempotencyRetryChecks } from './idempotency-retries.ts'
+import { instantFormChecks } from './instant-forms.ts'
 import { integrationChecks } from './integrations.ts'
 import { keyRestrictionChecks } from './key-restrictions.ts'
 import { lengthsInCharactersCheck } from './lengths.ts'
@@ -20,6 +23,7 @@ import { otherAccountsCheck } from './other-accounts.ts'
 import { overlappingCallsCheck } from './overlapping-calls.ts'
 import { oversizeDeleteChecks } from './oversize-delete.ts'
 import { paginationChecks } from './pagination.ts'
+import { partialUpdateChecks } from './partial-updates.ts'
 import { queryFormChecks } from './query-forms.ts'
 import { queuedCallCheck } from './queued-call.ts'
 import { rateLimitMeaningChecks } from './rate-limit-meaning.ts'
@@ -57,22 +61,26 @@ export function allChecks(contract: Contract): ContractCheck[] {
     queuedCallCheck,
     overlappingCallsCheck,
     userAccountCheck,
+    ...afterChangeChecks,
     otherAccountsCheck,
     filterPagesCheck,
     ...analyticsChecks,
     ...analyticsEdgeChecks,
     ...integrationChecks,
+    ...partialUpdateChecks,
     ...teamMemberChecks,
     ...normalisationChecks,
     ...timestampChecks,
     ...idempotencyRetryChecks,
     ...badInputChecks(contract.operations),
     lengthsInCharactersCheck,
+    ...atTheBoundsChecks,
     borrowedParametersCheck(contract.operations),
     ...queryFormChecks,
     // Relations compare answers the checks above fetched (the run's cache); the writes that cannot write come
     // after every read, since any request other than GET empties that cache.
     ...relationChecks,
+    ...instantFormChecks,
     ...writesRefusedChecks(contract.operations),
     ...oversizeDeleteChecks(contract.operations),
     ...webhookChecks,

@@ -2,8 +2,11 @@ import { ensure, expectError, expectStatus, inOrder } from './failure.ts'
 import { scratchAccount } from './fixtures.ts'
 import type { ContractCheck } from './types.ts'
 
-/** Every IPv4 and IPv6 address, in several spellings (halves, a single-address range, a mapped form). */
-const EVERYWHERE = ['0.0.0.0/1', '128.0.0.0/1', '::/1', '8000::/1']
+/**
+ * Every IPv4 and IPv6 address, as halves, the halves holding loopback addresses last: a local client matches a
+ * later entry, never only the first one (a key is admitted from any of its entries).
+ */
+const EVERYWHERE = ['8000::/1', '128.0.0.0/1', '::/1', '0.0.0.0/1']
 /** The loopback addresses a local client has, each listed exactly (no range). */
 const LOOPBACK = ['127.0.0.1', '::1', '::ffff:127.0.0.1']
 /**
@@ -97,11 +100,11 @@ const allowedIpPrefixes: ContractCheck = {
     if (!mock)
       return ctx.skip('needs keys with allowed_ips, made through the mock control plane (--provision mock)')
     const { account, name } = await scratchAccount(ctx, mock, 'allowed_ips prefixes')
-    const admits = async (range: string): Promise<boolean> => {
+    const admits = async (range: string | string[]): Promise<boolean> => {
       const { value } = await mock.createKey(account.id, {
         type: 'secret',
         name: `${name} ${range}`,
-        restrictions: { allowed_ips: [range] },
+        restrictions: { allowed_ips: [range].flat() },
       })
       const exchange = await ctx.call({
         method: 'GET',
@@ -152,6 +155,12 @@ const allowedIpPrefixes: ContractCheck = {
       'refused',
     )
     const neighbour = (address ^ 1) >>> 0
+    // Any entry of the list admits, not only the first: the neighbour's /32 listed before the client's.
+    ensure(
+      await admits([`${dotted(neighbour)}/32`, `${dotted(address)}/32`]),
+      `a key restricted to ${dotted(neighbour)}/32 and ${dotted(address)}/32 to admit the client at ${dotted(address)} (an address matching any entry of allowed_ips)`,
+      'refused',
+    )
     ensure(
       !(await admits(`${dotted(neighbour)}/32`)),
       `the neighbouring address ${dotted(neighbour)}/32 to refuse the client at ${dotted(address)}`,

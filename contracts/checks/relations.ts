@@ -263,6 +263,22 @@ const OF_THE_MOMENT = new Set([
 ])
 
 /**
+ * A proxy's own answer to HEAD (Prism: problem+json, no Request-Id, which every answer of the implementation has)
+ * shows nothing of the implementation; HEAD has no body from which runner/prism.ts could tell it: the check is not
+ * applicable through that proxy.
+ */
+export function skipProxyHead(head: Exchange, path: string): void {
+  if (
+    head.response.headers['request-id'] === undefined &&
+    /problem\+json/.test(head.response.headers['content-type'] ?? '')
+  )
+    throw new CheckSkipped(
+      `not applicable through this proxy: it answered HEAD ${path} ${head.response.status} itself (problem+json without Request-Id)`,
+      true,
+    )
+}
+
+/**
  * HEAD is answered like GET without a body (the contract's conventions, RFC 9110 section 9.3.2): the same
  * status, no body, and the headers the contract documents for the answer, with the same values where they
  * describe the request rather than the moment (`Content-Type`, `RateLimit-Policy`, ...). The GET is the list
@@ -272,16 +288,7 @@ async function headLikeGet(ctx: CheckContext): Promise<void> {
   const operation = ctx.contract.operation('listAgents')
   const get = await ctx.call({ method: 'GET', path: operation.path, operationId: operation.operationId })
   const head = await ctx.call({ method: 'HEAD', path: operation.path, conformance: false })
-  // A proxy's own answer (Prism: problem+json, no Request-Id, which every answer of the implementation has)
-  // shows nothing of the implementation; HEAD has no body from which runner/prism.ts could tell it.
-  if (
-    head.response.headers['request-id'] === undefined &&
-    /problem\+json/.test(head.response.headers['content-type'] ?? '')
-  )
-    throw new CheckSkipped(
-      `not applicable through this proxy: it answered HEAD ${operation.path} ${head.response.status} itself (problem+json without Request-Id)`,
-      true,
-    )
+  skipProxyHead(head, operation.path)
   const status = get.response.status
   expectStatus(head, status, `for HEAD ${operation.path}, as for GET`)
   ensure(head.response.text === '', 'HEAD answered without a body', head.response.text.slice(0, 80), head)

@@ -1,0 +1,365 @@
+import { readRateLimitHeaders } from '../http/rate-limit-headers.ts'
+import { ensure, expectError, expectStatus, inOrder, jsonObject, listData } from './failure.ts'
+import { agentBody, inviteBody, scratchAccount } from './fixtures.ts'
+import { PLAN_LIMITS } from './rate-limit-account.ts'
+import { skipProxyHead } from './relations.ts'
+import type { CheckCallInput, CheckContext, ContractCheck } from './types.ts'
+
+/**
+ * What a change does to the very next request: no cache of the account, its plan, its objects or its idempotency
+ * records may answer for what is there now. Each check makes an account and keys of its own through the mock's
+ * control plane.
+ */
+
+/** An account of the check's own with a secret key, and a sender that uses that key (never the run's answers). */
+export async function ownAccount(ctx: CheckContext, label: string) {
+  const mock = ctx.mock
+  if (!mock) return ctx.skip('needs an account made through the mock control plane (--provision mock)')
+  const { account, name } = await scratchAccount(ctx, mock, label)
+  const made = await mock.createKey(account.id, { type: 'secret', name })
+  const send = (input: CheckCallInput) =>
+    ctx.call({ ...input, key: made.value, sensitive: [made.value], fresh: true })
+  return { mock, account, name, key: made, send }
+}
+
+/**
+ * A plan changed through the control plane shows on the next request (the spec: limits are the plan's):
+ * `GET /user` tells the new plan, `RateLimit-Policy` its quotas, and the windows admit what the new plan allows
+ * (twelve requests within a minute on pro, two more than free's burst).
+ */
+const planChange: ContractCheck = {
+  id: 'resources/user/plan-change',
+  area: 'resources',
+  group: 'User',
+  title:
+    "shows a plan change on the next request: GET /user's plan, the RateLimit-Policy quotas and what the windows admit",
+  needs: ['own-account'],
+  async run(ctx) {
+    const { mock, account, send } = await ownAccount(ctx, 'plan change')
+    const read = async (plan: 'free' | 'pro', when: string) => {
+      const exchange = await send({
+        method: 'GET',
+        path: '/user',
+        operationId: 'getUser',
+        rateLimitProbe: true,
+      })
+      expectStatus(exchange, 200, `for GET /user ${when}`)
+      ensure(
+        jsonObject(exchange).plan === plan,
+        `plan "${plan}" ${when}`,
+        String(jsonObject(exchange).plan),
+        exchange,
+      )
+      const headers = readRateLimitHeaders(exchange.response.headers)
+      ensure(headers.ok, 'readable rate-limit headers', headers.ok ? '' : headers.error, exchange)
+      if (!headers.ok) return
+      const quotas = Object.fromEntries(headers.value.policies.map((p) => [p.name, p.quota]))
+      const want = PLAN_LIMITS[plan]
+      ensure(
+        quotas.hourly === want.hourly && quotas.burst === want.burst,
+        `RateLimit-Policy quotas ${want.hourly} an hour and ${want.burst} a minute (the ${plan} plan) ${when}`,
+        JSON.stringify(quotas),
+        exchange,
+      )
+    }
+    await mock.updateAccount(account.id, { plan: 'free', limits: null })
+    await read('free', 'on the free plan')
+    await mock.updateAccount(account.id, { plan: 'pro' })
+    await read('pro', 'right after the plan changed from free to pro')
+    const burst = PLAN_LIMITS.free.burst
+    for (let i = 2; i < burst + 2; i++)
+      expectStatus(
+        await send({ method: 'GET', path: '/user', operationId: 'getUser', rateLimitProbe: true }),
+        200,
+        `for request ${i + 1} within a minute on the pro plan (the free plan's burst is ${burst})`,
+      )
+  },
+}
+
+type Own = Awaited<ReturnType<typeof ownAccount>>
+
+/** A deletable object of each kind a key can make (or the mock's control plane, for a call log), and its path. */
+const DELETABLE: { what: string; make: (ctx: CheckContext, own: Own) => Promise<string> }[] = [
+  { what: 'an agent', make: (ctx, own) => madeAt(own, '/agents', agentBody(ctx)) },
+  { what: 'a team member', make: (ctx, own) => madeAt(own, '/team-members', inviteBody(ctx)) },
+]
+
+async function madeAt(own: Own, collection: string, json: Record<string, unknown>): Promise<string> {
+  const created = await own.send({ method: 'POST', path: collection, json })
+  expectStatus(created, 201, `creating an object in ${collection}`)
+  return `${collection}/${String(jsonObject(created).id)}`
+}
+
+/** A call placed through the control plane: its call log. */
+const CALL_LOG = {
+  what: 'a call log',
+  make: async (ctx: CheckContext, own: Own) => {
+    const agent = (await madeAt(own, '/agents', agentBody(ctx))).split('/').at(-1)
+    const call = await own.mock.placeCall(own.account.id, {
+      agent_id: agent,
+      ring_seconds: 1,
+      duration_seconds: 5,
+    })
+    return `/call-logs/${String(call.id)}`
+  },
+}
+
+/**
+ * HEAD is GET without a body (RFC 9110, 9.3.2), before and after a delete: a deleted object's HEAD is 404 as its
+ * GET is, for each kind of object (call logs in a check of their own, for targets that place calls).
+ */
+function headAfterDelete(id: string, kinds: typeof DELETABLE, needs: ContractCheck['needs']): ContractCheck {
+  return {
+    id,
+    area: 'resources',
+    group: 'Deletes',
+    title: `answers HEAD of a deleted object 404 as its GET (${kinds.map((k) => k.what).join(', ')}), never from an earlier answer`,
+    needs,
+    async run(ctx) {
+      const own = await ownAccount(ctx, 'HEAD after delete')
+      const { send } = own
+      for (const { what, make } of kinds) {
+        const path = await make(ctx, own)
+        const both = () =>
+          inOrder([send({ method: 'GET', path }), send({ method: 'HEAD', path, conformance: false })])
+        const [got, head] = await both()
+        if (head) skipProxyHead(head, path)
+        ensure(
+          got?.response.status === 200 && head?.response.status === 200,
+          `GET and HEAD of ${what} just made both 200`,
+          `${got?.response.status} and ${head?.response.status}`,
+          head,
+        )
+        expectStatus(await send({ method: 'DELETE', path }), 200, `deleting ${what}`)
+        const [gone, headGone] = await both()
+        ensure(
+          gone?.response.status === 404,
+          `GET of ${what} deleted 404`,
+          String(gone?.response.status),
+          gone,
+        )
+        ensure(
+          headGone?.response.status === 404,
+          `HEAD of ${what} deleted 404, as its GET (RFC 9110: HEAD is GET without the body)`,
+          String(headGone?.response.status),
+          headGone,
+        )
+      }
+    },
+  }
+}
+
+/** How many idempotent creates the many-keys check makes before it retries them all. */
+const MANY_KEYS = 12
+
+/**
+ * An `Idempotency-Key` is kept for 24 hours (docs/decisions/008-lists-and-idempotency.md), however many other keys
+ * the account uses meanwhile: twelve creates with keys of their own, then each retried, each a replay of its own
+ * first answer.
+ */
+const manyKeys: ContractCheck = {
+  id: 'resources/idempotency/many-keys',
+  area: 'resources',
+  group: 'Idempotency',
+  title:
+    'replays each of twelve idempotent creates when they are all retried after one another (no key forgotten)',
+  needs: ['write'],
+  async run(ctx) {
+    const { send } = await ownAccount(ctx, 'idempotency keys')
+    const bodies = Array.from({ length: MANY_KEYS }, () => agentBody(ctx))
+    const post = (i: number) =>
+      send({
+        method: 'POST',
+        path: '/agents',
+        json: bodies[i],
+        headers: { 'idempotency-key': `contract-${ctx.runId}-many-${i}` },
+        operationId: 'createAgent',
+      })
+    const first: string[] = []
+    for (let i = 0; i < MANY_KEYS; i++) {
+      const exchange = await post(i)
+      expectStatus(exchange, 201, `for create ${i + 1} with a key of its own`)
+      first.push(String(jsonObject(exchange).id))
+    }
+    for (let i = 0; i < MANY_KEYS; i++) {
+      const again = await post(i)
+      expectStatus(again, 201, `for the retry of create ${i + 1} after ${MANY_KEYS - 1} other keys`)
+      ensure(
+        jsonObject(again).id === first[i],
+        `the retry of create ${i + 1} to replay ${first[i]}`,
+        String(jsonObject(again).id),
+        again,
+      )
+    }
+  },
+}
+
+/**
+ * Authentication comes before everything (docs/decisions/005-order-of-checks.md), a stored idempotent answer
+ * included: once the key that made a create is revoked, its retry is 401, not the replay.
+ */
+const revokedRetry: ContractCheck = {
+  id: 'resources/idempotency/revoked-retry',
+  area: 'resources',
+  group: 'Idempotency',
+  title:
+    'answers 401 to the retry of an idempotent create once its key is revoked (authentication before the replay)',
+  needs: ['write'],
+  async run(ctx) {
+    const { mock, key, send } = await ownAccount(ctx, 'revoked retry')
+    const input: CheckCallInput = {
+      method: 'POST',
+      path: '/agents',
+      json: agentBody(ctx),
+      headers: { 'idempotency-key': `contract-${ctx.runId}-revoked` },
+      operationId: 'createAgent',
+    }
+    expectStatus(await send(input), 201, 'for an idempotent create')
+    await mock.revokeKey(key.id)
+    expectError(
+      await send(input),
+      401,
+      { type: 'authentication_error', code: 'invalid_api_key' },
+      'for its retry with the key revoked',
+    )
+  },
+}
+
+/** Objects of each list the walk runs over before it starts. */
+const WALKED = 5
+
+/**
+ * A cursor names an object, not a position (docs/decisions/008-lists-and-idempotency.md): an object created while a
+ * client pages (the newest, so it sorts first) moves nothing after the cursor. Each list gets five objects a
+ * second before the walk; the walk reads two a page, and before each page after the first one more object is
+ * made; every page holds the objects after the cursor in the list as it was.
+ */
+function createdMidWalk(id: string, kinds: typeof DELETABLE, needs: ContractCheck['needs']): ContractCheck {
+  return {
+    id,
+    area: 'resources',
+    group: 'Pagination',
+    title: `pages on from the cursor's object while newer objects are made (${kinds.map((k) => k.what).join(', ')})`,
+    needs,
+    async run(ctx) {
+      const own = await ownAccount(ctx, 'created mid-walk')
+      const lists: { what: string; collection: string; ids: string[]; make: () => Promise<string> }[] = []
+      for (const { what, make } of kinds) {
+        const paths: string[] = []
+        for (let i = 0; i < WALKED; i++) paths.push(await make(ctx, own))
+        const collection = (paths[0] as string).split('/').slice(0, -1).join('/')
+        // Newest first: made later, listed earlier (ties in the second do not matter: all before the wait).
+        const listed = await own.send({ method: 'GET', path: `${collection}?limit=100` })
+        expectStatus(listed, 200)
+        const ids = listData(listed).map((item) => String(item.id))
+        lists.push({ what, collection, ids, make: () => make(ctx, own) })
+      }
+      await ctx.wait(
+        1,
+        'a second to pass, so that objects made during the walk are newer than those before it',
+      )
+      for (const { what, collection, ids, make } of lists) {
+        let cursor: string | undefined
+        for (let at = 0; at < ids.length; at += 2) {
+          if (cursor) await make()
+          const page = await own.send({
+            method: 'GET',
+            path: `${collection}?limit=2${cursor ? `&starting_after=${cursor}` : ''}`,
+          })
+          expectStatus(page, 200)
+          const got = listData(page).map((item) => String(item.id))
+          const want = ids.slice(at, at + 2)
+          ensure(
+            got.join() === want.join(),
+            `the page of ${what} after ${cursor ?? 'the start'} to hold ${want.join(', ')}, whatever was made since`,
+            got.join(', ') || '(empty)',
+            page,
+          )
+          cursor = got.at(-1)
+          if (!cursor) break
+        }
+      }
+    },
+  }
+}
+
+/** The mock's limits per account (the contract's Conflict: "the mock: 1,000 agents and 200 team members"). */
+const LIMITED: { what: string; collection: string; body: (ctx: CheckContext) => Record<string, unknown> }[] =
+  [
+    { what: 'team members', collection: '/team-members', body: (ctx) => inviteBody(ctx) },
+    { what: 'agents', collection: '/agents', body: (ctx) => agentBody(ctx) },
+  ]
+/** Creates sent at once while filling an account up. */
+const FILL_AT_ONCE = 25
+/** Far more than any limit of the mock: the check stops filling at the first 409 or here. */
+const FILL_AT_MOST = 1_100
+
+/**
+ * The limit of objects per account counts what the account holds now: filled up to its first 409
+ * `limit_reached`, an account that deletes one object may make one more, and then is refused again. For team
+ * members and agents, on an account of the check's own with its rate limits lifted.
+ */
+const limitAfterRemoval: ContractCheck = {
+  id: 'resources/deletes/limit-after-removal',
+  area: 'resources',
+  group: 'Deletes',
+  title:
+    'counts what an account holds now against its limits: after a removal at the limit, one more is created, then 409 limit_reached again',
+  needs: ['write'],
+  async run(ctx) {
+    const { mock, account, send } = await ownAccount(ctx, 'limits')
+    await mock.updateAccount(account.id, { limits: { hourly: 100_000_000, burst: 100_000_000 } })
+    for (const { what, collection, body } of LIMITED) {
+      // The account goes in teardown with all it holds: none of its objects is removed one by one.
+      const create = async () => {
+        const answer = await send({ method: 'POST', path: collection, json: body(ctx) })
+        const id = (answer.response.json as { id?: unknown } | undefined)?.id
+        if (typeof id === 'string') ctx.untrack(`${collection}/${id}`)
+        return answer
+      }
+      let made: string[] = []
+      let refused: Awaited<ReturnType<typeof create>> | undefined
+      while (!refused && made.length < FILL_AT_MOST) {
+        const answers = await inOrder(Array.from({ length: FILL_AT_ONCE }, create))
+        for (const answer of answers) {
+          if (answer.response.status === 409) refused ??= answer
+          else expectStatus(answer, 201, `creating ${what} before the limit`)
+        }
+        made = made.concat(
+          answers.filter((a) => a.response.status === 201).map((a) => String(jsonObject(a).id)),
+        )
+      }
+      if (!refused) return ctx.skip(`no limit on ${what} within ${FILL_AT_MOST} (the mock keeps fewer)`)
+      expectError(
+        refused,
+        409,
+        { type: 'conflict_error', code: 'limit_reached' },
+        `for ${what} past the limit`,
+      )
+      expectStatus(
+        await send({ method: 'DELETE', path: `${collection}/${made.at(-1)}` }),
+        200,
+        `removing one of the ${what}`,
+      )
+      expectStatus(await create(), 201, `for one more of the ${what} after one was removed at the limit`)
+      expectError(
+        await create(),
+        409,
+        { type: 'conflict_error', code: 'limit_reached' },
+        `for the next of the ${what}, at the limit again`,
+      )
+    }
+  },
+}
+
+/** Changes seen on the next request. */
+export const afterChangeChecks: ContractCheck[] = [
+  planChange,
+  headAfterDelete('resources/deletes/head-after-delete', DELETABLE, ['write']),
+  headAfterDelete('resources/deletes/head-after-delete-call-log', [CALL_LOG], ['write', 'simulated-calls']),
+  createdMidWalk('resources/pagination/created-mid-walk', DELETABLE, ['write']),
+  createdMidWalk('resources/pagination/created-mid-walk-call-logs', [CALL_LOG], ['write', 'simulated-calls']),
+  manyKeys,
+  revokedRetry,
+  limitAfterRemoval,
+]

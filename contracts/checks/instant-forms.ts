@@ -1,0 +1,100 @@
+import { resolveRef } from '../contract/load-contract.ts'
+import type { ContractOperation } from '../contract/operations.ts'
+import { ensure, expectStatus, listData } from './failure.ts'
+import type { CheckContext, ContractCheck } from './types.ts'
+
+/** Offsets other than UTC's: half an hour east of it, and whole hours west of it. */
+const OFFSETS = ['+05:30', '-08:00']
+const HOUR_MS = 3_600_000
+
+/** The instant `ms` written with `offset` (`2026-03-09T17:30:00+05:30` for 12:00 UTC). */
+export function withOffset(ms: number, offset: string): string {
+  const minutes =
+    (offset.startsWith('-') ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)))
+  return `${new Date(ms + minutes * 60_000).toISOString().slice(0, 19)}${offset}`
+}
+
+const utc = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+
+/** An answer with every timestamp read as the instant it names, so that two spellings of one instant compare equal. */
+function instants(value: unknown): unknown {
+  if (
+    typeof value === 'string' &&
+    /^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d/.test(value) &&
+    !Number.isNaN(Date.parse(value))
+  )
+    return Date.parse(value)
+  if (Array.isArray(value)) return value.map(instants)
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, instants(item)]))
+  return value
+}
+
+/** The GET operations with date-time query parameters, and those parameters in the contract's order. */
+function timedReads(ctx: CheckContext): { operation: ContractOperation; names: string[] }[] {
+  return ctx.contract.operations
+    .filter((operation) => operation.method === 'get' && !operation.path.includes('{'))
+    .map((operation) => ({
+      operation,
+      names: operation.parameters
+        .filter((p) => p.in === 'query')
+        .filter(
+          (p) => resolveRef<{ format?: string }>(ctx.contract.document, p.schema).format === 'date-time',
+        )
+        .map((p) => p.name),
+    }))
+    .filter(({ names }) => names.length > 0)
+}
+
+/**
+ * Timestamps sent in query parameters "may carry any RFC 3339 offset; they are compared as the instants they name"
+ * (the contract's Conventions): every read with date-time parameters (the call-log filters, the analytics range)
+ * gives the same answer for one range written in UTC, at +05:30 and at -08:00. The range is the week before the
+ * newest call log, so that it holds calls. Derived from the contract: a new date-time parameter is covered too.
+ */
+const offsetInstants: ContractCheck = {
+  id: 'resources/instants/other-offsets',
+  area: 'resources',
+  group: 'Instants',
+  title: 'answers a range written at another UTC offset (+05:30, -08:00) as the same range written in UTC',
+  needs: ['call-logs', 'beyond-read-only'],
+  async run(ctx) {
+    const key = ctx.keys.callLogs
+    const newest = await ctx.call({
+      method: 'GET',
+      path: '/call-logs?limit=1',
+      key,
+      operationId: 'listCallLogs',
+    })
+    expectStatus(newest, 200)
+    const latest = Date.parse(String(listData(newest)[0]?.started_at ?? listData(newest)[0]?.created_at))
+    if (Number.isNaN(latest)) return ctx.skip('no call log to set a range by')
+    const end = Math.ceil((latest + 1) / HOUR_MS) * HOUR_MS
+    const bounds = [end - 7 * 24 * HOUR_MS, end]
+    for (const { operation, names } of timedReads(ctx)) {
+      const query = (write: (ms: number) => string) =>
+        names
+          .slice(0, bounds.length)
+          .map((name, i) => `${name}=${encodeURIComponent(write(bounds[i] as number))}`)
+          .join('&')
+      const read = (q: string) =>
+        ctx.call({ method: 'GET', path: `${operation.path}?${q}`, key, operationId: operation.operationId })
+      const plain = await read(query(utc))
+      expectStatus(plain, 200, `for ?${query(utc)}`)
+      for (const offset of OFFSETS) {
+        const q = query((ms) => withOffset(ms, offset))
+        const other = await read(q)
+        expectStatus(other, 200, `for ?${q}`)
+        ensure(
+          JSON.stringify(instants(other.response.json)) === JSON.stringify(instants(plain.response.json)),
+          `the answer to ?${q} to be the answer to ?${query(utc)}, the same instants in UTC`,
+          'another answer',
+          other,
+        )
+      }
+    }
+  },
+}
+
+/** Instants written at any offset. */
+export const instantFormChecks: ContractCheck[] = [offsetInstants]
