@@ -17,6 +17,7 @@ import { idempotencyExpiryChecks, idempotencyRetryChecks } from './idempotency-r
 import { instantFormChecks } from './instant-forms.ts'
 import { integrationChecks } from './integrations.ts'
 import { keyRestrictionChecks } from './key-restrictions.ts'
+import { sameAnswerEveryKey } from './key-views.ts'
 import { lengthsInCharactersCheck } from './lengths.ts'
 import { normalisationChecks } from './normalisation.ts'
 import { otherAccountsCheck } from './other-accounts.ts'
@@ -53,6 +54,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...authenticationChecks,
     ...authorizationChecks(contract.operations),
     ...keyRestrictionChecks,
+    sameAnswerEveryKey,
     ...agentChecks,
     ...paginationChecks,
     ...idempotencyChecks,
