@@ -352,6 +352,59 @@ const limitAfterRemoval: ContractCheck = {
   },
 }
 
+/**
+ * A deleted agent's call logs are kept (the contract's deleteAgent: "they keep its `agent_id` and still appear in
+ * lists and analytics"): after the delete, its call log is read by ID, listed when the list is filtered by the
+ * deleted agent's ID, and counted by analytics filtered by it ("no existence check").
+ */
+const deletedAgentsCalls: ContractCheck = {
+  id: 'resources/deletes/agent-call-logs-kept',
+  area: 'resources',
+  group: 'Deletes',
+  title:
+    "keeps a deleted agent's call logs: read by ID, listed and counted when filtered by the deleted agent's ID",
+  needs: ['write', 'simulated-calls'],
+  async run(ctx) {
+    const own = await ownAccount(ctx, 'deleted agent')
+    const { send } = own
+    const path = await CALL_LOG.make(ctx, own)
+    const log = await send({ method: 'GET', path })
+    expectStatus(log, 200, 'reading the call log of a call just placed')
+    const agent = String(jsonObject(log).agent_id)
+    expectStatus(await send({ method: 'DELETE', path: `/agents/${agent}` }), 200, 'deleting the agent')
+    const after = await send({ method: 'GET', path })
+    expectStatus(after, 200, 'reading the call log of the deleted agent')
+    ensure(
+      jsonObject(after).agent_id === agent,
+      `agent_id ${agent} kept`,
+      String(jsonObject(after).agent_id),
+      after,
+    )
+    const listed = await send({ method: 'GET', path: `/call-logs?agent_id=${agent}` })
+    expectStatus(listed, 200, "for the list filtered by the deleted agent's ID")
+    const id = path.split('/').at(-1)
+    ensure(
+      listData(listed).some((item) => item.id === id),
+      `${id} listed when filtered by its deleted agent ${agent}`,
+      listData(listed)
+        .map((item) => String(item.id))
+        .join(', ') || '(empty)',
+      listed,
+    )
+    const created = Date.parse(String(jsonObject(after).created_at))
+    const query = `start=${new Date(created - 60_000).toISOString()}&end=${new Date(created + 60_000).toISOString()}&granularity=total&agent_id=${agent}`
+    const counted = await send({ method: 'GET', path: `/analytics/calls?${query}` })
+    expectStatus(counted, 200, "for analytics filtered by the deleted agent's ID")
+    const totals = (jsonObject(counted) as { totals?: { call_count?: unknown } }).totals
+    ensure(
+      totals?.call_count === 1,
+      "call_count 1 for the deleted agent's call",
+      String(totals?.call_count),
+      counted,
+    )
+  },
+}
+
 /** Changes seen on the next request. */
 export const afterChangeChecks: ContractCheck[] = [
   planChange,
@@ -362,4 +415,5 @@ export const afterChangeChecks: ContractCheck[] = [
   manyKeys,
   revokedRetry,
   limitAfterRemoval,
+  deletedAgentsCalls,
 ]

@@ -209,15 +209,17 @@ const orderedGroups: ContractCheck = {
 
 /** Analytics where a calendar or a metric has an edge: clock changes, ties between groups, nothing analysed. */
 /** Hours and days of UTC, each range starting on a bound of its granularity. */
-const WHOLE_RANGES: { granularity: string; start: number; unit: number }[] = [
-  { granularity: 'hour', start: Date.parse('2025-01-01T00:00:00Z'), unit: 3_600_000 },
-  { granularity: 'day', start: Date.parse('2023-01-01T00:00:00Z'), unit: 86_400_000 },
+/** Hours and days of UTC. */
+const WHOLE_UNITS: { granularity: string; unit: number }[] = [
+  { granularity: 'hour', unit: 3_600_000 },
+  { granularity: 'day', unit: 86_400_000 },
 ]
 
 /**
- * The bucket limit is inclusive (the contract's getCallAnalytics, Range: "at most 744 buckets"): in UTC, from a
- * bound of the granularity, exactly 744 hours or days are answered with 744 buckets, and one more is 400
- * naming `start`. Four requests beyond a read-only run's budget.
+ * The bucket limit is inclusive (the contract's getCallAnalytics, Range: "at most 744 buckets"): in UTC, ending on
+ * the bound of the granularity after the newest call log (so that the buckets hold the account's calls), exactly
+ * 744 hours or days are answered with 744 buckets, and one more is 400 naming `start`. Four requests beyond a
+ * read-only run's budget, and five with the newest call log.
  */
 const mostBuckets: ContractCheck = {
   id: 'resources/analytics/most-buckets',
@@ -227,9 +229,19 @@ const mostBuckets: ContractCheck = {
     'answers exactly 744 whole hours or days in UTC with 744 buckets, and refuses 745 (400 naming start)',
   needs: ['call-logs', 'beyond-read-only'],
   async run(ctx) {
-    for (const { granularity, start, unit } of WHOLE_RANGES)
+    const newest = await ctx.call({
+      method: 'GET',
+      path: '/call-logs?limit=1',
+      key: ctx.keys.callLogs,
+      operationId: 'listCallLogs',
+    })
+    expectStatus(newest, 200)
+    const latest = Date.parse(String((jsonObject(newest).data as { created_at?: string }[])?.[0]?.created_at))
+    const last = Number.isNaN(latest) ? Date.parse('2025-01-01T00:00:00Z') : latest
+    for (const { granularity, unit } of WHOLE_UNITS)
       for (const count of [744, 745]) {
-        const query = `start=${iso(start)}&end=${iso(start + count * unit)}&granularity=${granularity}`
+        const end = Math.floor(last / unit) * unit + unit
+        const query = `start=${iso(end - count * unit)}&end=${iso(end)}&granularity=${granularity}`
         const exchange = await ctx.call({
           method: 'GET',
           path: `/analytics/calls?${query}`,

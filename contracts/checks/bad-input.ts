@@ -97,7 +97,8 @@ function schemaCheck(operation: ContractOperation, target: BodyTarget): Contract
 const MALFORMED: {
   id: string
   title: string
-  cases: (valid: string, base: Record<string, unknown>) => [string, string, string][]
+  /** Body, Content-Type (none when undefined), and what the case is. */
+  cases: (valid: string, base: Record<string, unknown>) => [string, string | undefined, string][]
   status: number
   code: string
 }[] = [
@@ -129,6 +130,8 @@ const MALFORMED: {
     cases: (valid) => [
       [valid, 'text/plain', 'Content-Type text/plain'],
       [valid, 'application/x-www-form-urlencoded', 'a form-encoded Content-Type'],
+      // The JSON a client sent without saying what it is: no Content-Type is not application/json.
+      [valid, undefined, 'no Content-Type at all'],
     ],
   },
   {
@@ -142,6 +145,8 @@ const MALFORMED: {
         'application/json',
         'a body over 1 MiB',
       ],
+      // 413 comes before 415 (docs/decisions/005-order-of-checks.md): the size is the first thing wrong.
+      ['x'.repeat(1024 * 1024 + 16), 'text/plain', 'a body over 1 MiB that is not JSON either'],
     ],
   },
   {
@@ -228,7 +233,7 @@ function malformedChecks(operation: ContractOperation, target: BodyTarget): Cont
           method,
           path,
           body,
-          headers: { 'content-type': contentType },
+          headers: contentType === undefined ? {} : { 'content-type': contentType },
           operationId: operation.operationId,
         })
         expectError(exchange, kind.status, { type: 'invalid_request_error', code: kind.code }, `for ${what}`)

@@ -2,6 +2,7 @@ import type { Contract } from '../contract/contract.ts'
 import { type ContractOperation, type ContractResponse, matchOperation } from '../contract/operations.ts'
 import type { Exchange } from '../http/exchange.ts'
 import { type QuotaState, readRateLimitHeaders } from '../http/rate-limit-headers.ts'
+import { analyticsProblems } from './analytics-invariants.ts'
 
 const RATE_LIMIT_HEADERS = ['ratelimit', 'ratelimit-policy', 'x-ratelimit-limit', 'x-ratelimit-remaining']
 
@@ -97,6 +98,10 @@ export function conformanceProblems(
           problems.push(`body ${problem}`)
     }
   }
+
+  // What the metrics mean, which no schema can say: on every analytics answer, whatever the check.
+  if (match.operation?.operationId === 'getCallAnalytics' && response.status === 200)
+    problems.push(...analyticsProblems(response.json))
 
   if (response.status === 401) {
     const present = RATE_LIMIT_HEADERS.filter((name) => headers[name] !== undefined)

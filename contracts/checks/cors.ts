@@ -82,6 +82,12 @@ const cors: ContractCheck = {
         String(answer.response.headers.ratelimit),
         answer,
       )
+      ensure(
+        /^req_/.test(answer.response.headers['request-id'] ?? ''),
+        'a Request-Id on a preflight too (docs/decisions/001-general.md: every response carries one)',
+        JSON.stringify(answer.response.headers['request-id'] ?? null),
+        answer,
+      )
     }
     const unknown = await preflight(ctx, '/no-such-resource', 'GET')
     expectStatus(unknown, 404, 'for a preflight of a path outside the contract')

@@ -30,6 +30,7 @@ import { queuedCallCheck } from './queued-call.ts'
 import { rateLimitMeaningChecks } from './rate-limit-meaning.ts'
 import { rateLimitChecks } from './rate-limits.ts'
 import { relationChecks } from './relations.ts'
+import { requestFormChecks } from './request-forms.ts'
 import { responseChecks } from './responses.ts'
 import { routingChecks } from './routing.ts'
 import { simulatedCallCheck } from './simulated-calls.ts'
@@ -79,6 +80,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     ...atTheBoundsChecks,
     borrowedParametersCheck(contract.operations),
     ...queryFormChecks,
+    ...requestFormChecks,
     // Relations compare answers the checks above fetched (the run's cache); the writes that cannot write come
     // after every read, since any request other than GET empties that cache.
     ...relationChecks,

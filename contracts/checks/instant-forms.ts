@@ -1,6 +1,6 @@
 import { resolveRef } from '../contract/load-contract.ts'
 import type { ContractOperation } from '../contract/operations.ts'
-import { ensure, expectStatus, listData } from './failure.ts'
+import { ensure, expectError, expectStatus, listData } from './failure.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
 /** Offsets other than UTC's: half an hour east of it, and whole hours west of it. */
@@ -96,5 +96,41 @@ const offsetInstants: ContractCheck = {
   },
 }
 
-/** Instants written at any offset. */
-export const instantFormChecks: ContractCheck[] = [offsetInstants]
+/** Dates RFC 3339 forms but no calendar has: a 30th of February, a 31st of April, a 29th of February of 2025. */
+const IMPOSSIBLE = ['2026-02-30T00:00:00Z', '2025-04-31T12:00:00Z', '2025-02-29T00:00:00Z']
+
+/**
+ * A date-time that names no instant is refused, not rolled over into the next month (RFC 3339, 5.7: the day must
+ * exist in its month and year; the contract: a value of the wrong shape is 400 `invalid_parameter` naming it):
+ * every date-time query parameter of the contract given each impossible date alone.
+ */
+const impossibleDates: ContractCheck = {
+  id: 'bad-input/impossible-dates',
+  area: 'bad-input',
+  group: 'Instants',
+  title:
+    'answers 400 naming the parameter for a date-time on a day its month does not have (30 February, 31 April)',
+  needs: ['call-logs', 'beyond-read-only'],
+  async run(ctx) {
+    for (const { operation, names } of timedReads(ctx))
+      for (const name of names)
+        for (const date of IMPOSSIBLE) {
+          const query = `${name}=${date}`
+          const exchange = await ctx.call({
+            method: 'GET',
+            path: `${operation.path}?${query}`,
+            key: ctx.keys.callLogs,
+            operationId: operation.operationId,
+          })
+          expectError(
+            exchange,
+            400,
+            { type: 'invalid_request_error', code: 'invalid_parameter', param: name },
+            `for ?${query}`,
+          )
+        }
+  },
+}
+
+/** Instants written at any offset, and dates no calendar has. */
+export const instantFormChecks: ContractCheck[] = [offsetInstants, impossibleDates]

@@ -54,11 +54,20 @@ interface ValueBreakage {
   suffix?: string
 }
 
+/** The breakages that write a body's boolean or number as a string. */
+const STRING_FORMS = ['the string "false"', 'a number written as a string'] as const
+
 function valueBreakages(document: OpenApiDocument, schema: Schema): ValueBreakage[] {
   const out: ValueBreakage[] = []
   const types = typesOf(document, schema)
   if (types.length > 0) out.push({ value: wrongType(types), what: 'of the wrong type', codes: ['type'] })
   if (types.length > 0 && !types.includes('null')) out.push({ value: null, what: 'null', codes: ['type'] })
+  // What a form or a framework's coercion turns into the type: a switch or a number written as a string (in a
+  // body only: a query string has nothing but strings).
+  if (types.includes('boolean') && !types.includes('string'))
+    out.push({ value: 'false', what: STRING_FORMS[0], codes: ['type'] })
+  if ((types.includes('integer') || types.includes('number')) && !types.includes('string'))
+    out.push({ value: '5', what: STRING_FORMS[1], codes: ['type'] })
   if (types.includes('integer') && !types.includes('number'))
     out.push({ value: 1.5, what: 'not an integer', codes: ['type'] })
   const enumValues = schema.enum ?? schema.anyOf?.flatMap((s) => flatten(document, s).enum ?? [])
@@ -209,6 +218,7 @@ export function parameterBreakages(
   const pattern = typeof flat.pattern === 'string' ? new RegExp(flat.pattern, 'u') : undefined
   return valueBreakages(document, flat)
     .filter((b) => b.value !== null && typeof b.value !== 'object')
+    .filter((b) => !(STRING_FORMS as readonly string[]).includes(b.what))
     .filter((b) => !(isString && b.what === 'of the wrong type'))
     .map((b) => (b.what === 'of the wrong type' && !isString ? NOT_JSON_NUMBER : b))
     .filter((b) => !(pattern && LENGTH.has(b.what) && !pattern.test(String(b.value))))
