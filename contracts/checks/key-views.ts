@@ -3,15 +3,8 @@ import type { ScopedKey } from '../target/target.ts'
 import { firstMissing } from './authorization.ts'
 import { ensure, expectStatus, jsonObject, listData } from './failure.ts'
 import { createAgent, inviteMember } from './fixtures.ts'
+import { canonicalJson } from './same-json.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
-
-/** JSON with every object's keys sorted: two answers compare equal whatever order their fields come in. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, item) =>
-    item && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  )
 
 /** An agent (or a list of them) as a publishable key must see it: the sensitive fields left out. */
 function withoutSensitive(value: unknown, fields: readonly string[]): unknown {
@@ -99,7 +92,7 @@ export const sameAnswerEveryKey: ContractCheck = {
         expectStatus(answer, 200, `for GET ${path} with ${label}`)
         const want = key.publishable ? withoutSensitive(full, fields) : full
         ensure(
-          canonical(jsonObject(answer)) === canonical(want),
+          canonicalJson(jsonObject(answer)) === canonicalJson(want),
           `GET ${path} with ${label} answered as to the secret key${key.publishable ? ' (without the sensitive fields)' : ''}`,
           'another answer',
           answer,

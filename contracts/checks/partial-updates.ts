@@ -1,37 +1,12 @@
+import { flatten, type Schema } from '../contract/breakages.ts'
 import type { OpenApiDocument } from '../contract/load-contract.ts'
-import { resolveRef } from '../contract/load-contract.ts'
 import { ownAccount } from './after-changes.ts'
 import { ensure, expectStatus, jsonObject } from './failure.ts'
 import { agentBody } from './fixtures.ts'
+import { canonicalJson } from './same-json.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
 
-type Schema = Record<string, unknown> & {
-  type?: string | string[]
-  enum?: unknown[]
-  properties?: Record<string, unknown>
-  additionalProperties?: unknown
-  items?: unknown
-  allOf?: unknown[]
-}
-
-function flatten(document: OpenApiDocument, value: unknown): Schema {
-  let schema = resolveRef<Schema>(document, value)
-  if (schema.allOf && schema.allOf.length === 1) {
-    const { allOf, ...rest } = schema
-    schema = { ...flatten(document, allOf[0]), ...rest }
-  }
-  return schema
-}
-
 let serial = 0
-
-/** JSON with every object's keys sorted: two values compare equal whatever order their fields come in. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, item) =>
-    item && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  )
 
 /**
  * A valid value of `schema` other than `current`, or undefined where the schema leaves none this can write
@@ -150,14 +125,14 @@ function onlyNamedFields(updatable: (typeof UPDATABLE)[number]): ContractCheck {
           const after = await read(`after ${sent}`)
           const want = stored(schema, state[name], value)
           ensure(
-            canonical(after[name]) === canonical(want),
+            canonicalJson(after[name]) === canonicalJson(want),
             `${name} = ${JSON.stringify(want)} after PATCH ${sent}`,
             JSON.stringify(after[name]),
           )
           for (const [other] of fields)
             if (other !== name)
               ensure(
-                canonical(after[other]) === canonical(state[other]),
+                canonicalJson(after[other]) === canonicalJson(state[other]),
                 `${other} unchanged (${JSON.stringify(state[other])?.slice(0, 120)}) after PATCH ${sent}, which does not name it`,
                 JSON.stringify(after[other])?.slice(0, 200) ?? 'absent',
               )

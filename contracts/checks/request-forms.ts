@@ -3,20 +3,13 @@ import { resolveRef } from '../contract/load-contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
 import { ensure, expectError, expectStatus, jsonObject, listData } from './failure.ts'
 import { agentBody, createAgent, inviteBody } from './fixtures.ts'
+import { canonicalJson } from './same-json.ts'
 import type { CheckCallInput, CheckContext, ContractCheck } from './types.ts'
 
 /**
  * Requests as everyday clients and frameworks write them, and as they must not be read: each rule here is one the
  * contract states or the HTTP and JSON standards fix, and each check is beyond a read-only run.
  */
-
-/** JSON with every object's keys sorted. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, item) =>
-    item && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  )
 
 /** The key that reads an operation: the call-log account's for its reads, the run's own otherwise. */
 const keyFor = (ctx: CheckContext, operation: ContractOperation) =>
@@ -70,7 +63,7 @@ const acceptForms: ContractCheck = {
         })
         expectStatus(answer, 200, `for GET ${operation.path} with Accept: ${accept}`)
         ensure(
-          canonical(answer.response.json) === canonical(plain.response.json),
+          canonicalJson(answer.response.json) === canonicalJson(plain.response.json),
           `GET ${operation.path} with Accept: ${accept} answered as without it`,
           'another answer',
           answer,
@@ -175,7 +168,7 @@ const encodedPathIds: ContractCheck = {
       const answer = await ctx.call({ method: 'GET', path })
       expectStatus(answer, 200, `for GET ${path}, the ID ${id} percent-encoded`)
       ensure(
-        canonical(answer.response.json) === canonical(plain.response.json),
+        canonicalJson(answer.response.json) === canonicalJson(plain.response.json),
         `GET ${path} answered as GET ${collection}/${id}`,
         'another answer',
         answer,

@@ -10,7 +10,8 @@ export interface Breakage {
   codes: string[]
 }
 
-type Schema = Record<string, unknown> & {
+/** A JSON Schema object, as far as the breakages, the edges and the checks read it. */
+export type Schema = Record<string, unknown> & {
   type?: string | string[]
   enum?: unknown[]
   properties?: Record<string, unknown>
@@ -22,7 +23,7 @@ type Schema = Record<string, unknown> & {
 }
 
 /** Resolves `$ref`s and single-branch `allOf`s into one schema object. */
-function flatten(document: OpenApiDocument, value: unknown): Schema {
+export function flatten(document: OpenApiDocument, value: unknown): Schema {
   let schema = resolveRef<Schema>(document, value)
   if (schema.allOf && schema.allOf.length === 1) {
     const { allOf, ...rest } = schema

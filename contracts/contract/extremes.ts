@@ -1,4 +1,5 @@
-import { type OpenApiDocument, resolveRef } from './load-contract.ts'
+import { flatten, type Schema } from './breakages.ts'
+import type { OpenApiDocument } from './load-contract.ts'
 
 /**
  * Request bodies at the edges of what a schema allows: every bounded field of a body at its lowest or at its
@@ -9,27 +10,7 @@ import { type OpenApiDocument, resolveRef } from './load-contract.ts'
  * as a 422 naming the field. Derived from the contract, so that a new bound needs no new code.
  */
 
-type Schema = Record<string, unknown> & {
-  type?: string | string[]
-  enum?: unknown[]
-  properties?: Record<string, unknown>
-  additionalProperties?: unknown
-  propertyNames?: unknown
-  items?: unknown
-  allOf?: unknown[]
-  anyOf?: unknown[]
-}
-
 export type Edge = 'lowest' | 'highest'
-
-function flatten(document: OpenApiDocument, value: unknown): Schema {
-  let schema = resolveRef<Schema>(document, value)
-  if (schema.allOf && schema.allOf.length === 1) {
-    const { allOf, ...rest } = schema
-    schema = { ...flatten(document, allOf[0]), ...rest }
-  }
-  return schema
-}
 
 const numberOf = (schema: Schema, key: string) =>
   typeof schema[key] === 'number' ? (schema[key] as number) : undefined
