@@ -153,9 +153,16 @@ function headAfterDelete(id: string, kinds: typeof DELETABLE, needs: ContractChe
 const MANY_KEYS = 12
 
 /**
+ * Keys told apart by every character, in pairs that a 32-bit string hash (Java's `hashCode`) maps to one value:
+ * `Aa` and `BB` hash alike, and so do two keys that differ only there.
+ */
+const idempotencyKey = (ctx: CheckContext, i: number) =>
+  `contract-${ctx.runId}-${i % 2 === 0 ? 'Aa' : 'BB'}-${Math.floor(i / 2)}`
+
+/**
  * An `Idempotency-Key` is kept for 24 hours (docs/decisions/008-lists-and-idempotency.md), however many other keys
- * the account uses meanwhile: twelve creates with keys of their own, then each retried, each a replay of its own
- * first answer.
+ * the account uses meanwhile: twelve creates with keys of their own (in pairs a 32-bit hash does not tell apart),
+ * then each retried, each a replay of its own first answer.
  */
 const manyKeys: ContractCheck = {
   id: 'resources/idempotency/many-keys',
@@ -172,7 +179,7 @@ const manyKeys: ContractCheck = {
         method: 'POST',
         path: '/agents',
         json: bodies[i],
-        headers: { 'idempotency-key': `contract-${ctx.runId}-many-${i}` },
+        headers: { 'idempotency-key': idempotencyKey(ctx, i) },
         operationId: 'createAgent',
       })
     const first: string[] = []
@@ -191,6 +198,34 @@ const manyKeys: ContractCheck = {
         again,
       )
     }
+  },
+}
+
+/**
+ * Bodies of one `Idempotency-Key` are compared as JSON values (docs/decisions/008-lists-and-idempotency.md), not as
+ * the objects they would make: a retry that adds a field at its default value is another body, 409.
+ */
+const defaultsAnotherBody: ContractCheck = {
+  id: 'resources/idempotency/defaults-another-body',
+  area: 'resources',
+  group: 'Idempotency',
+  title:
+    'answers 409 to a retry that adds fields at their default values (another JSON body, the same agent)',
+  needs: ['write'],
+  async run(ctx) {
+    const { send } = await ownAccount(ctx, 'idempotency defaults')
+    const body = agentBody(ctx)
+    const headers = { 'idempotency-key': `contract-${ctx.runId}-defaults` }
+    const post = (json: Record<string, unknown>) =>
+      send({ method: 'POST', path: '/agents', json, headers, operationId: 'createAgent' })
+    expectStatus(await post(body), 201, 'for an idempotent create')
+    const defaults = { status: 'active', recording_enabled: false }
+    expectError(
+      await post({ ...body, ...defaults }),
+      409,
+      { type: 'conflict_error', code: 'idempotency_key_reused' },
+      `for its retry with ${JSON.stringify(defaults)} added (their defaults)`,
+    )
   },
 }
 
@@ -405,6 +440,121 @@ const deletedAgentsCalls: ContractCheck = {
   },
 }
 
+/** What a key's value looks like (docs/decisions/003-api-keys.md): its type's prefix and 32 or more base62 characters. */
+const KEY_FORMS = { secret: /^sk-svc-[A-Za-z0-9]{32,}$/, publishable: /^pk-svc-[A-Za-z0-9]{32,}$/ }
+
+/** Keys of every kind the control plane makes: plain, with a list of scopes, with a group, restricted, publishable. */
+const ISSUED: {
+  type: 'secret' | 'publishable'
+  permissions?: string[]
+  restrictions?: Record<string, unknown>
+}[] = [
+  { type: 'secret' },
+  { type: 'secret', permissions: ['agents:read', 'call_logs:read'] },
+  { type: 'secret', permissions: ['read'] },
+  { type: 'secret', permissions: [] },
+  { type: 'secret', restrictions: { allowed_origins: ['https://contract-suite.example'] } },
+  { type: 'publishable' },
+]
+
+/**
+ * Every key issued has its type's form (the spec: `sk-svc-` or `pk-svc-` followed by at least 32 base62 characters
+ * from a CSPRNG), whatever it was made with: keys of every kind made through the control plane, and the run's own.
+ */
+const issuedKeyForms: ContractCheck = {
+  id: 'authentication/issued-key-forms',
+  area: 'authentication',
+  group: 'Keys',
+  title: "issues every kind of key in its type's form: sk-svc- or pk-svc- and 32 or more base62 characters",
+  async run(ctx) {
+    const own = ctx.keys
+    for (const [what, value, form] of [
+      ['the secret key', own.secret, KEY_FORMS.secret],
+      ['the publishable key', own.publishable, KEY_FORMS.publishable],
+    ] as const)
+      if (value)
+        ensure(form.test(value), `${what} of the run in its type's form`, value.slice(0, 7), undefined)
+    const mock = ctx.mock
+    if (!mock) return ctx.skip('needs keys made through the mock control plane (--provision mock)')
+    const { account, name } = await scratchAccount(ctx, mock, 'key forms')
+    for (const input of ISSUED) {
+      const made = await mock.createKey(account.id, { name, ...input })
+      const what = JSON.stringify(input)
+      ensure(
+        KEY_FORMS[input.type].test(made.value),
+        `a ${input.type} key made with ${what} in its type's form (${KEY_FORMS[input.type].source})`,
+        `${made.value.slice(0, 7)}... of ${made.value.length} characters${/[^A-Za-z0-9]/.test(made.value.slice(7)) ? ', not all base62' : ''}`,
+      )
+    }
+  },
+}
+
+/**
+ * A dead key is refused as dead before anything else is said about it (docs/decisions/005-order-of-checks.md: 401
+ * first): a revoked key restricted to an origin, sent from another origin, is 401, not 403 `key_restricted`.
+ */
+const deadBeforeRestricted: ContractCheck = {
+  id: 'authentication/dead-before-restricted',
+  area: 'authentication',
+  group: 'Order of checks',
+  title:
+    'answers 401 to a revoked key restricted to an origin, sent from another origin (not 403 key_restricted)',
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock) return ctx.skip('needs keys made through the mock control plane (--provision mock)')
+    const { account, name } = await scratchAccount(ctx, mock, 'dead and restricted')
+    const made = await mock.createKey(account.id, {
+      type: 'secret',
+      name,
+      restrictions: { allowed_origins: ['https://contract-suite-allowed.example'] },
+    })
+    await mock.revokeKey(made.id)
+    expectError(
+      await ctx.call({
+        method: 'GET',
+        path: '/user',
+        key: made.value,
+        sensitive: [made.value],
+        headers: { origin: 'https://contract-suite-elsewhere.example' },
+        operationId: 'getUser',
+      }),
+      401,
+      { type: 'authentication_error', code: 'invalid_api_key' },
+      'for a revoked key restricted to another origin',
+    )
+  },
+}
+
+/**
+ * A write-only field is never returned, refused values included (the contract's updateIntegration: "Credentials
+ * are never returned, in this or any other response"): credentials too short and too long, each value of its own,
+ * are 422 and neither value is in any part of the answer.
+ */
+const refusedCredentials: ContractCheck = {
+  id: 'bad-input/refused-credentials-not-echoed',
+  area: 'bad-input',
+  group: 'updateIntegration',
+  title: 'never shows a refused credential (too short, too long) in its 422',
+  needs: ['write'],
+  async run(ctx) {
+    for (const value of ['Q7rT2zP', `Lk9${'Wm4Xv8'.repeat(683)}`]) {
+      const answer = await ctx.call({
+        method: 'PATCH',
+        path: '/integrations/slack',
+        json: { credentials: { token: value } },
+        operationId: 'updateIntegration',
+      })
+      expectStatus(answer, 422, `for a credential of ${value.length} characters`)
+      ensure(
+        !`${answer.response.text}\n${Object.values(answer.response.headers).join('\n')}`.includes(value),
+        `the refused credential of ${value.length} characters in no part of the 422`,
+        'echoed',
+        answer,
+      )
+    }
+  },
+}
+
 /** Changes seen on the next request. */
 export const afterChangeChecks: ContractCheck[] = [
   planChange,
@@ -413,7 +563,11 @@ export const afterChangeChecks: ContractCheck[] = [
   createdMidWalk('resources/pagination/created-mid-walk', DELETABLE, ['write']),
   createdMidWalk('resources/pagination/created-mid-walk-call-logs', [CALL_LOG], ['write', 'simulated-calls']),
   manyKeys,
+  defaultsAnotherBody,
   revokedRetry,
   limitAfterRemoval,
   deletedAgentsCalls,
+  issuedKeyForms,
+  deadBeforeRestricted,
+  refusedCredentials,
 ]

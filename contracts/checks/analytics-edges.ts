@@ -213,20 +213,29 @@ const orderedGroups: ContractCheck = {
 const WHOLE_UNITS: { granularity: string; unit: number }[] = [
   { granularity: 'hour', unit: 3_600_000 },
   { granularity: 'day', unit: 86_400_000 },
+  { granularity: 'week', unit: 7 * 86_400_000 },
 ]
+
+/** The bound of `unit` after `last`, and the one `count` units before it (weeks begin on Monday). */
+function wholeRange(last: number, unit: number, count: number): { start: number; end: number } {
+  // 1970-01-05 was a Monday. (Months are left out: 744 of them reach back before 1970, where no call is.)
+  const origin = unit === 7 * 86_400_000 ? Date.UTC(1970, 0, 5) : 0
+  const end = Math.floor((last - origin) / unit) * unit + unit + origin
+  return { start: end - count * unit, end }
+}
 
 /**
  * The bucket limit is inclusive (the contract's getCallAnalytics, Range: "at most 744 buckets"): in UTC, ending on
  * the bound of the granularity after the newest call log (so that the buckets hold the account's calls), exactly
- * 744 hours or days are answered with 744 buckets, and one more is 400 naming `start`. Four requests beyond a
- * read-only run's budget, and five with the newest call log.
+ * 744 hours, days or weeks are answered with 744 buckets, and one more is 400 naming `start`. Six requests beyond a
+ * read-only run's budget, and seven with the newest call log.
  */
 const mostBuckets: ContractCheck = {
   id: 'resources/analytics/most-buckets',
   area: 'resources',
   group,
   title:
-    'answers exactly 744 whole hours or days in UTC with 744 buckets, and refuses 745 (400 naming start)',
+    'answers exactly 744 whole hours, days or weeks in UTC with 744 buckets, and refuses 745 (400 naming start)',
   needs: ['call-logs', 'beyond-read-only'],
   async run(ctx) {
     const newest = await ctx.call({
@@ -240,8 +249,8 @@ const mostBuckets: ContractCheck = {
     const last = Number.isNaN(latest) ? Date.parse('2025-01-01T00:00:00Z') : latest
     for (const { granularity, unit } of WHOLE_UNITS)
       for (const count of [744, 745]) {
-        const end = Math.floor(last / unit) * unit + unit
-        const query = `start=${iso(end - count * unit)}&end=${iso(end)}&granularity=${granularity}`
+        const { start, end } = wholeRange(last, unit, count)
+        const query = `start=${iso(start)}&end=${iso(end)}&granularity=${granularity}`
         const exchange = await ctx.call({
           method: 'GET',
           path: `/analytics/calls?${query}`,
@@ -300,6 +309,22 @@ const UNITS: {
     aligned: (at) => at % 3_600_000 === 0,
     what: `hours in ${BERLIN} across its change back (the repeated local hour two buckets)`,
     length: 3_600_000,
+  },
+  {
+    // Weeks in UTC across a year's end: the week holding 1 January is one week (from Monday 29 December 2025).
+    query: 'granularity=week',
+    range: { start: Date.parse('2025-12-15T00:00:00Z'), end: Date.parse('2026-01-12T00:00:00Z') },
+    aligned: (at) => new Date(at).getUTCDay() === 1 && at % 86_400_000 === 0,
+    what: 'weeks in UTC across a new year (each from Monday)',
+    length: 7 * 86_400_000,
+  },
+  {
+    // Days in UTC across a leap day: 29 February 2024 is a day of its own.
+    query: 'granularity=day',
+    range: { start: Date.parse('2024-02-27T00:00:00Z'), end: Date.parse('2024-03-03T00:00:00Z') },
+    aligned: (at) => at % 86_400_000 === 0,
+    what: 'days in UTC across 29 February 2024',
+    length: 86_400_000,
   },
   {
     // Eight weeks in Berlin around the same change: every week from Monday at local midnight.
@@ -417,7 +442,66 @@ const closedBuckets: ContractCheck = {
   },
 }
 
+/** Agents of the many-groups check: agent `i` gets `i + 1` calls, so that counts run past 9 (9 before 10 as text). */
+const MANY_AGENTS = 12
+
+/**
+ * Groups by agent with more agents than a page of anything, and counts of one and two digits (the contract's
+ * getCallAnalytics, Grouping: groups by `call_count` descending, then `value`): twelve agents of a fresh account
+ * with 1 to 12 calls each are twelve groups, from 12 calls down to 1, and (with every analytics answer) add up to
+ * the totals.
+ */
+const manyGroups: ContractCheck = {
+  id: 'resources/analytics/many-groups',
+  area: 'resources',
+  group,
+  title: 'groups twelve agents with 1 to 12 calls each: twelve groups, by call_count descending as numbers',
+  needs: ['write', 'simulated-calls'],
+  async run(ctx) {
+    const mock = ctx.mock
+    if (!mock) return ctx.skip('needs calls placed through the mock control plane (--provision mock)')
+    const { account, name } = await scratchAccount(ctx, mock, 'many groups')
+    await mock.updateAccount(account.id, { limits: { hourly: 100_000, burst: 100_000 } })
+    const { value: key } = await mock.createKey(account.id, { type: 'secret', name })
+    const created = await inOrder(
+      Array.from({ length: MANY_AGENTS }, () =>
+        ctx.call({ method: 'POST', path: '/agents', json: agentBody(ctx), key, sensitive: [key] }),
+      ),
+    )
+    const agents = created.map((exchange) => {
+      expectStatus(exchange, 201, 'for a valid create-agent body')
+      return String(jsonObject(exchange).id)
+    })
+    const times: number[] = []
+    for (const [i, agent] of agents.entries())
+      for (let call = 0; call <= i; call++)
+        times.push(
+          instant((await mock.placeCall(account.id, { agent_id: agent, ring_seconds: 60 })).created_at),
+        )
+    const query = `start=${iso(Math.min(...times) - 1000)}&end=${iso(Math.max(...times) + 1000)}&granularity=total&group_by=agent_id`
+    const exchange = await ctx.call({
+      method: 'GET',
+      path: `/analytics/calls?${query}`,
+      key,
+      sensitive: [key],
+      operationId: 'getCallAnalytics',
+      fresh: true,
+    })
+    expectStatus(exchange, 200, `for ?${query}`)
+    const groups = (jsonObject(exchange).groups ?? []) as { value: string; totals: { call_count: number } }[]
+    const want = agents.map((agent, i) => `${agent}:${i + 1}`).reverse()
+    const got = groups.map((g) => `${g.value}:${g.totals.call_count}`)
+    ensure(
+      got.join(' ') === want.join(' '),
+      `${MANY_AGENTS} groups, by call_count descending: ${want.join(' ')}`,
+      got.join(' ') || 'no groups',
+      exchange,
+    )
+  },
+}
+
 export const analyticsEdgeChecks: ContractCheck[] = [
+  manyGroups,
   dstDays,
   dstWeeks,
   orderedGroups,

@@ -5,7 +5,8 @@ import { parseChallenge } from './formats.ts'
 import type { CheckContext, ContractCheck, Need } from './types.ts'
 
 /** A key of the right shape that no implementation issued. */
-const UNKNOWN_KEY = `sk-svc-${'ContractSuiteUnknownKey0'.padEnd(40, 'x')}`
+/** A key nobody issued, as random-looking as a real one: no part of it may come back in an answer. */
+const UNKNOWN_KEY = 'sk-svc-Kq4ZpT8vMw2Rn6Ly3Hd9Bx5Fc1Gs7Jt0QeUa'
 
 /**
  * The spec's exact 401: `{error: {type: authentication_error, code: invalid_api_key, message}}`, nothing more,
@@ -119,8 +120,8 @@ interface Case {
   run: (ctx: CheckContext) => Promise<void>
 }
 
-const refused = (exchange: Exchange) =>
-  expectError(exchange, 401, { type: 'authentication_error', code: 'invalid_api_key' })
+const refused = (exchange: Exchange, why = '') =>
+  expectError(exchange, 401, { type: 'authentication_error', code: 'invalid_api_key' }, why)
 
 const cases: Case[] = [
   {
@@ -179,6 +180,35 @@ const cases: Case[] = [
       // Mixed case: neither a case-sensitive comparison nor a list of the usual spellings accepts it.
       const authorization = () => `bEARER ${ctx.keys.secret}`
       expectStatus(await getUser(ctx, { authorization }), 200, 'for "bEARER <key>"')
+    },
+  },
+  {
+    id: 'key-forms',
+    title:
+      "refuses the account's key with the other type's prefix, with a character more, or with more after it (401), and never echoes a key sent in the query",
+    needs: ['beyond-read-only'],
+    run: async (ctx) => {
+      // docs/decisions/003-api-keys.md: a key is its prefix and its random part, compared whole (as a digest).
+      const key = ctx.keys.secret
+      const other = key.startsWith('sk-') ? `pk-${key.slice(3)}` : `sk-${key.slice(3)}`
+      for (const [authorization, what] of [
+        [`Bearer ${other}`, "the key's random part with the other type's prefix"],
+        [`Bearer ${key}0`, 'the key with one character more'],
+        [`Bearer ${key} spare`, 'the key followed by a space and more'],
+      ] as const)
+        refused(await getUser(ctx, { authorization: () => authorization, sensitive: [other] }), `for ${what}`)
+      // A valid request that also names the key in the query: 400 for the parameter, the key in no part of it.
+      const exchange = await ctx.call({
+        method: 'GET',
+        path: `/user?api_key=${encodeURIComponent(key)}`,
+        operationId: 'getUser',
+      })
+      expectError(
+        exchange,
+        400,
+        { type: 'invalid_request_error', code: 'invalid_parameter', param: 'api_key' },
+        'for a valid request with ?api_key=<the key> as well',
+      )
     },
   },
   {

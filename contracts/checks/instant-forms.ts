@@ -132,5 +132,61 @@ const impossibleDates: ContractCheck = {
   },
 }
 
-/** Instants written at any offset, and dates no calendar has. */
-export const instantFormChecks: ContractCheck[] = [offsetInstants, impossibleDates]
+/**
+ * Instants are compared as they are, fractions of a second included (the contract's Conventions: "compared as the
+ * instants they name"), and a window may be as wide as the data: the newest call log (started at `t`) is listed
+ * for `started_after` 0.4 s and 0.6 s before `t` and `started_before` 0.4 s after it, and not for `started_after`
+ * 0.4 s after it; a window from 2000 to 2100 lists the same page as no window at all.
+ */
+const fractionsAndWidths: ContractCheck = {
+  id: 'resources/instants/fractions-and-widths',
+  area: 'resources',
+  group: 'Instants',
+  title:
+    'compares started_after and started_before with their fractions of a second, and takes a window of any width',
+  needs: ['call-logs', 'beyond-read-only'],
+  async run(ctx) {
+    const key = ctx.keys.callLogs
+    const read = (query: string) =>
+      ctx.call({ method: 'GET', path: `/call-logs?${query}`, key, operationId: 'listCallLogs' })
+    const plain = await read('limit=100')
+    expectStatus(plain, 200)
+    const newest = listData(plain)[0]
+    const started = Date.parse(String(newest?.started_at))
+    if (!newest || Number.isNaN(started)) return ctx.skip('no call log with a start to filter by')
+    const at = (ms: number) => new Date(ms).toISOString()
+    for (const [query, listed] of [
+      [`started_after=${at(started - 400)}`, true],
+      [`started_after=${at(started - 600)}`, true],
+      [`started_before=${at(started + 400)}`, true],
+      [`started_after=${at(started + 400)}`, false],
+    ] as const) {
+      const answer = await read(`limit=100&${query}`)
+      expectStatus(answer, 200, `for ?${query}`)
+      const ids = listData(answer).map((item) => item.id)
+      ensure(
+        ids.includes(newest.id) === listed,
+        `${String(newest.id)} (started ${String(newest.started_at)}) ${listed ? '' : 'not '}listed for ?${query}`,
+        listed ? 'not listed' : 'listed',
+        answer,
+      )
+    }
+    const wide = 'started_after=2000-01-01T00:00:00Z&started_before=2100-01-01T00:00:00Z'
+    const all = await read(`limit=100&${wide}`)
+    expectStatus(all, 200, `for ?${wide}`)
+    ensure(
+      listData(all)
+        .map((item) => item.id)
+        .join() ===
+        listData(plain)
+          .map((item) => item.id)
+          .join(),
+      `?${wide} to list what no window lists`,
+      'another page',
+      all,
+    )
+  },
+}
+
+/** Instants written at any offset, with fractions, in windows of any width, and dates no calendar has. */
+export const instantFormChecks: ContractCheck[] = [offsetInstants, fractionsAndWidths, impossibleDates]
