@@ -151,22 +151,28 @@ const fractionsAndWidths: ContractCheck = {
       ctx.call({ method: 'GET', path: `/call-logs?${query}`, key, operationId: 'listCallLogs' })
     const plain = await read('limit=100')
     expectStatus(plain, 200)
-    const newest = listData(plain)[0]
+    // A start on a whole second: where a target writes fractions, the fraction it shows is what it compares, and
+    // the probes below would need to know it (docs/decisions/011-allowed-forms.md: fractions or none).
+    const whole = listData(plain).filter((item) => Date.parse(String(item.started_at)) % 1000 === 0)
+    const newest = whole[0]
     const started = Date.parse(String(newest?.started_at))
-    if (!newest || Number.isNaN(started)) return ctx.skip('no call log with a start to filter by')
     const at = (ms: number) => new Date(ms).toISOString()
-    for (const [query, listed] of [
-      [`started_after=${at(started - 400)}`, true],
-      [`started_after=${at(started - 600)}`, true],
-      [`started_before=${at(started + 400)}`, true],
-      [`started_after=${at(started + 400)}`, false],
-    ] as const) {
+    const probes: (readonly [string, boolean])[] = newest
+      ? [
+          [`started_after=${at(started - 400)}`, true],
+          [`started_after=${at(started - 600)}`, true],
+          [`started_before=${at(started + 400)}`, true],
+          [`started_after=${at(started + 400)}`, false],
+        ]
+      : []
+    if (!newest) ctx.note('no call log starts on a whole second: fractions of a second not probed')
+    for (const [query, listed] of probes) {
       const answer = await read(`limit=100&${query}`)
       expectStatus(answer, 200, `for ?${query}`)
       const ids = listData(answer).map((item) => item.id)
       ensure(
-        ids.includes(newest.id) === listed,
-        `${String(newest.id)} (started ${String(newest.started_at)}) ${listed ? '' : 'not '}listed for ?${query}`,
+        ids.includes(newest?.id) === listed,
+        `${String(newest?.id)} (started ${String(newest?.started_at)}) ${listed ? '' : 'not '}listed for ?${query}`,
         listed ? 'not listed' : 'listed',
         answer,
       )
