@@ -3,7 +3,7 @@ import type { ContractOperation } from '../contract/operations.ts'
 import { fillPath } from '../contract/operations.ts'
 import type { Exchange } from '../http/exchange.ts'
 import { ensure, expectError, expectStatus, inOrder, jsonObject } from './failure.ts'
-import { agentBody, createAgent, inviteBody, inviteMember, UNKNOWN_IDS } from './fixtures.ts'
+import { agentBody, CALL_LOG_READS, createAgent, inviteBody, inviteMember, UNKNOWN_IDS } from './fixtures.ts'
 import type { CheckContext, ContractCheck, Need } from './types.ts'
 
 /** Where a body operation is exercised: the path of an object the run owns and a valid body to break. */
@@ -241,9 +241,6 @@ function malformedChecks(operation: ContractOperation, target: BodyTarget): Cont
     },
   }))
 }
-
-/** Reads served from the account with call logs (its key may only read). */
-const CALL_LOG_READS = new Set(['listCallLogs', 'getCallLog', 'getCallAnalytics'])
 
 /**
  * The pagination parameters: one shared definition in the contract, probed with every breakage on the first

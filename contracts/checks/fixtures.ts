@@ -101,3 +101,6 @@ export async function scratchAccount(ctx: CheckContext, mock: MockControl, label
   })
   return { account, name }
 }
+
+/** Reads served from the account with call logs (its key may only read): the key the run reads them with. */
+export const CALL_LOG_READS: ReadonlySet<string> = new Set(['listCallLogs', 'getCallLog', 'getCallAnalytics'])

@@ -2,7 +2,7 @@ import { parameterBreakages } from '../contract/breakages.ts'
 import { resolveRef } from '../contract/load-contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
 import { ensure, expectError, expectStatus, jsonObject, listData } from './failure.ts'
-import { agentBody, createAgent, inviteBody } from './fixtures.ts'
+import { agentBody, CALL_LOG_READS, createAgent, inviteBody } from './fixtures.ts'
 import { canonicalJson } from './same-json.ts'
 import type { CheckCallInput, CheckContext, ContractCheck } from './types.ts'
 
@@ -13,9 +13,7 @@ import type { CheckCallInput, CheckContext, ContractCheck } from './types.ts'
 
 /** The key that reads an operation: the call-log account's for its reads, the run's own otherwise. */
 const keyFor = (ctx: CheckContext, operation: ContractOperation) =>
-  ['listCallLogs', 'getCallLog', 'getCallAnalytics'].includes(operation.operationId)
-    ? ctx.keys.callLogs
-    : undefined
+  CALL_LOG_READS.has(operation.operationId) ? ctx.keys.callLogs : undefined
 
 /** The GET operations without path parameters. */
 const plainReads = (ctx: CheckContext) =>

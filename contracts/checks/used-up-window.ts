@@ -4,13 +4,10 @@ import type { Exchange } from '../http/exchange.ts'
 import { readRateLimitHeaders } from '../http/rate-limit-headers.ts'
 import { cannotWrite } from './cannot-write.ts'
 import { CheckSkipped, ensure, expectStatus, fail, jsonObject } from './failure.ts'
-import { UNKNOWN_IDS } from './fixtures.ts'
+import { CALL_LOG_READS, UNKNOWN_IDS } from './fixtures.ts'
 import { limitAccount } from './rate-limit-account.ts'
 import { expect429 } from './rate-limits.ts'
 import type { CheckCallInput, CheckContext, ContractCheck } from './types.ts'
-
-/** Reads served from the account with call logs (its key may only read). */
-const CALL_LOG_READS = new Set(['listCallLogs', 'getCallLog', 'getCallAnalytics'])
 
 /** One request per operation that documents a 429 (sent with `key`, when given), and why an operation gets none. */
 function probes(ctx: CheckContext, key?: string): { inputs: CheckCallInput[]; left: string[] } {
