@@ -1,6 +1,7 @@
 import { parameterBreakages } from '../contract/breakages.ts'
 import { resolveRef } from '../contract/load-contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
+import { ACCEPTS, encoded, OVERRIDES } from '../http/client-forms.ts'
 import { ensure, expectError, expectStatus, jsonObject, listData } from './failure.ts'
 import { agentBody, CALL_LOG_READS, createAgent, inviteBody } from './fixtures.ts'
 import { canonicalJson } from './same-json.ts'
@@ -20,15 +21,6 @@ const plainReads = (ctx: CheckContext) =>
   ctx.contract.operations.filter((operation) => operation.method === 'get' && !operation.path.includes('{'))
 
 const queryParameters = (operation: ContractOperation) => operation.parameters.filter((p) => p.in === 'query')
-
-/** Accept headers that take JSON, as clients send them (axios's default first). */
-const ACCEPTS = [
-  'application/json, text/plain, */*',
-  'application/json; charset=utf-8',
-  '*/*',
-  'application/*',
-  'text/html;q=0.9, application/json;q=0.8',
-]
 
 /**
  * An Accept that takes JSON gets the JSON answer (RFC 9110, 12.5.1; no operation documents a 406): every read
@@ -103,9 +95,6 @@ const authenticationBeforeQuery: ContractCheck = {
   },
 }
 
-/** Headers frameworks read to turn a POST into another method. */
-const OVERRIDES = ['x-http-method-override', 'x-http-method', 'x-method-override']
-
 /**
  * A method is the request line's (RFC 9110, 9.1): a POST to an agent's path is 405 whatever an override header
  * says, and the agent is still there afterwards.
@@ -134,12 +123,6 @@ const methodOverride: ContractCheck = {
     }
   },
 }
-
-/** `id` with its `_` and its first letter percent-encoded: the same URI path (RFC 3986, 2.3 and 6.2.2.2). */
-const encoded = (id: string) =>
-  id
-    .replace('_', '%5F')
-    .replace(/[A-Za-z]/, (letter) => `%${letter.charCodeAt(0).toString(16).toUpperCase()}`)
 
 /**
  * Percent-encoded unreserved characters are the characters (RFC 3986, 2.3): an agent, a team member and an

@@ -120,13 +120,32 @@ export function compareAnswers(input: CompareInput): Difference[] {
     return out
   }
   const documented = documentedResponse(operation, model.status)
-  if (!documented) return out
+  if (!documented) {
+    // A path the contract does not define: its routing convention decides the error's type and code.
+    if (!operation) compareErrorCodes(input, out)
+    return out
+  }
   compareHeaders(input, documented, out)
   if (!input.head && documented.schema !== undefined) {
     const root = resolveNode(contract.document, documented.schema, responsePointer(operation, documented))
     walk(input, root, 'body', target.body, model.body, out)
   }
   return out.slice(0, MAX_DIFFERENCES)
+}
+
+function compareErrorCodes(input: CompareInput, out: Difference[]): void {
+  const errorOf = (answer: Answer) =>
+    isObject(answer.body) && isObject(answer.body.error) ? answer.body.error : undefined
+  const [t, m] = [errorOf(input.target), errorOf(input.model)]
+  if (!m) return
+  for (const field of ['type', 'code'])
+    if (t?.[field] !== m[field])
+      out.push({
+        at: `body.error.${field}`,
+        target: show(t?.[field]),
+        model: show(m[field]),
+        decidedBy: responseSentence(input.contract, undefined, input.model.status),
+      })
 }
 
 function responsePointer(operation: ContractOperation | undefined, response: ContractResponse): string {

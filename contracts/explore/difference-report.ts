@@ -35,7 +35,9 @@ function describeKeys(found: FoundDifference, setup: FoundDifference['setup']): 
       ? `${role} (${detail[role]})`
       : role.startsWith('lacking-')
         ? `${role} (every scope but ${role.slice(8)})`
-        : role
+        : role.startsWith('only-')
+          ? `${role} (a secret key with ${role.slice(5)} alone)`
+          : role
   return (found.records[0]?.keys ?? []).map(described).join(', ')
 }
 

@@ -100,6 +100,7 @@ function rolesOf(steps: Iterable<unknown>): Set<KeyRole> | undefined {
     const { step } = command
     if (step.kind === 'api' || step.kind === 'revoke') roles.add(step.key)
     if (step.kind === 'again' && step.key !== 'same') roles.add(step.key)
+    if (step.kind === 'page' && step.key) roles.add(step.key)
   }
   return roles
 }

@@ -143,3 +143,35 @@ export function firstSentence(text: unknown): string {
   const end = flat.search(/\.(\s|$)/)
   return end < 0 ? flat : flat.slice(0, end + 1)
 }
+
+/** Write-only values shorter than this are not searched for in answers: they would be found by chance. */
+const SHORTEST_SEARCHED = 8
+
+/**
+ * The strings a request body sends in its `writeOnly` fields (credentials: "never returned"), those long enough
+ * to be searched for in every answer after it.
+ */
+export function writeOnlyValues(document: OpenApiDocument, schema: unknown, value: unknown): string[] {
+  const out: string[] = []
+  const leaves = (v: unknown): void => {
+    if (typeof v === 'string' && v.length >= SHORTEST_SEARCHED) out.push(v)
+    else if (v && typeof v === 'object') for (const member of Object.values(v)) leaves(member)
+  }
+  const walk = (node: unknown, v: unknown, depth: number): void => {
+    if (depth > 8 || v === null || typeof v !== 'object') return
+    const { schema: resolved } = resolveNode(document, node, '#')
+    if (resolved.writeOnly === true) {
+      leaves(v)
+      return
+    }
+    const properties = (resolved.properties ?? {}) as Record<string, unknown>
+    for (const [name, member] of Object.entries(v as Record<string, unknown>)) {
+      const child = properties[name]
+      if (child === undefined) continue
+      if (resolveNode(document, child, '#').schema.writeOnly === true) leaves(member)
+      else walk(child, member, depth + 1)
+    }
+  }
+  walk(schema, value, 0)
+  return out
+}

@@ -45,10 +45,27 @@ function numberArbitrary(schema: Schema): fc.Arbitrary<number> {
 const LOWER = 'abcdefghijklmnopqrstuvwxyz'
 const word = fc.string({ unit: fc.constantFrom(...LOWER), minLength: 3, maxLength: 8 })
 
+/** A string's length as JSON Schema counts it: in code points, not UTF-16 units. */
+const codePoints = (s: string) => [...s].length
+
+/** Longer bounds than this are not generated at their edge (a body of a few hundred kilobytes tells no more). */
+const LONGEST_EDGE = 100_000
+
+/**
+ * `s` lengthened to `length` code points by repeating its last character, when the result still matches
+ * `pattern` (a character class with a bound: `^[a-z0-9_]{1,40}$`); `s` itself otherwise.
+ */
+function stretched(s: string, length: number, pattern: RegExp): string {
+  const last = [...s].at(-1)
+  if (last === undefined || codePoints(s) >= length) return s
+  const longer = s + last.repeat(length - codePoints(s))
+  return pattern.test(longer) ? longer : s
+}
+
 function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
   const minLength = num(schema.minLength) ?? 0
   const maxLength = num(schema.maxLength) ?? 40
-  const fits = (s: string) => s.length >= minLength && s.length <= maxLength
+  const fits = (s: string) => codePoints(s) >= minLength && codePoints(s) <= maxLength
   if (schema.format === 'email')
     return fc
       .tuple(word, fc.nat({ max: 999 }), fc.constantFrom('example.com', 'example.org'))
@@ -61,9 +78,33 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
     return fc
       .integer({ min: Date.UTC(2025, 0, 1) / 1000, max: Date.UTC(2027, 0, 1) / 1000 })
       .map((s) => new Date(s * 1000).toISOString().replace('.000Z', 'Z'))
-  if (typeof schema.pattern === 'string')
-    return fc.stringMatching(new RegExp(schema.pattern, 'u'), { size: 'xsmall' }).filter(fits)
-  return fc.string({ minLength: Math.max(minLength, 1), maxLength: Math.min(maxLength, 24) }).filter(fits)
+  const bounded = typeof schema.maxLength === 'number' && maxLength <= LONGEST_EDGE
+  if (typeof schema.pattern === 'string') {
+    const pattern = new RegExp(schema.pattern, 'u')
+    const matching = fc.stringMatching(pattern, { size: 'xsmall' }).filter(fits)
+    if (!bounded) return matching
+    // As long as the bound allows, where an off-by-one in a length check shows.
+    return fc.oneof(
+      { weight: 5, arbitrary: matching },
+      { weight: 1, arbitrary: matching.map((s) => stretched(s, maxLength, pattern)) },
+    )
+  }
+  const plain = fc
+    .string({ minLength: Math.max(minLength, 1), maxLength: Math.min(maxLength, 24) })
+    .filter(fits)
+  // Any printable character, astral ones (emoji, CJK extensions) included: stored and answered as sent.
+  const wide = fc
+    .string({ unit: 'grapheme', minLength: Math.max(minLength, 1), maxLength: Math.min(maxLength, 12) })
+    .filter(fits)
+  const edges = [
+    ...(bounded ? [fc.string({ minLength: maxLength, maxLength })] : []),
+    ...(minLength > 1 ? [fc.string({ minLength, maxLength: minLength })] : []),
+  ]
+  return fc.oneof(
+    { weight: 8, arbitrary: plain },
+    { weight: 1, arbitrary: wide },
+    ...edges.map((arbitrary) => ({ weight: 1, arbitrary })),
+  )
 }
 
 /**
@@ -118,12 +159,21 @@ export function valueArbitrary(
     case 'null':
       return fc.constant(null)
     case 'array': {
-      const maxLength = Math.min(num(schema.maxItems) ?? 3, 3)
-      const minLength = Math.min(num(schema.minItems) ?? 0, maxLength)
+      const maxItems = num(schema.maxItems)
       const items = next(schema.items)
-      return schema.uniqueItems
-        ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) })
-        : fc.array(items, { minLength, maxLength })
+      const arrays = (min: number, max: number) =>
+        schema.uniqueItems
+          ? fc.uniqueArray(items, { minLength: min, maxLength: max, selector: (v) => JSON.stringify(v) })
+          : fc.array(items, { minLength: min, maxLength: max })
+      const maxLength = Math.min(maxItems ?? 3, 3)
+      const small = arrays(Math.min(num(schema.minItems) ?? 0, maxLength), maxLength)
+      // As many items as the bound allows, now and then, where it is small enough to send (and, for unique
+      // items of an enum, as many as it has values).
+      const values = resolveNode(document, schema.items, '#').schema.enum
+      const most = Math.min(maxItems ?? 0, schema.uniqueItems && Array.isArray(values) ? values.length : 100)
+      return most > 3
+        ? fc.oneof({ weight: 6, arbitrary: small }, { weight: 1, arbitrary: arrays(most, most) })
+        : small
     }
     default:
       return objectArbitrary(document, schema, next)
@@ -141,19 +191,35 @@ function objectArbitrary(
   if (names.length === 0) {
     if (schema.additionalProperties === undefined || schema.additionalProperties === false)
       return fc.constant({})
-    const maxKeys = Math.min(num(schema.maxProperties) ?? 3, 3)
+    const maxProperties = num(schema.maxProperties)
+    const maxKeys = Math.min(maxProperties ?? 3, 3)
     const keys = resolveNode(
       document,
       schema.propertyNames ?? { type: 'string', minLength: 1, maxLength: 12 },
       '#',
     )
-    const keyArbitrary = (
-      typeof keys.schema.pattern === 'string' ? stringArbitrary(keys.schema) : word
-    ) as fc.Arbitrary<string>
-    return fc.dictionary(keyArbitrary, next(schema.additionalProperties, ''), {
-      minKeys: Math.min(minProperties, maxKeys),
-      maxKeys,
-    })
+    // Readable words most of the time; else any name the schema allows, up to its longest.
+    const keyArbitrary =
+      typeof keys.schema.pattern === 'string'
+        ? stringArbitrary(keys.schema)
+        : fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: stringArbitrary(keys.schema) })
+    const values = next(schema.additionalProperties, '')
+    const small = fc.dictionary(keyArbitrary, values, { minKeys: Math.min(minProperties, maxKeys), maxKeys })
+    // As many members as the bound allows, now and then.
+    const roomy = typeof keys.schema.pattern !== 'string' && (num(keys.schema.maxLength) ?? 12) >= 12
+    return roomy && maxProperties !== undefined && maxProperties > 3 && maxProperties <= 100
+      ? fc.oneof(
+          { weight: 6, arbitrary: small },
+          {
+            weight: 1,
+            arbitrary: fc.dictionary(
+              fc.tuple(word, fc.nat({ max: 9999 })).map(([w, n]) => `${w}${n}`),
+              values,
+              { minKeys: maxProperties, maxKeys: maxProperties },
+            ),
+          },
+        )
+      : small
   }
   const record = Object.fromEntries(names.map((name) => [name, next(properties[name], name)]))
   const required = (schema.required ?? []).filter((name) => names.includes(name))

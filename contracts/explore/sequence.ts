@@ -15,7 +15,8 @@ import {
 } from './contract-shapes.ts'
 import { IdMap } from './id-map.ts'
 import type { ModelTime } from './model-time.ts'
-import { idPrefixes } from './schema-node.ts'
+import { enumParameters, spellRequest } from './request-spelling.ts'
+import { idPrefixes, writeOnlyValues } from './schema-node.ts'
 import { resolveSeen } from './schema-values.ts'
 import { type IdPair, SequenceMemory } from './sequence-memory.ts'
 import type { Model, Side, SideAnswer, SideRequest } from './sides.ts'
@@ -23,6 +24,9 @@ import {
   type ApiStep,
   type KeyRole,
   lacking,
+  MANGLED_ROLES,
+  mangled,
+  only,
   type ParamChoice,
   type SetupSpec,
   type Step,
@@ -193,6 +197,8 @@ export class Sequence {
           type: 'secret',
           permissions: scopes.filter((s) => s !== scope),
         })
+    for (const scope of scopes)
+      if (wanted(only(scope))) await this.key(only(scope), main, { type: 'secret', permissions: [scope] })
     await this.revoke('revoked')
     const other = await this.account(
       {
@@ -303,8 +309,11 @@ export class Sequence {
     if (made.created_at) time.step(Math.floor(Date.parse(made.created_at) / 1000))
     const twin = await model.control.createKey(modelAccount, body as never)
     this.ids.set(made.id, twin.id)
-    this.deps.secrets.add(made.value)
-    this.deps.secrets.add(twin.value)
+    for (const value of [made.value, twin.value]) {
+      this.deps.secrets.add(value)
+      // The secret key written wrong is nearly the key: reports redact it as they redact the key.
+      if (role === 'secret') for (const wrong of MANGLED_ROLES) this.deps.secrets.add(mangled(value, wrong))
+    }
     this.keys.set(role, { target: made.value, model: twin.value, targetId: made.id, modelId: twin.id })
     this.records[0]?.keys?.push(role)
   }
@@ -325,6 +334,28 @@ export class Sequence {
     time.step(time.current())
     await model.control.revokeKey(pair.modelId)
     if (path) await this.readAs(role, path, 'right after its revocation')
+  }
+
+  /**
+   * The main account's plan or quotas changed through the control plane, read (GET /user) just before and right
+   * after: a change is effective on the very next request, also where an implementation keeps the account's
+   * plan and quotas for a while.
+   */
+  private async changePlan(step: Extract<Step, { kind: 'plan' }>): Promise<void> {
+    const { target, model, time } = this.deps
+    const change = { plan: step.plan, limits: step.limits }
+    if (this.current)
+      this.current.title = `the plan changed to ${step.plan}${step.limits ? ` with ${step.limits.hourly} an hour, ${step.limits.burst} a burst` : ''} (PATCH /_mock/accounts/{account_id})`
+    const path = this.deps.contract.operations.find(
+      (op) => op.method === 'get' && !op.path.includes('{'),
+    )?.path
+    if (path) await this.readAs('secret', path, 'just before the plan changes')
+    const id = this.accounts.target.main
+    await target.control.updateAccount(id, change)
+    this.interact('control', 'PATCH', `/accounts/${id}`, {}, change, undefined)
+    time.step(time.current())
+    await model.control.updateAccount(this.accounts.model.main, change)
+    if (path) await this.readAs('secret', path, 'right after the plan changed')
   }
 
   /** Deletes the sequence's accounts on both sides (their keys and data go with them). */
@@ -387,12 +418,19 @@ export class Sequence {
         if (pair?.targetId) await this.revoke(step.key)
         return
       }
+      case 'plan':
+        return this.changePlan(step)
     }
   }
 
   private keyOf(role: KeyRole, side: 'target' | 'model'): string | undefined {
     if (role === 'none') return undefined
     if (role === 'unknown') return UNKNOWN_KEY
+    const wrong = MANGLED_ROLES.find((r) => r === role)
+    if (wrong) {
+      const secret = this.keys.get('secret')?.[side]
+      return secret === undefined ? undefined : mangled(secret, wrong)
+    }
     return this.keys.get(role)?.[side]
   }
 
@@ -487,10 +525,14 @@ export class Sequence {
           if (broken.length > 0) value = (broken[step.body.pick % broken.length] as { body: unknown }).body
         }
         ;({ text: body, contentType } = spellBody(value, step.body.spelling))
+        // What a body sends write-only ("never returned") no answer may hold, and no report prints.
+        for (const secret of writeOnlyValues(contract.document, operation.requestBody.schema, value))
+          this.deps.secrets.add(secret)
       }
     }
+    const enums = enumParameters(contract, operation)
+    let written: string | undefined
     const request = (side: 'target' | 'model'): SideRequest => {
-      const search = new URLSearchParams(query[side]).toString()
       const out: Record<string, string> = { ...headers[side] }
       const key = this.keyOf(step.key, side)
       // A CORS preflight, as a browser sends it: no key and no body, the method it asks for.
@@ -499,24 +541,41 @@ export class Sequence {
       if (contentType && !preflight) out['content-type'] = contentType
       if (step.origin !== 'none') out.origin = step.origin === 'allowed' ? ALLOWED_ORIGIN : OTHER_ORIGIN
       if (preflight) out['access-control-request-method'] = operation.method.toUpperCase()
+      const { parts, what } = spellRequest(
+        {
+          method,
+          path: fillPath(operation.path, path[side]) + (step.stray ?? ''),
+          query: query[side],
+          headers: out,
+        },
+        preflight ? 0 : (step.form ?? 0),
+        enums,
+      )
+      written = what
+      const search = new URLSearchParams(parts.query).toString()
       return {
         method,
-        path: fillPath(operation.path, path[side]) + (search ? `?${search}` : ''),
-        headers: out,
+        path: parts.path + (search ? `?${search}` : ''),
+        headers: parts.headers,
         body: preflight ? undefined : body,
         operationId:
-          method === operation.method.toUpperCase() || method === 'HEAD' ? operation.operationId : undefined,
+          !step.stray && (method === operation.method.toUpperCase() || method === 'HEAD')
+            ? operation.operationId
+            : undefined,
       }
     }
     const pair = { target: request('target'), model: request('model') }
     const times = Math.max(1, step.repeat)
-    const title = `${method} ${pair.target.path} (key: ${step.key})${times > 1 ? `, ${times} times` : ''}`
+    const title = `${method} ${pair.target.path} (key: ${step.key}${written ? `; ${written}` : ''})${times > 1 ? `, ${times} times` : ''}`
     if (this.current) this.current.title = title
     let answers: { target: SideAnswer; model: SideAnswer } | undefined
     for (let i = 0; i < times; i++) {
       if (method !== 'GET' && method !== 'HEAD') await this.separateWrite()
       answers = await this.exchange(pair, {
-        operation: method === 'HEAD' || method === operation.method.toUpperCase() ? operation : undefined,
+        operation:
+          !step.stray && (method === 'HEAD' || method === operation.method.toUpperCase())
+            ? operation
+            : undefined,
         role: step.key,
         uncompared,
         title: times > 1 ? `${method} ${pair.target.path} (${i + 1} of ${times})` : title,
@@ -527,7 +586,14 @@ export class Sequence {
         this.memory.sent('Idempotency-Key', { target: value, model: headers.model[name] as string })
         this.idempotent.push({ pair, operation, role: step.key })
       }
-    if (answers && step.readBack && method !== 'GET' && method !== 'HEAD' && answers.model.status < 300) {
+    if (
+      answers &&
+      step.readBack &&
+      !step.stray &&
+      method !== 'GET' &&
+      method !== 'HEAD' &&
+      answers.model.status < 300
+    ) {
       // A change read back is first sent again a second later: it changes nothing, and is still an update.
       if (method === 'PATCH') {
         await this.separateWrite()
@@ -663,8 +729,9 @@ export class Sequence {
     const { collection, pageSize, direction, cursor } = this.paging
     const path = (side: 'target' | 'model') =>
       `${collection}?${names.limit}=${pageSize}${cursor ? `&${direction}=${cursor[side]}` : ''}`
-    current.title = `read the next page of ${collection} (${pageSize} a page, ${direction === names.before ? 'upwards' : 'downwards'})`
-    const answer = await this.read({ target: path('target'), model: path('model') }, 'a page')
+    const role = step.key ?? 'secret'
+    current.title = `read the next page of ${collection} (${pageSize} a page, ${direction === names.before ? 'upwards' : 'downwards'}${role === 'secret' ? '' : `, key: ${role}`})`
+    const answer = await this.read({ target: path('target'), model: path('model') }, 'a page', role)
     const data = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data : []
     const next = data.at(direction === names.before ? 0 : -1)
     const id = isObject(next) && typeof next.id === 'string' ? next.id : undefined
@@ -731,6 +798,10 @@ export class Sequence {
     // which what is read no longer depends on the sub-second.
     const watch: Watch = step.watch ?? {}
     await this.watchCall('queued', watch)
+    if (step.leave) {
+      current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${placed} (ringing ${ring} s, talking ${talk} s), left under way`
+      return
+    }
     const middle = ring + Math.floor(talk / 2)
     if (middle > 0) {
       await this.advanceBy(middle)

@@ -4,10 +4,36 @@
  */
 
 /**
+ * The account's secret key written wrong, as a key is mistyped, truncated by a copy or matched too loosely:
+ * in capitals, with a character more, with one less, with the publishable prefix. Each names no key (a key is
+ * compared whole).
+ */
+export const MANGLED_ROLES = [
+  'secret-in-capitals',
+  'secret-one-more',
+  'secret-one-less',
+  'secret-other-prefix',
+] as const
+
+/** The secret key `key` written as `role` says (`MANGLED_ROLES`). */
+export function mangled(key: string, role: (typeof MANGLED_ROLES)[number]): string {
+  switch (role) {
+    case 'secret-in-capitals':
+      return key.toUpperCase()
+    case 'secret-one-more':
+      return `${key}0`
+    case 'secret-one-less':
+      return key.slice(0, -1)
+    case 'secret-other-prefix':
+      return key.replace(/^sk-/, 'pk-')
+  }
+}
+
+/**
  * The keys a sequence holds, by role: those of its account (full secret, publishable, the `read` group, none
  * at all, revoked, expiring, bound to an origin, a spare one that a step may revoke, and one lacking each scope
  * of the contract: `lacking-<scope>`) and of another account (secret, revoked); `unknown` is a well-formed key
- * nobody issued, `none` sends no Authorization header.
+ * nobody issued, `none` sends no Authorization header; the `MANGLED_ROLES` are the secret key written wrong.
  */
 export const KEY_ROLES = [
   'secret',
@@ -22,11 +48,15 @@ export const KEY_ROLES = [
   'other-revoked',
   'unknown',
   'none',
+  ...MANGLED_ROLES,
 ] as const
-export type KeyRole = (typeof KEY_ROLES)[number] | `lacking-${string}`
+export type KeyRole = (typeof KEY_ROLES)[number] | `lacking-${string}` | `only-${string}`
 
 /** The role of the key that holds every scope but `scope`. */
 export const lacking = (scope: string): KeyRole => `lacking-${scope}`
+
+/** The role of the secret key that holds `scope` alone (a read-only server key, a widget's backend). */
+export const only = (scope: string): KeyRole => `only-${scope}`
 
 /** Roles whose keys belong to the other account. */
 export const OTHER_ACCOUNT_ROLES: ReadonlySet<KeyRole> = new Set(['other-secret', 'other-revoked'])
@@ -81,6 +111,16 @@ export interface ApiStep {
   readBack: false | { pageSize: number; backwards: boolean }
   /** How many times the request is sent (operations that create: several objects, for lists to page through). */
   repeat: number
+  /**
+   * How the request is written (request-spelling.ts): 0 the plain way, else one of the forms clients send
+   * (the scheme's letter case, an Accept list, percent-encoded IDs, an unknown query parameter, ...).
+   */
+  form: number
+  /**
+   * Appended to the operation's path (`x`, `/explore`): a path the contract does not define, which the model
+   * answers as the contract's routing convention says. Undefined: the operation's own path.
+   */
+  stray?: string
 }
 
 export type Step =
@@ -107,14 +147,21 @@ export type Step =
        * a call under way.
        */
       watch?: Watch
+      /**
+       * Placed and left under way: the steps after it meet the call ringing or talking (a delete of its agent, a
+       * list filtered by its status), and the clock's moves take it on.
+       */
+      leave?: boolean
     }
   /** A key revoked through the control plane. */
   | { kind: 'revoke'; key: KeyRole }
+  /** The account's plan or quotas changed through the control plane (an upgrade, a downgrade, custom limits). */
+  | { kind: 'plan'; plan: SetupSpec['plan']; limits: SetupSpec['limits'] }
   /**
    * The next page of the list being read (other steps in between: a client paging while objects come and go),
    * or the first page of a list (the `list`th of the contract's) when none is being read or it has ended.
    */
-  | { kind: 'page'; list: number; pageSize: number; backwards: boolean }
+  | { kind: 'page'; list: number; pageSize: number; backwards: boolean; key?: KeyRole }
 
 /** How a sequence's accounts are set up: the same on the target and on the model. */
 export interface SetupSpec {

@@ -3,6 +3,7 @@ import { parameterBreakages } from '../contract/breakages.ts'
 import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
 import { listOperations, listPrefix, viewOperations } from './contract-shapes.ts'
+import { REQUEST_FORM_COUNT } from './request-spelling.ts'
 import { idPrefixes, resolveNode } from './schema-node.ts'
 import { valueArbitrary } from './schema-values.ts'
 import {
@@ -11,6 +12,7 @@ import {
   KEY_ROLES,
   type KeyRole,
   lacking,
+  only,
   type ParamChoice,
   type SetupSpec,
   type Step,
@@ -31,10 +33,18 @@ export const ADVANCES = [2, 7, 29, 31, 58, 62, 119, 125, 3590, 3610, 86_390, 86_
  * agents and is refused everything else: docs/decisions/004-permissions.md); then every other key alike.
  */
 function keyArbitrary(contract: Contract, operation?: ContractOperation): fc.Arbitrary<KeyRole> {
-  const near: KeyRole[] = [...(operation?.permissions ?? []).map(lacking), 'publishable']
+  // The keys at the edge of the operation's permission: lacking exactly one scope it needs, holding only the
+  // one it needs, and the publishable key.
+  const needs = operation?.permissions ?? []
+  const near: KeyRole[] = [
+    ...needs.map(lacking),
+    ...(needs.length === 1 ? needs.map(only) : []),
+    'publishable',
+  ]
   const others = [
     ...KEY_ROLES.filter((r) => r !== 'secret' && !near.includes(r)),
     ...contract.scopes.map(lacking).filter((r) => !near.includes(r)),
+    ...contract.scopes.map(only).filter((r) => !near.includes(r)),
   ]
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant<KeyRole>('secret') },
@@ -157,6 +167,7 @@ const RAW_BODIES: BodyChoice[] = [
   { form: 'raw', text: '[]', contentType: 'application/json' },
   { form: 'raw', text: 'null', contentType: 'application/json' },
   { form: 'raw', text: '{}', contentType: 'text/plain' },
+  { form: 'raw', text: '{"name": ', contentType: 'text/plain' },
 ]
 
 /** How a JSON body is written (body-spelling.ts): mostly the plain way, else one of the equivalent ones. */
@@ -248,8 +259,31 @@ function apiStepArbitrary(contract: Contract, operation: ContractOperation): fc.
           { weight: 1, arbitrary: fc.integer({ min: 2, max: 5 }) },
         )
       : fc.constant(1),
+    // One request in eight written in another form: most of them a client's everyday variant, some refused.
+    form: fc.oneof(
+      { weight: 7, arbitrary: fc.constant(0) },
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: REQUEST_FORM_COUNT }) },
+    ),
+    stray: fc.oneof(
+      { weight: 30, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.constantFrom('x', '/explore') },
+    ),
   })
 }
+
+const PLANS = fc.constantFrom<SetupSpec['plan']>('pro', 'free', 'enterprise')
+
+/** The plan's own quotas most often, else custom ones small enough for a sequence to reach. */
+const LIMITS = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(null) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      hourly: fc.integer({ min: 12, max: 60 }),
+      burst: fc.integer({ min: 4, max: 12 }),
+    }),
+  },
+)
 
 /** How often a request goes to an operation, by method: writes make the state that reads then show. */
 const METHOD_WEIGHT: Record<string, number> = { post: 5, patch: 4, delete: 3, get: 3 }
@@ -314,13 +348,27 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
           ringSeconds: fc.integer({ min: 0, max: 10 }),
           durationSeconds: fc.integer({ min: 0, max: 300 }),
           watch,
+          leave: fc.oneof(
+            { weight: 2, arbitrary: fc.constant(false) },
+            { weight: 1, arbitrary: fc.constant(true) },
+          ),
         })
         .map((call): Step => ({ kind: 'call', ...call })),
     },
     {
       weight: 3,
       arbitrary: fc
-        .record({ list: fc.nat(), pageSize: fc.integer({ min: 1, max: 3 }), backwards: fc.boolean() })
+        .record({
+          list: fc.nat(),
+          pageSize: fc.integer({ min: 1, max: 3 }),
+          backwards: fc.boolean(),
+          // Mostly the secret key; the publishable key and the read group's now and then (what a page leaves out
+          // for them holds on every page, not only the first).
+          key: fc.oneof(
+            { weight: 4, arbitrary: fc.constant<KeyRole>('secret') },
+            { weight: 1, arbitrary: fc.constantFrom<KeyRole>('publishable', 'read') },
+          ),
+        })
         .map((page): Step => ({ kind: 'page', ...page })),
     },
     {
@@ -329,23 +377,20 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
         .constantFrom<KeyRole>('spare', 'publishable', 'other-secret')
         .map((key): Step => ({ kind: 'revoke', key })),
     },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ plan: PLANS, limits: LIMITS })
+        .map((change): Step => ({ kind: 'plan', ...change })),
+    },
   )
 }
 
 /** How each sequence's accounts are set up. */
 export function setupArbitrary(creating: number): fc.Arbitrary<SetupSpec> {
   return fc.record({
-    plan: fc.constantFrom<SetupSpec['plan']>('pro', 'free', 'enterprise'),
-    limits: fc.oneof(
-      { weight: 3, arbitrary: fc.constant(null) },
-      {
-        weight: 1,
-        arbitrary: fc.record({
-          hourly: fc.integer({ min: 12, max: 60 }),
-          burst: fc.integer({ min: 4, max: 12 }),
-        }),
-      },
-    ),
+    plan: PLANS,
+    limits: LIMITS,
     expiresIn: fc.constantFrom(45, 300, 4000),
     objects: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: creating, maxLength: creating }),
     calls: fc.array(

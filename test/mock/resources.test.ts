@@ -182,6 +182,17 @@ describe.each(TRANSPORTS)('seeded resources of the demo account (%s)', (kind) =>
         connected_at: null,
       })
     })
+
+    it('hints at a credential ending in astral characters with its last four characters, never half of one', async () => {
+      // Found by exploration: the hint took the last four UTF-16 units, so a credential ending in an emoji gave
+      // a hint of three characters and a lone surrogate, which breaks the contract's pattern (and JSON text).
+      const updated = await call(mock, 'PATCH', '/v1/integrations/hubspot', {
+        key,
+        body: { enabled: true, credentials: { access_token: 'token-x😀y😀' } },
+      })
+      expect(updated.status).toBe(200)
+      expect(updated.body.credential_hint).toBe('...x😀y😀')
+    })
   })
 
   describe('team members', () => {

@@ -11,11 +11,14 @@ function findIntegration(ctx: OperationContext): IntegrationRecord {
   return integration
 }
 
-/** `...` and the last 4 characters of the credential whose key sorts first (by code point). */
+/**
+ * `...` and the last 4 characters (code points, as the contract's pattern counts them: never half of a
+ * surrogate pair) of the credential whose key sorts first (by code point).
+ */
 export function credentialHint(credentials: Record<string, string>): string | null {
   const first = Object.keys(credentials).sort()[0]
   const value = first === undefined ? undefined : credentials[first]
-  return value ? `...${value.slice(-4)}` : null
+  return value ? `...${Array.from(value).slice(-4).join('')}` : null
 }
 
 /** Behaviour of the integration operations; credentials are write-only and never kept. */
