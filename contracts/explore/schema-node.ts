@@ -144,8 +144,12 @@ export function firstSentence(text: unknown): string {
   return end < 0 ? flat : flat.slice(0, end + 1)
 }
 
-/** Write-only values shorter than this are not searched for in answers: they would be found by chance. */
+/**
+ * Write-only values are searched for in answers when at least this long and made of at least this many distinct
+ * characters: a short or repetitive value (`!!!!!!!!`, which generators favour) would be found by chance.
+ */
 const SHORTEST_SEARCHED = 8
+const FEWEST_CHARACTERS = 5
 
 /**
  * The strings a request body sends in its `writeOnly` fields (credentials: "never returned"), those long enough
@@ -154,7 +158,8 @@ const SHORTEST_SEARCHED = 8
 export function writeOnlyValues(document: OpenApiDocument, schema: unknown, value: unknown): string[] {
   const out: string[] = []
   const leaves = (v: unknown): void => {
-    if (typeof v === 'string' && v.length >= SHORTEST_SEARCHED) out.push(v)
+    if (typeof v === 'string' && v.length >= SHORTEST_SEARCHED && new Set(v).size >= FEWEST_CHARACTERS)
+      out.push(v)
     else if (v && typeof v === 'object') for (const member of Object.values(v)) leaves(member)
   }
   const walk = (node: unknown, v: unknown, depth: number): void => {

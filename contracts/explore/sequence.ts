@@ -525,9 +525,11 @@ export class Sequence {
           if (broken.length > 0) value = (broken[step.body.pick % broken.length] as { body: unknown }).body
         }
         ;({ text: body, contentType } = spellBody(value, step.body.spelling))
-        // What a body sends write-only ("never returned") no answer may hold, and no report prints.
-        for (const secret of writeOnlyValues(contract.document, operation.requestBody.schema, value))
-          this.deps.secrets.add(secret)
+        // What a valid body sends write-only ("never returned") no answer may hold, and no report prints (a
+        // broken body's filler words are no secret).
+        if (step.body.form === 'valid')
+          for (const secret of writeOnlyValues(contract.document, operation.requestBody.schema, value))
+            this.deps.secrets.add(secret)
       }
     }
     const enums = enumParameters(contract, operation)
@@ -594,8 +596,12 @@ export class Sequence {
       method !== 'HEAD' &&
       answers.model.status < 300
     ) {
-      // A change read back is first sent again a second later: it changes nothing, and is still an update.
+      // A change read back at once (in the second it was made: a read that lags the write shows here), then
+      // sent again a second later: it changes nothing, and is still an update.
       if (method === 'PATCH') {
+        const bare = (r: SideRequest) => r.path.split('?')[0] as string
+        if (this.deps.contract.document.paths[operation.path]?.get)
+          await this.read({ target: bare(pair.target), model: bare(pair.model) }, 'read back at once')
         await this.separateWrite()
         answers = await this.exchange(pair, { operation, role: step.key, title: `${title}, again` })
       }

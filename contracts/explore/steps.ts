@@ -12,6 +12,7 @@ import {
   KEY_ROLES,
   type KeyRole,
   lacking,
+  MANGLED_ROLES,
   only,
   type ParamChoice,
   type SetupSpec,
@@ -27,30 +28,36 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete']
 export const ADVANCES = [2, 7, 29, 31, 58, 62, 119, 125, 3590, 3610, 86_390, 86_410, 90_000] as const
 
 /**
- * The key of a request: the full secret key half of the time; otherwise, as often as all the others together,
- * the keys that lack exactly one of the scopes the operation needs (`x-required-permission`, where a 403 and a
- * permission that implies another meet) and the publishable key (it holds `agents:read` at most, so it reads
- * agents and is refused everything else: docs/decisions/004-permissions.md); then every other key alike.
+ * The key of a request: the full secret key half of the time; then, half as often each, the keys that lack exactly one
+ * of the scopes the operation needs (`x-required-permission`, where a 403 and a permission that implies another
+ * meet) with the publishable key (it holds `agents:read` at most, so it reads agents and is refused everything
+ * else: docs/decisions/004-permissions.md), and every other key the sequence holds alike; now and then the key
+ * that holds the operation's one scope alone (the narrowest that may call it), and the keys written wrong or
+ * holding another scope alone. Each group is drawn as a whole, so that a new role does not make the others rarer.
  */
 function keyArbitrary(contract: Contract, operation?: ContractOperation): fc.Arbitrary<KeyRole> {
-  // The keys at the edge of the operation's permission: lacking exactly one scope it needs, holding only the
-  // one it needs, and the publishable key.
   const needs = operation?.permissions ?? []
-  const near: KeyRole[] = [
-    ...needs.map(lacking),
-    ...(needs.length === 1 ? needs.map(only) : []),
-    'publishable',
+  const near: KeyRole[] = [...needs.map(lacking), 'publishable']
+  const narrowest: KeyRole[] = needs.length === 1 ? needs.map(only) : []
+  const wrong: KeyRole[] = [
+    ...MANGLED_ROLES,
+    ...contract.scopes.map(only).filter((r) => !narrowest.includes(r)),
   ]
   const others = [
-    ...KEY_ROLES.filter((r) => r !== 'secret' && !near.includes(r)),
+    ...KEY_ROLES.filter((r) => r !== 'secret' && !near.includes(r) && !wrong.includes(r)),
     ...contract.scopes.map(lacking).filter((r) => !near.includes(r)),
-    ...contract.scopes.map(only).filter((r) => !near.includes(r)),
   ]
-  return fc.oneof(
-    { weight: 4, arbitrary: fc.constant<KeyRole>('secret') },
-    ...(near.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...near) }] : []),
-    { weight: near.length > 0 ? 2 : 4, arbitrary: fc.constantFrom(...others) },
-  )
+  const group = (weight: number, roles: KeyRole[]) =>
+    roles.length > 0 ? [{ weight, arbitrary: fc.constantFrom(...roles) }] : []
+  const rest = [
+    ...group(4, near),
+    ...group(1, narrowest),
+    ...group(near.length > 0 ? 4 : 8, others),
+    ...group(1, wrong),
+  ]
+  // Half of the requests with the secret key: as often as with all the others together.
+  const secret = rest.reduce((sum, entry) => sum + entry.weight, 0)
+  return fc.oneof({ weight: secret, arbitrary: fc.constant<KeyRole>('secret') }, ...rest)
 }
 
 function examplesOf(
@@ -234,7 +241,7 @@ function apiStepArbitrary(contract: Contract, operation: ContractOperation): fc.
     params: fc.record(params),
     body: body ?? fc.constant(undefined),
     origin: fc.oneof(
-      { weight: 10, arbitrary: fc.constant('none' as const) },
+      { weight: 6, arbitrary: fc.constant('none' as const) },
       { weight: 1, arbitrary: fc.constantFrom('allowed' as const, 'other' as const) },
     ),
     readBack:
