@@ -81,6 +81,34 @@ const FORMS: readonly RequestForm[] = [
       apply: (parts) => ({ ...parts, headers: { ...parts.headers, accept } }),
     }),
   ),
+  ...[
+    // A browser's navigation and a client that prefers XML: the answer is JSON all the same ("JSON only").
+    'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    'application/xml, application/json;q=0.9',
+  ].map(
+    (accept): RequestForm => ({
+      what: `Accept: ${accept}`,
+      applies: () => true,
+      apply: (parts) => ({ ...parts, headers: { ...parts.headers, accept } }),
+    }),
+  ),
+  {
+    // A trace ID the client sends is no Request-Id of the platform's ("Unique ID of this request": req_...).
+    what: 'X-Request-Id and Request-Id sent by the client',
+    applies: () => true,
+    apply: (parts) => ({
+      ...parts,
+      headers: { ...parts.headers, 'x-request-id': 'trace-0client0', 'request-id': 'trace-0client0' },
+    }),
+  },
+  {
+    what: 'the query parameter names in capitals',
+    applies: (parts) => parts.query.some(([name]) => /[a-z]/.test(name)),
+    apply: (parts) => ({
+      ...parts,
+      query: parts.query.map(([name, value]): [string, string] => [name.toUpperCase(), value]),
+    }),
+  },
   {
     what: `${OVERRIDES[0]}: DELETE`,
     applies: (parts) => parts.method === 'POST' || parts.method === 'PATCH',

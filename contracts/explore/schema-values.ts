@@ -98,7 +98,8 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
     .filter(fits)
   const edges = [
     ...(bounded ? [fc.string({ minLength: maxLength, maxLength })] : []),
-    ...(minLength > 1 ? [fc.string({ minLength, maxLength: minLength })] : []),
+    // The shortest the schema allows: the empty string where it may be empty.
+    ...(minLength !== 1 ? [fc.string({ minLength, maxLength: minLength })] : []),
   ]
   return fc.oneof(
     { weight: 8, arbitrary: plain },
@@ -198,11 +199,16 @@ function objectArbitrary(
       schema.propertyNames ?? { type: 'string', minLength: 1, maxLength: 12 },
       '#',
     )
-    // Readable words most of the time; else any name the schema allows, up to its longest.
+    // Readable words most of the time; else any name the schema allows, up to its longest, and names a
+    // JavaScript object holds already (`__proto__`: a valid key, which some JSON parsers refuse or drop).
     const keyArbitrary =
       typeof keys.schema.pattern === 'string'
         ? stringArbitrary(keys.schema)
-        : fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: stringArbitrary(keys.schema) })
+        : fc.oneof(
+            { weight: 8, arbitrary: word },
+            { weight: 2, arbitrary: stringArbitrary(keys.schema) },
+            { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'toString') },
+          )
     const values = next(schema.additionalProperties, '')
     const small = fc.dictionary(keyArbitrary, values, { minKeys: Math.min(minProperties, maxKeys), maxKeys })
     // As many members as the bound allows, now and then.

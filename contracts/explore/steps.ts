@@ -175,6 +175,9 @@ const RAW_BODIES: BodyChoice[] = [
   { form: 'raw', text: 'null', contentType: 'application/json' },
   { form: 'raw', text: '{}', contentType: 'text/plain' },
   { form: 'raw', text: '{"name": ', contentType: 'text/plain' },
+  // A JSON object with more after it: not one JSON value (a decoder that stops at the first object reads it).
+  { form: 'raw', text: '{} {}', contentType: 'application/json' },
+  { form: 'raw', text: '{"name": "explore"}]', contentType: 'application/json' },
 ]
 
 /** How a JSON body is written (body-spelling.ts): mostly the plain way, else one of the equivalent ones. */
