@@ -41,6 +41,8 @@ export interface CompareInput {
   head?: boolean
   /** A CORS preflight (`OPTIONS`): what decides is the contract's CORS convention. */
   preflight?: boolean
+  /** The request carried an `Origin` (a browser's): the answer's CORS headers are compared too. */
+  cors?: boolean
   target: Answer
   model: Answer
   /** The URLs each side was sent, against which a relative `Location` resolves. */
@@ -51,6 +53,14 @@ export interface CompareInput {
 /** What decides a preflight's answer: the contract's conventions (info.description, CORS). */
 const PREFLIGHT_SENTENCE =
   'the contract, Conventions, CORS: "The standalone mock answers CORS preflights (`OPTIONS`, 204) for every documented path"'
+
+/** What decides an answer's CORS headers: the contract's conventions (info.description, CORS). */
+const CORS_SENTENCE =
+  'the contract, Conventions, CORS: "it allows the request headers `Authorization, Content-Type, Idempotency-Key` and exposes `Request-Id, RateLimit, RateLimit-Policy, Retry-After`"'
+
+/** The CORS headers compared when a request carries an `Origin`, lists of names compared as sets of tokens. */
+const CORS_HEADERS = ['access-control-allow-origin', 'access-control-expose-headers']
+const PREFLIGHT_HEADERS = ['access-control-allow-methods', 'access-control-allow-headers']
 
 /** At most this many differences per answer are told (the first ones in document order). */
 const MAX_DIFFERENCES = 6
@@ -110,6 +120,7 @@ export function compareAnswers(input: CompareInput): Difference[] {
   const operation =
     input.operation ?? (target.status === 405 || model.status === 405 ? input.pathOperations?.[0] : undefined)
   const out: Difference[] = []
+  if (target.status === model.status && (input.cors || input.preflight)) compareCors(input, out)
   if (target.status !== model.status) {
     out.push({
       at: 'status',
@@ -131,6 +142,34 @@ export function compareAnswers(input: CompareInput): Difference[] {
     walk(input, root, 'body', target.body, model.body, out)
   }
   return out.slice(0, MAX_DIFFERENCES)
+}
+
+/** A list of header tokens (`Authorization, Content-Type`) as a set: case and order aside. */
+const tokens = (value: string) =>
+  value
+    .split(',')
+    .map((token) => token.trim().toLowerCase())
+    .filter(Boolean)
+    .sort()
+    .join(', ')
+
+function compareCors(input: CompareInput, out: Difference[]): void {
+  const names = input.preflight ? [...CORS_HEADERS.slice(0, 1), ...PREFLIGHT_HEADERS] : CORS_HEADERS
+  for (const name of names) {
+    const [t, m] = [input.target.headers[name], input.model.headers[name]]
+    if (t === undefined && m === undefined) continue
+    const same =
+      t !== undefined &&
+      m !== undefined &&
+      (name === 'access-control-allow-origin' ? t === m : tokens(t) === tokens(m))
+    if (!same)
+      out.push({
+        at: `header ${name}`,
+        target: show(t),
+        model: show(m),
+        decidedBy: `${CORS_SENTENCE}${t === undefined || m === undefined ? ' (present on one side only)' : ''}`,
+      })
+  }
 }
 
 function compareErrorCodes(input: CompareInput, out: Difference[]): void {

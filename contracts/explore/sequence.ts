@@ -974,6 +974,7 @@ export class Sequence {
         pathOperations,
         head: pair.target.method === 'HEAD',
         preflight: pair.target.method === 'OPTIONS',
+        cors: pair.target.headers.origin !== undefined,
         target: t,
         model: answer,
         urls: { target: t.url, model: answer.url },

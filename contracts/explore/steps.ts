@@ -178,6 +178,8 @@ const RAW_BODIES: BodyChoice[] = [
   // A JSON object with more after it: not one JSON value (a decoder that stops at the first object reads it).
   { form: 'raw', text: '{} {}', contentType: 'application/json' },
   { form: 'raw', text: '{"name": "explore"}]', contentType: 'application/json' },
+  // One byte over the 1 MiB a body may hold (docs/decisions/005-order-of-checks.md: 413, after the key).
+  { form: 'raw', text: `{"name": "${'x'.repeat(1_048_576)}"}`, contentType: 'application/json' },
 ]
 
 /** How a JSON body is written (body-spelling.ts): mostly the plain way, else one of the equivalent ones. */

@@ -449,6 +449,65 @@ describe('compareAnswers: what the contract fixes differs, what it leaves open d
     expect(status).toMatchObject({ target: '200', model: '404 not_found_error/resource_not_found' })
   })
 
+  it("compares a browser's CORS headers (lists as sets) and a path the contract does not define by its error", () => {
+    const cors = {
+      'access-control-allow-origin': 'https://app.example',
+      'access-control-expose-headers': 'Request-Id, RateLimit, RateLimit-Policy, Retry-After',
+    }
+    const answer = (headers: Record<string, string>, id = 'agt_T1') => ({
+      ...ok(agent(id)),
+      headers: { ...RATE, ...headers },
+    })
+    const compare = (target: Answer, model: Answer, extra: { cors?: boolean; preflight?: boolean } = {}) =>
+      compareAnswers({
+        contract,
+        operation: extra.preflight ? undefined : contract.operation('getAgent'),
+        ...extra,
+        target,
+        model,
+        urls: URLS,
+        ids: ids(),
+      }).map((d) => d.at)
+    const reordered = {
+      ...cors,
+      'access-control-expose-headers': 'retry-after, ratelimit-policy, RateLimit, Request-Id',
+    }
+    expect(compare(answer(reordered), answer(cors, 'agt_M1'), { cors: true })).toEqual([])
+    expect(compare(answer({}), answer(cors, 'agt_M1'), { cors: true })).toEqual([
+      'header access-control-allow-origin',
+      'header access-control-expose-headers',
+    ])
+    // Without an Origin, a browser's headers are not the question.
+    expect(compare(answer({}), answer(cors, 'agt_M1'), {})).toEqual([])
+    const preflight = (allowed: string) => ({
+      status: 204,
+      headers: { 'access-control-allow-origin': '*', 'access-control-allow-headers': allowed },
+      body: undefined,
+    })
+    expect(
+      compare(
+        preflight('Authorization, Content-Type'),
+        preflight('Authorization, Content-Type, Idempotency-Key'),
+        {
+          preflight: true,
+        },
+      ),
+    ).toEqual(['header access-control-allow-headers'])
+    // A path the contract does not define: the same status with another error is a difference.
+    const [route] = compareAnswers({
+      contract,
+      target: error(404, 'not_found_error', 'resource_not_found'),
+      model: error(404, 'not_found_error', 'route_not_found'),
+      urls: URLS,
+      ids: ids(),
+    })
+    expect(route).toMatchObject({
+      at: 'body.error.code',
+      target: '"resource_not_found"',
+      model: '"route_not_found"',
+    })
+  })
+
   it('learns the IDs of objects neither side was known to hold, one to one', () => {
     const map = new IdMap()
     const compare = (t: string, m: string) =>
