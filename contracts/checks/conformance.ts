@@ -117,6 +117,16 @@ export function conformanceProblems(
   if (response.status >= 400 && error && typeof error === 'object' && typeof error.message === 'string')
     if (error.message.trim() === '')
       problems.push('error.message must be human-readable text, got an empty one')
+  // The contract, ValidationError: "`param` repeats the first entry's `param`" (of the answer's own `errors`).
+  if (response.status === 422 && error && typeof error === 'object' && error.param !== undefined) {
+    const first = Array.isArray(error.errors)
+      ? (error.errors[0] as { param?: unknown } | undefined)
+      : undefined
+    if (first && first.param !== error.param)
+      problems.push(
+        `error.param ${JSON.stringify(error.param)} must repeat the first entry's param, ${JSON.stringify(first.param)}`,
+      )
+  }
   if (response.status >= 400 && response.status !== 401 && error && typeof error === 'object') {
     if (error.request_id !== undefined && error.request_id !== headers['request-id'])
       problems.push(
