@@ -69,7 +69,21 @@ const UPDATABLE: {
       return `/agents/${String(jsonObject(created).id)}`
     },
   },
-  { operationId: 'updateIntegration', group: 'Integrations', path: async () => '/integrations/slack' },
+  {
+    operationId: 'updateIntegration',
+    group: 'Integrations',
+    // Connected first (credentials stored): what a later change must leave alone includes when they were.
+    path: async (_, send) => {
+      const connected = await send({
+        method: 'PATCH',
+        path: '/integrations/slack',
+        json: { credentials: { bot_token: 'xoxb-contract-suite-only-named-fields' } },
+        operationId: 'updateIntegration',
+      })
+      expectStatus(connected, 200, 'for PATCH /integrations/slack with credentials')
+      return '/integrations/slack'
+    },
+  },
 ]
 
 type Send = Awaited<ReturnType<typeof ownAccount>>['send']
@@ -87,7 +101,7 @@ function onlyNamedFields(updatable: (typeof UPDATABLE)[number]): ContractCheck {
     area: 'resources',
     group: updatable.group,
     title:
-      'changes only the fields a PATCH names: each field changed alone, twice, every other field read back unchanged',
+      'changes only the fields a PATCH names: each field changed alone, twice, every other field read back unchanged; two changes in a row both kept',
     needs: ['write'],
     async run(ctx) {
       const { send } = await ownAccount(ctx, `${updatable.operationId} fields`)
@@ -129,8 +143,10 @@ function onlyNamedFields(updatable: (typeof UPDATABLE)[number]): ContractCheck {
             `${name} = ${JSON.stringify(want)} after PATCH ${sent}`,
             JSON.stringify(after[name]),
           )
-          for (const [other] of fields)
-            if (other !== name)
+          // Every other field of the object, those no update takes too (when credentials were stored), but
+          // `updated_at`: a PATCH that sends no credentials changes nothing else.
+          for (const other of new Set([...Object.keys(state), ...Object.keys(after)]))
+            if (other !== name && other !== 'updated_at')
               ensure(
                 canonicalJson(after[other]) === canonicalJson(state[other]),
                 `${other} unchanged (${JSON.stringify(state[other])?.slice(0, 120)}) after PATCH ${sent}, which does not name it`,
@@ -138,6 +154,21 @@ function onlyNamedFields(updatable: (typeof UPDATABLE)[number]): ContractCheck {
               )
           state = after
         }
+      // Two changes one right after the other, nothing read between them: the second keeps the first.
+      const changes = fields
+        .map(([name, schema]) => [name, otherValue(document, schema, state[name]), schema] as const)
+        .filter(([, value]) => value !== undefined)
+        .slice(0, 2)
+      if (changes.length < 2) return
+      for (const [name, value] of changes)
+        await patch({ [name]: value }, `with ${JSON.stringify({ [name]: value })}`)
+      const after = await read('after two changes with no read between them')
+      for (const [name, value, schema] of changes)
+        ensure(
+          canonicalJson(after[name]) === canonicalJson(stored(schema, state[name], value)),
+          `${name} = ${JSON.stringify(stored(schema, state[name], value))} after two PATCHes in a row (${changes.map(([n]) => n).join(', then ')})`,
+          JSON.stringify(after[name]),
+        )
     },
   }
 }

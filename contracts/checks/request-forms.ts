@@ -4,6 +4,7 @@ import type { ContractOperation, ContractParameter } from '../contract/operation
 import { ACCEPTS, encoded, OVERRIDES } from '../http/client-forms.ts'
 import { ensure, expectError, expectStatus, jsonObject, listData } from './failure.ts'
 import { agentBody, CALL_LOG_READS, createAgent, inviteBody } from './fixtures.ts'
+import { resolveLocation } from './formats.ts'
 import { canonicalJson } from './same-json.ts'
 import type { CheckCallInput, CheckContext, ContractCheck } from './types.ts'
 
@@ -349,6 +350,45 @@ const zoneNames: ContractCheck = {
   },
 }
 
+/** Headers a proxy passes on from the client as they came, naming a host and scheme the client chose. */
+const FORWARDED = {
+  'x-forwarded-host': 'forwarded.invalid',
+  'x-forwarded-proto': 'http',
+  forwarded: 'host=forwarded.invalid',
+}
+
+/**
+ * A `Location` is "built from the server's own public base URL (never from the request's `Host` header, which
+ * the client chooses)" (the contract, header Location): a create sent with X-Forwarded-Host, X-Forwarded-Proto
+ * and Forwarded answers a `Location` on the same origin as a plain create.
+ */
+const locationOwnHost: ContractCheck = {
+  id: 'responses/location-own-host',
+  area: 'responses',
+  group: 'Headers',
+  title: "answers a create's Location on the server's own origin, whatever X-Forwarded-Host or Forwarded say",
+  needs: ['write'],
+  async run(ctx) {
+    const origin = (exchange: Awaited<ReturnType<typeof createAgent>>['exchange']) =>
+      resolveLocation(exchange.response.headers.location, exchange.request.url)?.origin
+    const plain = origin((await createAgent(ctx)).exchange)
+    const forwarded = await ctx.call({
+      method: 'POST',
+      path: '/agents',
+      json: agentBody(ctx),
+      headers: FORWARDED,
+      operationId: 'createAgent',
+    })
+    expectStatus(forwarded, 201, 'for a valid create-agent body sent with X-Forwarded-Host')
+    ensure(
+      origin(forwarded) === plain,
+      `a Location on ${plain} (as for a create without forwarded headers)`,
+      `Location: ${forwarded.response.headers.location}`,
+      forwarded,
+    )
+  },
+}
+
 /** Requests as clients write them. */
 export const requestFormChecks: ContractCheck[] = [
   acceptForms,
@@ -360,4 +400,5 @@ export const requestFormChecks: ContractCheck[] = [
   numberForms,
   distinctAddresses,
   zoneNames,
+  locationOwnHost,
 ]

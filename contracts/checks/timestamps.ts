@@ -142,7 +142,7 @@ const integrationTimestamps: ContractCheck = {
   area: 'resources',
   group: 'Integrations',
   title:
-    'sets updated_at to now on every update and connected_at only when credentials are sent, with time passing between',
+    'sets updated_at to now on every update and connected_at only when credentials are sent (not on a toggle or a configuration change), with time passing between',
   needs: ['write', 'own-account'],
   exclusive: true,
   async run(ctx) {
@@ -168,6 +168,12 @@ const integrationTimestamps: ContractCheck = {
     expectSameInstant(first, second, 'connected_at', toggled)
     expectMovedOn(first, second, 'updated_at', toggled)
     expectNow(second, 'updated_at', toggled, toggledAt)
+    // A change of the configuration alone stores no credentials either.
+    const configuredFrom = await letTimePass(ctx, GAP_SECONDS)
+    const config = { ...(second.config as Record<string, unknown>), contract_note: `timestamps ${ctx.runId}` }
+    const { exchange: configured } = await timed(ctx, () => patch({ config }), configuredFrom)
+    expectStatus(configured, 200)
+    expectSameInstant(first, jsonObject(configured), 'connected_at', configured)
     const againFrom = await letTimePass(ctx, GAP_SECONDS)
     const { exchange: again, at: againAt } = await timed(
       ctx,
@@ -178,7 +184,7 @@ const integrationTimestamps: ContractCheck = {
     const third = jsonObject(again)
     expectMovedOn(second, third, 'connected_at', again)
     expectNow(third, 'connected_at', again, againAt)
-    const restored = await patch({ credentials: null, enabled: first.enabled })
+    const restored = await patch({ credentials: null, enabled: first.enabled, config: first.config })
     expectStatus(restored, 200)
   },
 }
