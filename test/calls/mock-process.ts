@@ -43,7 +43,9 @@ export async function startMockProcess(
   const run = runCli(['mock', '--port', '0', '--keys-file', keysFile, ...args], options.built)
   for (let i = 0; i < 400; i++) {
     const match = /listening on (http:\/\/\S+\/v1)/.exec(run.output())
-    if (match?.[1]) {
+    // The banner's lines arrive one by one after "listening on": without --quiet, it ends with the publishable key.
+    const whole = args.includes('--quiet') || /PUBLISHABLE_KEY=|\(publishable key\)/.test(run.output())
+    if (match?.[1] && whole) {
       return {
         ...run,
         baseUrl: match[1],
