@@ -1,7 +1,7 @@
 import { flatten, type Schema } from '../contract/breakages.ts'
 import type { OpenApiDocument } from '../contract/load-contract.ts'
 import { ownAccount } from './after-changes.ts'
-import { ensure, expectStatus, jsonObject } from './failure.ts'
+import { ensure, expectStatus, jsonObject, listData } from './failure.ts'
 import { agentBody } from './fixtures.ts'
 import { canonicalJson } from './same-json.ts'
 import type { CheckContext, ContractCheck } from './types.ts'
@@ -111,10 +111,23 @@ function onlyNamedFields(updatable: (typeof UPDATABLE)[number]): ContractCheck {
         .map(([name, raw]) => [name, flatten(document, raw)] as const)
         .filter(([, schema]) => schema.writeOnly !== true && schema.readOnly !== true)
       const path = await updatable.path(ctx, send)
+      // The object read by ID, and its entry in its list (the check's own account holds few), which must agree
+      // after every change.
+      const collection = path.replace(/\/[^/]+$/, '')
       const read = async (why: string) => {
         const exchange = await send({ method: 'GET', path })
         expectStatus(exchange, 200, `reading ${path} ${why}`)
-        return jsonObject(exchange)
+        const object = jsonObject(exchange)
+        const listed = await send({ method: 'GET', path: collection })
+        expectStatus(listed, 200, `listing ${collection} ${why}`)
+        const entry = listData(listed).find((item) => item.id === object.id)
+        ensure(
+          canonicalJson(entry) === canonicalJson(object),
+          `the entry of ${String(object.id)} in ${collection} as GET ${path} answers it, ${why}`,
+          JSON.stringify(entry)?.slice(0, 300) ?? 'not listed',
+          listed,
+        )
+        return object
       }
       const patch = async (json: Record<string, unknown>, why: string) =>
         expectStatus(
