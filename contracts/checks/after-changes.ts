@@ -144,6 +144,21 @@ function headAfterDelete(id: string, kinds: typeof DELETABLE, needs: ContractChe
           String(headGone?.response.status),
           headGone,
         )
+        // A preflight is about the path, not the object (the contract, CORS: answered 204 "for every
+        // documented path", not authenticated): the deleted object's path is still one.
+        const preflight = await ctx.call({
+          method: 'OPTIONS',
+          path,
+          key: null,
+          headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+          conformance: false,
+        })
+        ensure(
+          preflight.response.status === 204,
+          `a CORS preflight of ${what}'s path 204 after its deletion (the path is documented)`,
+          String(preflight.response.status),
+          preflight,
+        )
       }
     },
   }

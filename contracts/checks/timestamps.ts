@@ -174,6 +174,7 @@ const integrationTimestamps: ContractCheck = {
     const { exchange: configured } = await timed(ctx, () => patch({ config }), configuredFrom)
     expectStatus(configured, 200)
     expectSameInstant(first, jsonObject(configured), 'connected_at', configured)
+    expectMovedOn(second, jsonObject(configured), 'updated_at', configured)
     const againFrom = await letTimePass(ctx, GAP_SECONDS)
     const { exchange: again, at: againAt } = await timed(
       ctx,
