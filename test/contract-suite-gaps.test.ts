@@ -110,6 +110,7 @@ const HELD_OUT_8_TO_15: [8 | 9 | 10 | 11 | 12 | 13 | 14 | 15, string, string][] 
   [8, 'resources/updates/updateIntegration/only-named-fields', 'integration-list-cached-a-minute'],
   [9, 'resources/deletes/head-after-delete', 'preflight-of-deleted-object-404'],
   [9, 'resources/integrations/timestamps', 'config-only-patch-keeps-updated-at'],
+  [11, 'resources/analytics/group-order', 'no-calls-groups-null'],
   [8, 'authorization/secret-sensitive-fields', 'read-only-secret-key-treated-as-publishable'],
   [8, 'authorization/allowed-ips', 'allowed-ips-first-entry-only'],
   [8, 'authorization/allowed-ips-prefixes', 'allowed-ips-first-entry-only'],

@@ -181,6 +181,17 @@ const orderedGroups: ContractCheck = {
       operationId: 'getCallAnalytics',
     })
     expectStatus(exchange, 200, `for ?${query}`)
+    // The same grouping over an hour before any call: groups an empty array, not null (CallAnalytics: "an array
+    // exactly when `group_by` is not `null`"; every analytics answer's conformance checks it).
+    const before = `start=${iso(range.start - 7_200_000)}&end=${iso(range.start - 3_600_000)}&granularity=total&group_by=agent_id`
+    const empty = await ctx.call({
+      method: 'GET',
+      path: `/analytics/calls?${before}`,
+      key,
+      sensitive: [key],
+      operationId: 'getCallAnalytics',
+    })
+    expectStatus(empty, 200, `for ?${before}, an hour without calls`)
     const body = jsonObject(exchange) as {
       totals: Record<string, unknown>
       groups: { value: string; totals: Record<string, unknown> }[] | null

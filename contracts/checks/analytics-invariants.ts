@@ -107,6 +107,12 @@ export function analyticsProblems(body: unknown): string[] {
   const answer = body as (Bucketed & { groups?: (Bucketed & { value?: unknown })[] | null }) | undefined
   if (!answer?.totals || !Array.isArray(answer.series)) return []
   const problems: string[] = []
+  // CallAnalytics: "`groups` is an array exactly when `group_by` is not `null`" (a range without calls too).
+  const groupBy = (answer as { group_by?: unknown }).group_by
+  if (groupBy !== undefined && (groupBy === null) === Array.isArray(answer.groups))
+    problems.push(
+      `groups must be ${groupBy === null ? 'null' : 'an array'} when group_by is ${JSON.stringify(groupBy)}, got ${JSON.stringify(answer.groups)?.slice(0, 60)}`,
+    )
   const whole = (scope: Bucketed, name: string) => {
     if (!scope.totals) return
     problems.push(...metricsProblems(scope.totals, `${name}totals`))
