@@ -74,15 +74,10 @@ const FORMS: readonly RequestForm[] = [
     applies: hasBearer,
     apply: (parts) => withAuthorization(parts, (token) => `Bearer   ${token}`),
   },
-  ...ACCEPTS.map(
-    (accept): RequestForm => ({
-      what: `Accept: ${accept}`,
-      applies: () => true,
-      apply: (parts) => ({ ...parts, headers: { ...parts.headers, accept } }),
-    }),
-  ),
+  // Accept lists that take JSON, as clients send them; a browser's navigation and a client that prefers XML: the
+  // answer is JSON all the same ("JSON only").
   ...[
-    // A browser's navigation and a client that prefers XML: the answer is JSON all the same ("JSON only").
+    ...ACCEPTS,
     'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
     'application/xml, application/json;q=0.9',
   ].map(

@@ -318,16 +318,18 @@ export class Sequence {
     this.records[0]?.keys?.push(role)
   }
 
+  /** The contract's first read that names no object (GET /user): read around a revocation or a plan change. */
+  private plainRead(): string | undefined {
+    return this.deps.contract.operations.find((op) => op.method === 'get' && !op.path.includes('{'))?.path
+  }
+
   private async revoke(role: KeyRole): Promise<void> {
     const pair = this.keys.get(role)
     if (!pair?.targetId || !pair.modelId) return
     const { target, model, time } = this.deps
     // Used just before and right after: a revocation is effective on the very next request, also for a key
     // an implementation has just seen (and might have kept the outcome of its check for a while).
-    // The contract's first read that names no object (GET /user).
-    const path = this.deps.contract.operations.find(
-      (op) => op.method === 'get' && !op.path.includes('{'),
-    )?.path
+    const path = this.plainRead()
     if (path) await this.readAs(role, path, 'just before its revocation')
     await target.control.revokeKey(pair.targetId)
     this.interact('control', 'POST', `/keys/${pair.targetId}/revoke`, {}, undefined, undefined)
@@ -346,9 +348,7 @@ export class Sequence {
     const change = { plan: step.plan, limits: step.limits }
     if (this.current)
       this.current.title = `the plan changed to ${step.plan}${step.limits ? ` with ${step.limits.hourly} an hour, ${step.limits.burst} a burst` : ''} (PATCH /_mock/accounts/{account_id})`
-    const path = this.deps.contract.operations.find(
-      (op) => op.method === 'get' && !op.path.includes('{'),
-    )?.path
+    const path = this.plainRead()
     if (path) await this.readAs('secret', path, 'just before the plan changes')
     const id = this.accounts.target.main
     await target.control.updateAccount(id, change)
@@ -599,9 +599,8 @@ export class Sequence {
       // A change read back at once (in the second it was made: a read that lags the write shows here), then
       // sent again a second later: it changes nothing, and is still an update.
       if (method === 'PATCH') {
-        const bare = (r: SideRequest) => r.path.split('?')[0] as string
         if (this.deps.contract.document.paths[operation.path]?.get)
-          await this.read({ target: bare(pair.target), model: bare(pair.model) }, 'read back at once')
+          await this.read(withoutQuery(pair), 'read back at once')
         await this.separateWrite()
         answers = await this.exchange(pair, { operation, role: step.key, title: `${title}, again` })
       }
@@ -619,7 +618,6 @@ export class Sequence {
     const { contract } = this.deps
     const paths = contract.document.paths as Record<string, Record<string, unknown>>
     const created = isObject(answer.body) && typeof answer.body.id === 'string' ? answer.body.id : undefined
-    const bare = (r: SideRequest) => r.path.split('?')[0] as string
     let item: IdPair | undefined
     if (operation.method === 'post' && created) {
       const targetId = this.ids.toTarget(created)
@@ -629,7 +627,7 @@ export class Sequence {
           target: `${operation.path}/${encodeURIComponent(targetId)}`,
           model: `${operation.path}/${encodeURIComponent(created)}`,
         }
-    } else if (paths[operation.path]?.get) item = { target: bare(pair.target), model: bare(pair.model) }
+    } else if (paths[operation.path]?.get) item = withoutQuery(pair)
     if (item) await this.read(item, 'read back')
     const collection = operation.path.replace(/\/\{[^}]+\}$/, '')
     if (paths[collection]?.get) await this.walk(collection, how)
@@ -1025,6 +1023,12 @@ export class Sequence {
     })
   }
 }
+
+/** The paths of a pair of requests without their query strings. */
+const withoutQuery = (pair: { target: SideRequest; model: SideRequest }): IdPair => ({
+  target: pair.target.path.split('?')[0] as string,
+  model: pair.model.path.split('?')[0] as string,
+})
 
 /**
  * The second the target handled a request in, as its answer tells: `X-RateLimit-Reset` is now + `t` of the

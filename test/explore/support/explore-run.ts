@@ -2,6 +2,7 @@ import { explorationCheck } from '../../../contracts/explore/exploration-check.t
 import type { ExploreResult } from '../../../contracts/explore/explore.ts'
 import type { CheckOutcome } from '../../../contracts/runner/outcome.ts'
 import { openSession } from '../../../contracts/runner/session.ts'
+import { createMockPlatform } from '../../../mocks/platform.ts'
 import type { EngineHandler } from '../../mutants/engine-fetch.ts'
 import { engineFetch } from '../../mutants/engine-fetch.ts'
 
@@ -48,6 +49,28 @@ export async function exploreInProcess(
   )
   await session.close()
   return { outcome, result }
+}
+
+/**
+ * Exploration alone against a fault, with each of `seeds` in turn (a fresh mock behind `wrap` each time) until one
+ * finds it: the first run that failed, or undefined when none did. Which seeds meet a fault moves with whatever the
+ * generator draws; a few fixed seeds make a test that stays the same on every run.
+ */
+export async function firstSeedThatFinds(
+  wrap: (platform: Awaited<ReturnType<typeof createMockPlatform>>) => EngineHandler,
+  options: { seeds: readonly number[]; sequences: number },
+): Promise<ExplorationRun | undefined> {
+  for (const seed of options.seeds) {
+    const platform = await createMockPlatform({ seedSize: { callLogs: 0 } })
+    const run = await exploreInProcess(wrap(platform), {
+      seed,
+      sequences: options.sequences,
+      shrinkSeconds: 0,
+    })
+    await platform.close()
+    if (run.outcome.status === 'failed') return run
+  }
+  return undefined
 }
 
 /** A failure's text with its IDs and instants made anonymous, to compare two runs (made at other times). */
