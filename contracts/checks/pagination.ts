@@ -143,7 +143,7 @@ async function walk(ctx: CheckContext, c: Collection): Promise<void> {
  * Limit bounds and cursor errors. The largest limit (100) and a small one are the pages the walk reads too
  * (the whole listing, then `limit=<a third of it>`), so a run sends them once. The pagination parameters are
  * one definition in the contract: the first collection is probed with every bad limit and both cursors at
- * once; the others with an out-of-range limit and an unknown cursor of their own.
+ * once; the others with an unknown cursor of their own, and (beyond a read-only run) an out-of-range limit.
  */
 async function bounds(ctx: CheckContext, c: Collection): Promise<void> {
   const everything = c === COLLECTIONS[0]
@@ -153,7 +153,7 @@ async function bounds(ctx: CheckContext, c: Collection): Promise<void> {
   const count = listData(few).length
   ensure(count <= small, `at most ${small} items for limit=${small}`, String(count), few)
   // The same values as the query checks send (bad-input), so that the answers are shared within a run.
-  for (const bad of everything ? ['0', '101', '+5', '1.5'] : ['101']) {
+  for (const bad of everything ? ['0', '101', '+5', '1.5'] : ctx.readOnly ? [] : ['101']) {
     const exchange = await ctx.call({
       method: 'GET',
       path: `${c.path}?limit=${encodeURIComponent(bad)}`,

@@ -64,7 +64,7 @@ function expectSameAnswer(got: Exchange, want: Exchange, what: string): void {
 async function filteredPages(ctx: CheckContext): Promise<void> {
   const key = ctx.keys.callLogs
   const logs = await allLogs(ctx)
-  const filters = filtersFor(logs)
+  const filters = filtersFor(logs, ctx.readOnly)
   // The filter the filter check walks (more than a page of 100 match), else, on a small account, the one that
   // selects the most, in pages of half of them.
   let filter: Filter | undefined = filters.find((f) => f.walk)
@@ -374,7 +374,7 @@ async function equivalentRequests(ctx: CheckContext): Promise<void> {
 
   if (!ctx.keys.callLogs) return ctx.note('call-log listings not compared: no key that may read call logs')
   const logs = await allLogs(ctx)
-  const filters = filtersFor(logs)
+  const filters = filtersFor(logs, ctx.readOnly)
   const filter = filters.find((f) => f.query.startsWith('started_after=')) ?? filters[0]
   if (!filter) return ctx.note('call-log listings not compared: no filter to write another way')
   const query = `limit=${PAGE}&${filter.query}`

@@ -77,6 +77,12 @@ export interface CheckContext {
   defer(undo: () => Promise<void>): void
   /** The account's plan (given, or read from `GET /user`). */
   plan?: Plan
+  /**
+   * A read-only run, held to its budget: a check that tries one rule on several parameters or lists tries it
+   * on the first alone, and leaves the rest to runs that may spend more (as the need `beyond-read-only` does
+   * for a whole check).
+   */
+  readOnly: boolean
   /** The mock's control plane, when provisioning. */
   mock?: MockControl
   /** Waits `seconds` of real time, announced with `reason` and counted in the run's waiting time. */

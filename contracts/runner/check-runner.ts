@@ -13,7 +13,7 @@ import type { MissingCapabilities } from '../provision/control-capabilities.ts'
 import type { Keyring } from '../provision/keyring.ts'
 import type { MockControl } from '../provision/mock-control.ts'
 import type { Plan, TargetConfig } from '../target/target.ts'
-import { unmetNeed } from './needs.ts'
+import { isReadOnlyRun, unmetNeed } from './needs.ts'
 import type { CheckOutcome, FailureReport, ProgressEvent } from './outcome.ts'
 import { prismProblems } from './prism.ts'
 import type { createTeardown } from './teardown.ts'
@@ -144,6 +144,7 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
       runId: deps.runId,
       mock: alongside && deps.mock ? besideOthers(deps.mock, check) : deps.mock,
       plan: deps.plan,
+      readOnly: isReadOnlyRun(config, deps.provisioned),
       skip(reason) {
         throw new CheckSkipped(reason)
       },

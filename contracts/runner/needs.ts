@@ -42,9 +42,17 @@ const REASONS: Record<Need, (state: NeedState) => string | undefined> = {
   'simulated-calls': ({ provisioned }) =>
     provisioned ? undefined : "needs calls placed through the mock's control plane (--provision mock)",
   'beyond-read-only': ({ config, provisioned }) =>
-    config.destructive || provisioned
-      ? undefined
-      : "sends requests past the read-only run's budget: run with --destructive or --provision mock",
+    isReadOnlyRun(config, provisioned)
+      ? "sends requests past the read-only run's budget: run with --destructive or --provision mock"
+      : undefined,
+}
+
+/**
+ * A read-only run (neither `--destructive` nor `--provision mock`): QA against a shared account, whose rate
+ * limit the run spends with everyone else's, holding to the read-only run's budget.
+ */
+export function isReadOnlyRun(config: Readonly<TargetConfig>, provisioned: boolean): boolean {
+  return !config.destructive && !provisioned
 }
 
 /** What the target itself lacks (checked once the run's settings allow the check). */
