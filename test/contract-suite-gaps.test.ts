@@ -111,6 +111,9 @@ const HELD_OUT_8_TO_15: [8 | 9 | 10 | 11 | 12 | 13 | 14 | 15, string, string][] 
   [9, 'resources/deletes/head-after-delete', 'preflight-of-deleted-object-404'],
   [9, 'resources/integrations/timestamps', 'config-only-patch-keeps-updated-at'],
   [11, 'resources/analytics/group-order', 'no-calls-groups-null'],
+  // Every analytics answer's conformance: each group has a call in the range (getCallAnalytics, Grouping).
+  [13, 'resources/analytics/group-order', 'agent-groups-from-all-time-calls'],
+  [13, 'resources/analytics/default-start-in-a-time-zone', 'default-start-at-local-midnight'],
   [8, 'authorization/secret-sensitive-fields', 'read-only-secret-key-treated-as-publishable'],
   [8, 'authorization/allowed-ips', 'allowed-ips-first-entry-only'],
   [8, 'authorization/allowed-ips-prefixes', 'allowed-ips-first-entry-only'],

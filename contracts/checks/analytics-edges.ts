@@ -82,6 +82,56 @@ const dstDays: ContractCheck = {
   },
 }
 
+/**
+ * The default start is `end` minus 7 days whatever the time zone (the contract's getCallAnalytics, Range, and its
+ * parameter `start`: "Default `end` minus 7 days"), not local midnight seven days back: days in Auckland ending a
+ * second after the newest call log, so that the first day is a partial one and holds the account's calls. The
+ * answer's range is exactly those 7 x 24 hours, its days tile it from local midnight to local midnight, and each
+ * counts the listed call logs created in it. One request beyond a read-only run's budget.
+ */
+const defaultStartInTimeZone: ContractCheck = {
+  id: 'resources/analytics/default-start-in-a-time-zone',
+  area: 'resources',
+  group,
+  title:
+    'takes the default start as end minus 7 days when a time zone is given (a partial first day), not local midnight',
+  needs: ['call-logs', 'beyond-read-only'],
+  async run(ctx) {
+    const logs = await allLogs(ctx)
+    const newest = Math.max(...logs.map((l) => instant(l.created_at)))
+    if (!Number.isFinite(newest)) return ctx.skip('needs an account with call logs')
+    // A second after the newest call log, moved off a local midnight should it fall on one.
+    const end = Math.floor(newest / 1000) * 1000 + 1000 + (isLocalMidnight(newest + 1000) ? 1_800_000 : 0)
+    const query = `end=${iso(end)}&granularity=day&timezone=${AUCKLAND}`
+    const exchange = await ctx.call({
+      method: 'GET',
+      path: `/analytics/calls?${query}`,
+      key: ctx.keys.callLogs,
+      operationId: 'getCallAnalytics',
+    })
+    expectStatus(exchange, 200, `for ?${query}`)
+    const body = jsonObject(exchange) as { start: string; end: string; series: CalendarBucket[] }
+    const start = end - 7 * 24 * 3_600_000
+    ensure(
+      instant(body.start) === start && instant(body.end) === end,
+      `the range ${iso(start)} - ${iso(end)}: start is end minus 7 days by default, also in a time zone (not local midnight)`,
+      `${body.start} - ${body.end}`,
+      exchange,
+    )
+    expectCalendar(body.series, { start, end }, isLocalMidnight, `days in ${AUCKLAND}`, exchange)
+    for (const bucket of body.series) {
+      const [from, to] = [instant(bucket.start), instant(bucket.end)]
+      const want = logs.filter((l) => instant(l.created_at) >= from && instant(l.created_at) < to).length
+      ensure(
+        bucket.metrics.call_count === want,
+        `the day ${bucket.start} - ${bucket.end} in ${AUCKLAND} counting the ${want} listed call logs created in it`,
+        String(bucket.metrics.call_count),
+        exchange,
+      )
+    }
+  },
+}
+
 /** Three weeks around one clock change (back on 6 April 2025): a range short enough for any shortcut. */
 const DST_WEEKS = { start: Date.parse('2025-03-23T00:00:00Z'), end: Date.parse('2025-04-13T00:00:00Z') }
 
@@ -515,6 +565,7 @@ export const analyticsEdgeChecks: ContractCheck[] = [
   manyGroups,
   dstDays,
   dstWeeks,
+  defaultStartInTimeZone,
   orderedGroups,
   mostBuckets,
   calendarUnits,

@@ -3,7 +3,8 @@
  * check (the schema cannot say it): the sentiment counts add up to `analyzed_count` (SentimentCounts), each
  * average and `success_rate` is its quotient at the documented decimals and `null` exactly when its divisor is 0
  * (AnalyticsMetrics), the counts and totals of a series add up to its `totals`, and those of the groups to the
- * answer's (CallAnalytics: "counts and totals of the series add up to `totals`").
+ * answer's (CallAnalytics: "counts and totals of the series add up to `totals`"), and every group has a call in
+ * the range (getCallAnalytics, Grouping).
  */
 
 type Metrics = Record<string, unknown> & { sentiment?: Record<string, unknown> }
@@ -126,6 +127,12 @@ export function analyticsProblems(body: unknown): string[] {
   if (Array.isArray(answer.groups)) {
     answer.groups.forEach((group, i) => {
       whole(group, `groups[${i}] (${String(group.value)}) `)
+      // getCallAnalytics, Grouping: "one entry per distinct value that has at least one call in the range".
+      const calls = num(group.totals?.call_count)
+      if (calls !== undefined && calls < 1)
+        problems.push(
+          `groups[${i}] (${String(group.value)}): call_count ${calls}, but a group is a value with at least one call in the range`,
+        )
     })
     problems.push(
       ...sumProblems(
