@@ -58,6 +58,17 @@ interface ValueBreakage {
 /** The breakages that write a body's boolean or number as a string. */
 const STRING_FORMS = ['the string "false"', 'a number written as a string'] as const
 
+/** Valid values of a format, of kinds a pattern may narrow out (another scheme, no host, a local domain). */
+const FORMAT_VALUES: Record<string, readonly string[]> = {
+  uri: [
+    'ftp://files.example.com/hook',
+    'wss://stream.example.com/events',
+    'urn:example:contract',
+    'mailto:contract@example.com',
+  ],
+  email: ['contract@localhost', 'contract+tag@example.com', '"contract suite"@example.com'],
+}
+
 function valueBreakages(document: OpenApiDocument, schema: Schema): ValueBreakage[] {
   const out: ValueBreakage[] = []
   const types = typesOf(document, schema)
@@ -96,6 +107,15 @@ function valueBreakages(document: OpenApiDocument, schema: Schema): ValueBreakag
     })
   else if (typeof schema.pattern === 'string')
     out.push({ value: '!!', what: 'not matching the pattern', codes: ['pattern'] })
+  // A value of the format that the pattern narrows out (a URL of another scheme where only http and https are
+  // allowed): a target that checks the format alone lets it through.
+  const ofFormat = typeof schema.format === 'string' ? FORMAT_VALUES[schema.format] : undefined
+  if (ofFormat && typeof schema.pattern === 'string') {
+    const pattern = new RegExp(schema.pattern, 'u')
+    const refused = ofFormat.find((value) => !pattern.test(value))
+    if (refused !== undefined)
+      out.push({ value: refused, what: `a valid ${schema.format} the pattern refuses`, codes: ['pattern'] })
+  }
   const maxItems = num('maxItems')
   const items = schema.items ? flatten(document, schema.items) : undefined
   if (maxItems !== undefined && items?.enum) {
