@@ -28,7 +28,8 @@ const NOWHERE = [
 
 /**
  * `allowed_ips` (docs/decisions/003-api-keys.md): a key restricted to addresses the client cannot have is refused
- * with 403 `key_restricted`, one restricted to ranges that cover every address is admitted. The keys are
+ * with 403 `key_restricted`, also when the client claims an allowed address in `X-Forwarded-For`, `Forwarded` or
+ * `X-Real-IP`; one restricted to ranges that cover every address is admitted. The keys are
  * made through the mock's control plane (elsewhere keys are made in the dashboard).
  */
 const allowedIps: ContractCheck = {
@@ -60,6 +61,26 @@ const allowedIps: ContractCheck = {
       403,
       { type: 'permission_error', code: 'key_restricted' },
       `for a key restricted to ${NOWHERE.join(', ')}`,
+    )
+    // What the client writes about its own address is not its address: a proxy in front appends the address it
+    // saw, so the entries a client writes come first (leftmost) and prove nothing.
+    const claimed = await ctx.call({
+      method: 'GET',
+      path: '/user',
+      key: elsewhere,
+      sensitive: [elsewhere],
+      headers: {
+        'x-forwarded-for': '198.51.100.7',
+        forwarded: 'for=198.51.100.7',
+        'x-real-ip': '198.51.100.7',
+      },
+      operationId: 'getUser',
+    })
+    expectError(
+      claimed,
+      403,
+      { type: 'permission_error', code: 'key_restricted' },
+      'for the same key from a client claiming an allowed address (X-Forwarded-For, Forwarded, X-Real-IP: 198.51.100.7)',
     )
     const admitted = await get(everywhere)
     const error = (admitted.response.json as { error?: { code?: string } } | undefined)?.error
