@@ -360,7 +360,9 @@ const FORWARDED = {
 /**
  * A `Location` is "built from the server's own public base URL (never from the request's `Host` header, which
  * the client chooses)" (the contract, header Location): a create sent with X-Forwarded-Host, X-Forwarded-Proto
- * and Forwarded answers a `Location` on the same origin as a plain create.
+ * and Forwarded answers a `Location` on the same origin as a plain create. And it names the created object: a
+ * create sent to the collection with a trailing slash, where the target takes it, answers a `Location` that
+ * resolves to the object's own path (`.../agents/<id>`), not to the path the client wrote with the ID after it.
  */
 const locationOwnHost: ContractCheck = {
   id: 'responses/location-own-host',
@@ -385,6 +387,22 @@ const locationOwnHost: ContractCheck = {
       `a Location on ${plain} (as for a create without forwarded headers)`,
       `Location: ${forwarded.response.headers.location}`,
       forwarded,
+    )
+    const slashed = await ctx.call({
+      method: 'POST',
+      path: '/agents/',
+      json: agentBody(ctx),
+      operationId: 'createAgent',
+    })
+    if (slashed.response.status !== 201) return
+    const apiPath = new URL(ctx.target.baseUrl).pathname.replace(/\/+$/, '')
+    const want = `${apiPath}/agents/${String(jsonObject(slashed).id)}`
+    const named = resolveLocation(slashed.response.headers.location, slashed.request.url)
+    ensure(
+      named?.pathname === want,
+      `a Location naming the created agent, ${want} (the create was sent to /agents/ with a trailing slash)`,
+      `Location: ${slashed.response.headers.location}`,
+      slashed,
     )
   },
 }

@@ -188,7 +188,7 @@ export function createCheckRunner(deps: CheckRunnerDeps) {
         const status = exchange.response.status
         const body = exchange.response.json as { id?: unknown } | undefined
         if (!shared && method === 'POST' && status >= 200 && status < 300 && typeof body?.id === 'string')
-          teardown.track(`${input.path.split('?')[0]}/${body.id}`, keys.secret)
+          teardown.track(`${input.path.split('?')[0]?.replace(/\/+$/, '')}/${body.id}`, keys.secret)
         const fromPrism = prismProblems(exchange)
         if (input.conformance === false) return exchange
         const problems = conformanceProblems(
