@@ -108,6 +108,7 @@ const HELD_OUT_8_TO_15: [8 | 9 | 10 | 11 | 12 | 13 | 14 | 15, string, string][] 
   [15, 'responses/location-own-host', 'location-from-forwarded-host'],
   [15, 'authorization/allowed-ips', 'forwarded-for-trusted-from-client'],
   [11, 'responses/location-own-host', 'location-from-request-path'],
+  [12, 'authentication/expires-at', 'refused-requests-touch-last-used'],
   // A value of the format that the pattern refuses (breakages.ts): a URL of another scheme.
   [14, 'bad-input/createAgent/schema', 'webhook-url-any-scheme-accepted'],
   [14, 'bad-input/updateAgent/schema', 'webhook-url-any-scheme-accepted'],

@@ -290,13 +290,17 @@ const permissionGroups: ContractCheck = {
 /** Key restrictions and permission groups, with keys made on the fly through the mock's control plane. */
 /**
  * `expires_at` (docs/decisions/003-api-keys.md): a key works until its expiry and gets 401 `invalid_api_key` after it.
- * The key expires a minute ahead on the mock's clock, which then moves past it.
+ * The key expires a minute ahead on the mock's clock, which then moves past it. The request it failed to
+ * authenticate leaves its `last_used_at` where the last admitted one put it (the control plane's ApiKey: "requests
+ * it failed to authenticate, e.g. after revocation, do not update it"): an owner watching for a dead key's use
+ * after a rotation must not read it as still in use.
  */
 const expiresAt: ContractCheck = {
   id: 'authentication/expires-at',
   area: 'authentication',
   group: 'Key restrictions',
-  title: 'admits a key with expires_at ahead, and refuses it with 401 once the clock has passed expires_at',
+  title:
+    'admits a key with expires_at ahead, and refuses it with 401 once the clock has passed expires_at, leaving its last_used_at as it was',
   needs: ['clock'],
   exclusive: true,
   async run(ctx) {
@@ -306,20 +310,37 @@ const expiresAt: ContractCheck = {
     const { account, name } = await scratchAccount(ctx, mock, 'expires_at')
     const now = Date.parse((await mock.clock()).now)
     const expires = new Date(now + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
-    const { value } = await mock.createKey(account.id, {
+    const { id, value } = await mock.createKey(account.id, {
       type: 'secret',
       name,
       restrictions: { expires_at: expires },
     })
     const get = () =>
       ctx.call({ method: 'GET', path: '/user', key: value, sensitive: [value], operationId: 'getUser' })
-    expectStatus(await get(), 200, `for a key that expires at ${expires}, a minute ahead`)
+    const lastUsed = async () => (await mock.listKeys(account.id)).find((key) => key.id === id)?.last_used_at
+    const admitted = await get()
+    expectStatus(admitted, 200, `for a key that expires at ${expires}, a minute ahead`)
+    const used = await lastUsed()
+    ensure(
+      typeof used === 'string',
+      'a last_used_at in the key list once the key authenticated a request',
+      String(used),
+      admitted,
+    )
     await mock.advanceClock(61)
+    const refused = await get()
     expectError(
-      await get(),
+      refused,
       401,
       { type: 'authentication_error', code: 'invalid_api_key' },
       `once the clock has passed expires_at ${expires}`,
+    )
+    const after = await lastUsed()
+    ensure(
+      after === used,
+      `last_used_at still ${used}, the last request the key authenticated (the control plane's ApiKey: requests it failed to authenticate do not update it)`,
+      String(after),
+      refused,
     )
   },
 }

@@ -14,6 +14,8 @@ export interface MockKey {
   type: 'secret' | 'publishable'
   permissions: string[]
   created_at?: string
+  /** The last time the key authenticated a request (never moved by a request it failed to authenticate). */
+  last_used_at?: string | null
   value?: string
 }
 
@@ -94,6 +96,8 @@ export function createMockControl(options: MockControlOptions) {
     createKey: (accountId: string, input: MockKeyInput) =>
       call<MockKey & { value: string }>('POST', `/accounts/${accountId}/keys`, input, 201),
     revokeKey: (keyId: string) => call<MockKey>('POST', `/keys/${keyId}/revoke`),
+    listKeys: async (accountId: string) =>
+      (await call<{ data: MockKey[] }>('GET', `/accounts/${accountId}/keys`)).data,
     /** Deletes an account with its keys and data (teardown of the accounts a run created). */
     deleteAccount: (id: string) => call<{ id: string; deleted: true }>('DELETE', `/accounts/${id}`),
     clock: () => call<{ now: string; offset_seconds: number }>('GET', '/clock'),
