@@ -38,10 +38,15 @@ export const agentChecks: ContractCheck[] = [
     id: 'resources/agents/create-read',
     area: 'resources',
     group,
-    title: 'creates an agent (201, Location, defaults from the contract) and reads back the same agent',
+    title:
+      'creates an agent (201, Location, defaults from the contract, metadata keys in their case, webhook_events in the order sent) and reads back the same agent',
     needs: ['write'],
     async run(ctx) {
-      const body = agentBody(ctx)
+      // Metadata keys that differ only in case are two keys; webhook_events come back in the order sent.
+      const body = agentBody(ctx, {
+        metadata: { contract_suite_run: ctx.runId, Region: 'eu', region: 'us' },
+        webhook_events: ['transcript.ready', 'call.started'],
+      })
       const created = await ctx.call({
         method: 'POST',
         path: '/agents',

@@ -30,10 +30,15 @@ const num = (value: unknown) => (typeof value === 'number' ? value : undefined)
 /** Fields given to a number of decimals (AnalyticsMetrics): the value written with more is another value. */
 const DECIMALS = { total_cost_usd: 4, avg_cost_usd: 4, avg_duration_seconds: 2, success_rate: 4 } as const
 
-/** Whether `value` has at most `decimals` decimals (as a double can hold them: 0.4218, not 0.42179998755). */
+/**
+ * Whether `value` has at most `decimals` decimals as JSON gives it: the shortest text that reads back as the same
+ * double (what JSON.stringify writes, and what any value rounded to `decimals` prints as), so 0.4218, not
+ * 0.42179998755, and not a floating-point sum such as 2.8506000000000005.
+ */
 function withinDecimals(value: number, decimals: number): boolean {
-  const scaled = value * 10 ** decimals
-  return Math.abs(scaled - Math.round(scaled)) <= 1e-6 + 1e-12 * Math.abs(scaled)
+  const [digits = '', exponent = '0'] = String(Math.abs(value)).split('e')
+  const fraction = digits.split('.')[1]?.length ?? 0
+  return fraction - Number(exponent) <= decimals
 }
 
 function metricsProblems(metrics: Metrics, where: string): string[] {

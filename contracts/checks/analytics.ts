@@ -250,7 +250,8 @@ export const analyticsChecks: ContractCheck[] = [
         total,
       )
 
-      const weekly = await get(`granularity=week&timezone=${NEW_YORK}`)
+      // Grouped too: each group's totals over several weeks, as every analytics answer's invariants read them.
+      const weekly = await get(`granularity=week&timezone=${NEW_YORK}&group_by=direction`)
       expectStatus(weekly, 200)
       const { totals: weekTotals, series: weeks } = jsonObject(weekly) as {
         totals: Metrics

@@ -107,6 +107,39 @@ export const idempotencyChecks: ContractCheck[] = [
     },
   },
   {
+    id: 'resources/idempotency/long-bodies',
+    area: 'resources',
+    group,
+    title:
+      'compares bodies over 64 KiB whole: the same one is replayed, one that differs only in its last bytes is 409',
+    needs: ['write'],
+    async run(ctx) {
+      // 60,000 bytes of system prompt (three bytes a character in UTF-8) and 8,000 of metadata before the one value
+      // that differs: past the 65,535 bytes a TEXT column, or any prefix a store keeps, would hold.
+      const { metadata: _metadata, system_prompt: _prompt, ...rest } = agentBody(ctx)
+      const filler = Object.fromEntries(
+        Array.from({ length: 8 }, (_, i) => [`contract_filler_${i}`, 'é'.repeat(500)]),
+      )
+      const long = (tail: string) => ({
+        ...rest,
+        system_prompt: '語'.repeat(20_000),
+        metadata: { contract_suite_run: ctx.runId, ...filler, contract_tail: tail },
+      })
+      const headers = { 'idempotency-key': `contract-${ctx.runId}-${crypto.randomUUID()}` }
+      const post = (json: Record<string, unknown>) =>
+        ctx.call({ method: 'POST', path: '/agents', json, headers, operationId: 'createAgent' })
+      const created = await post(long('first'))
+      expectStatus(created, 201, 'for a create-agent body of about 68 KB')
+      expectReplay(await post(long('first')), created)
+      expectError(
+        await post(long('other')),
+        409,
+        { type: 'conflict_error', code: 'idempotency_key_reused' },
+        'for the same Idempotency-Key with a body of about 68 KB that differs only in its last metadata value',
+      )
+    },
+  },
+  {
     id: 'resources/idempotency/conflict',
     area: 'resources',
     group,

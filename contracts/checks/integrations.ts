@@ -60,7 +60,9 @@ export const integrationChecks: ContractCheck[] = [
     async run(ctx) {
       const secret = `contract-${ctx.runId}-Cr3dentialValue9Zq`
       const other = `contract-${ctx.runId}-SecondValue4Lm`
-      const credentials = { bot_token: secret, z_signing_secret: other }
+      // The hint's key sorts first by code point ("Z" before "b"), last once lower-cased: a target that sorts the
+      // keys by another collation shows the other value's end.
+      const credentials = { bot_token: other, Z_signing_secret: secret }
       const config = { channel: '#contract-suite', notify_on_failure: true }
       const patched = await ctx.call({
         method: 'PATCH',

@@ -159,6 +159,68 @@ const encodedPathIds: ContractCheck = {
   },
 }
 
+/** An ID with the letter case of its random part turned over (`agt_aB3` -> `agt_Ab3`): another ID in base62. */
+const otherCase = (id: string) => {
+  const at = id.indexOf('_') + 1
+  const rest = id.slice(at)
+  return (
+    id.slice(0, at) +
+    [...rest].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('')
+  )
+}
+
+/**
+ * IDs are the type prefix and base62 characters (docs/decisions/001-general.md), where `a` and `A` are different
+ * digits: the ID of an agent, a team member and a call log with the letter case of its random part turned over
+ * (as a client or a URL normaliser that lower-cases might send it) names no object: 404 by path, 400
+ * `invalid_cursor` as a cursor, and as the `agent_id` filter of the call logs an empty list.
+ */
+const idCase: ContractCheck = {
+  id: 'resources/paths/id-case',
+  area: 'resources',
+  group: 'Relations',
+  title:
+    'finds no object by an ID in other letter case: 404 by path, 400 invalid_cursor as a cursor, no call logs as agent_id',
+  needs: ['beyond-read-only'],
+  async run(ctx) {
+    const collections: [string, string | undefined][] = [
+      ['/agents', undefined],
+      ['/team-members', undefined],
+      ['/call-logs', ctx.keys.callLogs],
+    ]
+    for (const [collection, key] of collections) {
+      if (collection === '/call-logs' && !key) continue
+      const list = await ctx.call({ method: 'GET', path: collection, key })
+      expectStatus(list, 200)
+      const item = listData(list).find((each) => /[A-Za-z]/.test(String(each.id).split('_').pop() ?? ''))
+      if (!item) continue
+      const id = otherCase(String(item.id))
+      expectError(
+        await ctx.call({ method: 'GET', path: `${collection}/${id}`, key }),
+        404,
+        { code: 'resource_not_found' },
+        `for GET ${collection}/${id}, the ID ${String(item.id)} in other letter case`,
+      )
+      expectError(
+        await ctx.call({ method: 'GET', path: `${collection}?starting_after=${id}`, key }),
+        400,
+        { code: 'invalid_cursor', param: 'starting_after' },
+        `for starting_after=${id}, the ID ${String(item.id)} in other letter case`,
+      )
+      if (collection !== '/call-logs' || typeof item.agent_id !== 'string') continue
+      const agent = otherCase(item.agent_id)
+      const filtered = await ctx.call({ method: 'GET', path: `/call-logs?agent_id=${agent}`, key })
+      expectStatus(filtered, 200, `for agent_id=${agent}, the agent ${item.agent_id} in other letter case`)
+      ensure(
+        listData(filtered).length === 0,
+        `no call logs for agent_id=${agent} (the agent ${item.agent_id} in other letter case is another ID)`,
+        `${listData(filtered).length} call logs`,
+        filtered,
+      )
+    }
+  },
+}
+
 const enumOf = (ctx: CheckContext, parameter: ContractParameter) =>
   resolveRef<{ enum?: unknown[] }>(ctx.contract.document, parameter.schema).enum?.filter(
     (value): value is string => typeof value === 'string' && value.toUpperCase() !== value,
@@ -413,6 +475,7 @@ export const requestFormChecks: ContractCheck[] = [
   authenticationBeforeQuery,
   methodOverride,
   encodedPathIds,
+  idCase,
   enumCase,
   emptyValues,
   numberForms,
