@@ -50,6 +50,11 @@ export interface FoundDifference {
   shrunkSteps: number
   /** fast-check's path to the counterexample (with the seed, it replays exactly this sequence). */
   path?: string
+  /**
+   * The seed fast-check drew it with, when not the run's own: the search went on after a difference that did not
+   * happen again, from the next seed.
+   */
+  seed?: number
 }
 
 export interface ExploreResult {
@@ -208,16 +213,19 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     },
   )
   lastProgress = performance.now()
-  const details = await fc.check(property, {
-    seed: options.seed,
-    numRuns: options.sequences ?? 1_000_000,
-    endOnFailure: false,
-    verbose: 0,
-  })
-  if (fatal instanceof TargetUnreachable) throw fatal
-  if (fatal !== undefined && sequences === 0) throw fatal
-  const result: ExploreResult = { seed: options.seed, sequences, requests, durationMs: 0, stopped }
-  if (details.failed && details.counterexample) {
+  const result: ExploreResult = { seed: options.seed, sequences: 0, requests: 0, durationMs: 0 }
+  // A difference that does not happen again when replayed does not end the search: it goes on with what is left of
+  // the sequences or the time, from the next seed (so that a run still repeats from its own seed).
+  for (let round = 0; ; round++) {
+    const details = await fc.check(property, {
+      seed: options.seed + round,
+      numRuns: options.sequences === undefined ? 1_000_000 : options.sequences - sequences,
+      endOnFailure: false,
+      verbose: 0,
+    })
+    if (fatal instanceof TargetUnreachable) throw fatal
+    if (fatal !== undefined && sequences === 0) throw fatal
+    if (!details.failed || !details.counterexample) break
     const [setup, steps] = details.counterexample as [SetupSpec, Iterable<ExploreCommand>]
     const commands = [...steps]
     let replayed: Sequence | undefined
@@ -239,10 +247,19 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       originalSteps: firstFailureSteps,
       shrunkSteps: commands.length,
       path: details.counterexamplePath ?? undefined,
+      ...(round > 0 ? { seed: options.seed + round } : {}),
     }
-    if (confirmed) result.difference = found
-    else result.unconfirmed = { ...found, records: failingRecords(details.errorInstance) ?? found.records }
+    if (confirmed) {
+      result.difference = found
+      break
+    }
+    result.unconfirmed ??= { ...found, records: failingRecords(details.errorInstance) ?? found.records }
+    firstFailureAt = undefined
+    const left =
+      options.sequences === undefined ? performance.now() - started < searchMs : sequences < options.sequences
+    if (stopped !== undefined || !left) break
   }
+  Object.assign(result, { sequences, requests, stopped })
   await model.close()
   result.durationMs = performance.now() - started
   return result

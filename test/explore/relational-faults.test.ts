@@ -7,10 +7,16 @@ import { faultyPlatform, RELATIONAL_FAULTS, type RelationalFault } from './suppo
 // Exploration alone against faults nobody wrote a check for (test/explore/support/relational-faults.ts): how
 // operations relate across pages, accounts, keys, time, order and idempotency. Each fault is the correct
 // engine wrapped in test code; exploration runs with a fixed seed and a fixed number of sequences (no
-// shrinking: finding is what is measured), so the figure is the same on every run.
+// shrinking: finding is what is measured). The engine's IDs are random, and with them the order of objects made
+// in the same second, so a fault that shows only in some orders is found on some runs: the figure moves by a
+// fault or so from run to run.
 
 const SEED = 1
-const SEQUENCES = 60
+/**
+ * What a default run explores: 10 seconds, 138 sequences against the mock over HTTP on this machine
+ * (2026-11-28; the held-out measurements use 120 for the same reason).
+ */
+const SEQUENCES = 120
 /** The issue's bar: exploration alone catches at least 80% of the faults. */
 const CATCH_RATE = 0.8
 
