@@ -14,6 +14,7 @@ import { faults as heldOut13Faults } from './fault-sets/held-out-13.ts'
 import { faults as heldOut14Faults } from './fault-sets/held-out-14.ts'
 import { faults as heldOut15Faults } from './fault-sets/held-out-15.ts'
 import { faults as heldOut16Faults } from './fault-sets/held-out-16.ts'
+import { faults as heldOut17Faults } from './fault-sets/held-out-17.ts'
 import type { Fault } from './reliability/support/faulty-handler.ts'
 import { runCheckAgainst } from './support/check-against-fault.ts'
 
@@ -88,6 +89,7 @@ const HELD_OUT = {
   14: heldOut14Faults,
   15: heldOut15Faults,
   16: heldOut16Faults,
+  17: heldOut17Faults,
 }
 
 /** A fault of a held-out set (test/fault-sets/held-out-<set>.ts) that the whole suite missed when it was measured. */
@@ -101,8 +103,8 @@ const heldOut4 = (name: string) => heldOutFault(4, name)
 const heldOut5 = (name: string) => heldOutFault(5, name)
 const heldOut6 = (name: string) => heldOutFault(6, name)
 const heldOut7 = (name: string) => heldOutFault(7, name)
-/** The faults of sets 8 to 16 the whole suite missed as handed over, each with the check that now fails. */
-const HELD_OUT_8_TO_16: [8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16, string, string][] = [
+/** The faults of sets 8 to 17 the whole suite missed as handed over, each with the check that now fails. */
+const HELD_OUT_8_TO_17: [8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17, string, string][] = [
   // Every answer's conformance: a 422's param repeats the first entry's (the contract, ValidationError).
   [14, 'bad-input/createAgent/every-problem', 'validation-param-from-last-entry'],
   [14, 'resources/updates/updateAgent/only-named-fields', 'update-written-over-cached-agent'],
@@ -118,6 +120,21 @@ const HELD_OUT_8_TO_16: [8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16, string, strin
   [16, 'resources/idempotency/long-bodies', 'idempotency-body-compared-in-64k-column'],
   [16, 'resources/analytics/totals', 'group-cost-totals-summed-in-floating-point'],
   [16, 'resources/agents/create-read', 'webhook-events-in-set-column-order'],
+  // Set 17 (requests in flight together), as handed over.
+  [17, 'resources/concurrency/same-key-creates', 'idempotent-creates-in-flight-both-carried-out'],
+  [17, 'resources/concurrency/two-keys-at-once', 'idempotency-record-saved-under-concurrent-key'],
+  [17, 'resources/concurrency/members-at-once', 'member-reads-batched-out-of-order'],
+  [17, 'resources/concurrency/members-at-once', 'member-removal-answer-names-concurrent-removal'],
+  [17, 'resources/concurrency/members-at-once', 'member-lookup-timeout-answers-not-found'],
+  [17, 'resources/concurrency/update-and-delete', 'agent-delete-lost-to-concurrent-patch'],
+  [17, 'resources/concurrency/call-log-deletes', 'concurrent-call-log-deletes-both-succeed'],
+  [17, 'resources/concurrency/updates-at-once', 'concurrent-integration-patches-lose-settings'],
+  [17, 'resources/concurrency/updates-at-once', 'concurrent-metadata-replacements-merged'],
+  [17, 'resources/concurrency/reads-beside-writes', 'agent-read-between-row-and-settings-writes'],
+  [17, 'resources/concurrency/reads-beside-writes', 'integration-read-between-status-and-hint-writes'],
+  [17, 'resources/concurrency/role-changes-in-a-row', 'second-role-change-in-same-second-dropped'],
+  [17, 'resources/pagination/created-mid-walk', 'ending-before-pages-from-first-page-snapshot'],
+  [17, 'resources/pagination/removed-cursor', 'removed-member-cursor-restarts-list'],
   // A value of the format that the pattern refuses (breakages.ts): a URL of another scheme.
   [14, 'bad-input/createAgent/schema', 'webhook-url-any-scheme-accepted'],
   [14, 'bad-input/updateAgent/schema', 'webhook-url-any-scheme-accepted'],
@@ -542,7 +559,7 @@ const CASES: { check: string; fault: string; apply: () => Fault }[] = [
 ]
 
 CASES.push(
-  ...HELD_OUT_8_TO_16.map(([set, check, fault]) => ({
+  ...HELD_OUT_8_TO_17.map(([set, check, fault]) => ({
     check,
     fault: `held-out-${set}: ${fault}`,
     apply: () => heldOutFault(set, fault),

@@ -282,7 +282,8 @@ const WALKED = 5
  * A cursor names an object, not a position (docs/decisions/008-lists-and-idempotency.md): an object created while a
  * client pages (the newest, so it sorts first) moves nothing after the cursor. Each list gets five objects a
  * second before the walk; the walk reads two a page, and before each page after the first one more object is
- * made; every page holds the objects after the cursor in the list as it was.
+ * made; every page holds the objects after the cursor in the list as it was. Then `ending_before` the newest
+ * object of the start gives exactly the objects made during the walk, `has_more` false.
  */
 function createdMidWalk(id: string, kinds: typeof DELETABLE, needs: ContractCheck['needs']): ContractCheck {
   return {
@@ -310,8 +311,9 @@ function createdMidWalk(id: string, kinds: typeof DELETABLE, needs: ContractChec
       )
       for (const { what, collection, ids, make } of lists) {
         let cursor: string | undefined
+        const madeSince: string[] = []
         for (let at = 0; at < ids.length; at += 2) {
-          if (cursor) await make()
+          if (cursor) madeSince.push(String((await make()).split('/').at(-1)))
           const page = await own.send({
             method: 'GET',
             path: `${collection}?limit=2${cursor ? `&starting_after=${cursor}` : ''}`,
@@ -328,9 +330,76 @@ function createdMidWalk(id: string, kinds: typeof DELETABLE, needs: ContractChec
           cursor = got.at(-1)
           if (!cursor) break
         }
+        // And back toward the newest: before the newest object of the walk's start come exactly the objects made
+        // since (in the list's order, which the pagination checks read), however soon after the walk's pages.
+        const back = await own.send({
+          method: 'GET',
+          path: `${collection}?limit=100&ending_before=${ids[0]}`,
+        })
+        expectStatus(back, 200)
+        const newer = listData(back)
+          .map((item) => String(item.id))
+          .sort()
+        const want = [...madeSince].sort()
+        ensure(
+          newer.join() === want.join() && jsonObject(back).has_more === false,
+          `the objects made during the walk (${want.join(', ')}) before ${ids[0]}, and has_more false`,
+          `${newer.join(', ') || '(empty)'}, has_more ${String(jsonObject(back).has_more)}`,
+          back,
+        )
       }
     },
   }
+}
+
+/**
+ * A cursor naming an object removed since its page (a client that removes objects while it walks a list): the
+ * contract's StartingAfter makes it 400 `invalid_cursor` (no longer an object of the collection), and a page that
+ * goes on from where the object was holds only the objects after it; never the list again from its start.
+ */
+const removedCursor: ContractCheck = {
+  id: 'resources/pagination/removed-cursor',
+  area: 'resources',
+  group: 'Pagination',
+  title:
+    'answers a cursor naming a removed object with 400 invalid_cursor or the objects after it, never the list from its start',
+  needs: ['write'],
+  async run(ctx) {
+    const own = await ownAccount(ctx, 'removed cursor')
+    for (const { what, make } of DELETABLE) {
+      const paths: string[] = []
+      for (let i = 0; i < 3; i++) paths.push(await make(ctx, own))
+      const collection = (paths[0] as string).split('/').slice(0, -1).join('/')
+      const listed = await own.send({ method: 'GET', path: `${collection}?limit=100` })
+      expectStatus(listed, 200)
+      const ids = listData(listed).map((item) => String(item.id))
+      // One of the check's own objects with another before it (the owner, made in the same second, may sort anywhere).
+      const mine = paths.map((path) => path.split('/').at(-1))
+      const at = ids.findIndex((id, i) => i > 0 && mine.includes(id))
+      const removed = ids[at] as string
+      expectStatus(
+        await own.send({ method: 'DELETE', path: `${collection}/${removed}` }),
+        200,
+        `removing ${what}`,
+      )
+      const page = await own.send({
+        method: 'GET',
+        path: `${collection}?limit=100&starting_after=${removed}`,
+      })
+      if (page.response.status === 400) {
+        expectError(page, 400, { code: 'invalid_cursor' }, `for starting_after=${removed}, removed since`)
+        continue
+      }
+      expectStatus(page, 200, `for starting_after=${removed}, removed since`)
+      const got = listData(page).map((item) => String(item.id))
+      ensure(
+        got.join() === ids.slice(at + 1).join(),
+        `400 invalid_cursor, or the objects after ${removed} in the list (${ids.slice(at + 1).join(', ') || 'none'})`,
+        got.join(', ') || '(empty)',
+        page,
+      )
+    }
+  },
 }
 
 /** The mock's limits per account (the contract's Conflict: "the mock: 1,000 agents and 200 team members"). */
@@ -576,6 +645,7 @@ export const afterChangeChecks: ContractCheck[] = [
   headAfterDelete('resources/deletes/head-after-delete', DELETABLE, ['write']),
   headAfterDelete('resources/deletes/head-after-delete-call-log', [CALL_LOG], ['write', 'simulated-calls']),
   createdMidWalk('resources/pagination/created-mid-walk', DELETABLE, ['write']),
+  removedCursor,
   createdMidWalk('resources/pagination/created-mid-walk-call-logs', [CALL_LOG], ['write', 'simulated-calls']),
   manyKeys,
   defaultsAnotherBody,

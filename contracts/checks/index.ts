@@ -10,6 +10,7 @@ import { authorizationChecks } from './authorization.ts'
 import { badInputChecks } from './bad-input.ts'
 import { borrowedParametersCheck } from './borrowed-parameters.ts'
 import { callLogChecks } from './call-logs.ts'
+import { concurrencyChecks } from './concurrency.ts'
 import { corsChecks } from './cors.ts'
 import { filterPagesCheck } from './filter-pages.ts'
 import { idempotencyChecks } from './idempotency.ts'
@@ -65,6 +66,7 @@ export function allChecks(contract: Contract): ContractCheck[] {
     overlappingCallsCheck,
     userAccountCheck,
     ...afterChangeChecks,
+    ...concurrencyChecks,
     otherAccountsCheck,
     filterPagesCheck,
     ...analyticsChecks,
