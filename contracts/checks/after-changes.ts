@@ -84,7 +84,8 @@ const DELETABLE: { what: string; make: (ctx: CheckContext, own: Own) => Promise<
   { what: 'a team member', make: (ctx, own) => madeAt(own, '/team-members', inviteBody(ctx)) },
 ]
 
-async function madeAt(own: Own, collection: string, json: Record<string, unknown>): Promise<string> {
+/** Creates an object in `collection` on the check's own account: its path. */
+export async function madeAt(own: Own, collection: string, json: Record<string, unknown>): Promise<string> {
   const created = await own.send({ method: 'POST', path: collection, json })
   expectStatus(created, 201, `creating an object in ${collection}`)
   return `${collection}/${String(jsonObject(created).id)}`
