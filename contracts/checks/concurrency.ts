@@ -292,12 +292,16 @@ const readsBesideWrites: ContractCheck = {
   },
 }
 
-/** Two deletes of one call log at once (a call placed through the control plane): one deletes it, one finds nothing. */
+/**
+ * Two deletes of one call log at once (a call placed through the control plane): one deletes it, one finds
+ * nothing; analytics read beside them add up.
+ */
 const callLogDeletes: ContractCheck = {
   id: 'resources/concurrency/call-log-deletes',
   area: 'resources',
   group,
-  title: 'answers one of two deletes of the same call log sent at once 200, the other 404',
+  title:
+    'answers one of two deletes of the same call log sent at once 200, the other 404, and analytics read beside them add up',
   needs: ['write', 'simulated-calls'],
   async run(ctx) {
     const own = await ownAccount(ctx, 'call log deletes')
@@ -308,10 +312,15 @@ const callLogDeletes: ContractCheck = {
       duration_seconds: 5,
     })
     const path = `/call-logs/${String(call.id)}`
-    const deletes = await inOrder([
+    // The default range ends now: a second later it holds the call made in this one.
+    await ctx.wait(1, 'a second to pass, so that the default analytics range holds the call just placed')
+    // Analytics read beside them (the default range holds the call): its totals add up from its series whether
+    // they count the call log or not (every analytics answer's conformance).
+    const [...deletes] = await inOrder([
       own.send({ method: 'DELETE', path }),
       own.send({ method: 'DELETE', path }),
-    ])
+      own.send({ method: 'GET', path: '/analytics/calls' }),
+    ]).then((answers) => answers.slice(0, 2))
     const statuses = deletes.map((d) => d.response.status).sort()
     ensure(
       statuses.join() === '200,404',
