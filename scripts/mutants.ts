@@ -19,10 +19,10 @@
  * Other arguments go to `stryker run` (e.g. `--concurrency 1`).
  */
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { REPO_ROOT } from './lib/repo-root.ts'
-import { baselineStaleness, isFresh, staleMutants } from './mutation/baseline-freshness.ts'
+import { baselineStaleness, isFresh, staleMutants, testChanges } from './mutation/baseline-freshness.ts'
 import { CONTRACT_RUN_MUTATES, OWN_TESTS_MODULES } from './mutation/scope.mjs'
 import {
   explorationShare,
@@ -41,6 +41,7 @@ const RUNS = {
   contract: {
     name: 'the contract run',
     config: 'stryker.config.mjs',
+    vitestConfig: 'vitest.mutants.config.ts',
     report: 'reports/mutation/mutation.json',
     baseline: 'test/mutants/stryker-incremental.json',
     thresholds: THRESHOLDS,
@@ -49,6 +50,7 @@ const RUNS = {
   ownTests: {
     name: 'the own-tests run',
     config: 'stryker.own-tests.config.mjs',
+    vitestConfig: 'vitest.own-tests.config.ts',
     report: 'reports/mutation-own-tests/mutation.json',
     baseline: 'test/mutants/own-tests-incremental.json',
     thresholds: OWN_TESTS_THRESHOLDS,
@@ -107,6 +109,29 @@ const CI_BUDGET_SECONDS = 8 * 60
 const SECONDS_PER_MUTANT = 3.3
 const refresh = `npm run mutants${run === RUNS.ownTests ? ' -- --own-tests' : ''}`
 
+/**
+ * The run's tests by name as Stryker records them (`describe` and test joined by a space), from `vitest list`
+ * with the run's Vitest configuration; undefined when Vitest cannot list them (the estimate then leaves tests out).
+ */
+function testNames(vitestConfig: string): string[] | undefined {
+  const file = join(REPO_ROOT, 'reports', `vitest-list-${process.pid}.json`)
+  const listed = spawnSync(
+    join(REPO_ROOT, 'node_modules/.bin/vitest'),
+    ['list', '--config', vitestConfig, `--json=${file}`],
+    { cwd: REPO_ROOT, stdio: 'ignore' },
+  )
+  try {
+    if (listed.status !== 0) return undefined
+    return (JSON.parse(readFileSync(file, 'utf8')) as { name: string }[]).map((test) =>
+      test.name.split(' > ').join(' '),
+    )
+  } catch {
+    return undefined
+  } finally {
+    rmSync(file, { force: true })
+  }
+}
+
 /** CI does not judge this run: says why, loudly, and how to make it judgeable again. */
 function notJudged(reason: string): never {
   console.log(
@@ -126,12 +151,15 @@ if (ci) {
     notJudged(`no readable baseline at ${run.baseline} (${(error as Error).message})`)
   }
   const staleness = baselineStaleness(REPO_ROOT, run.mutate, recorded)
-  const mutants = staleMutants(REPO_ROOT, staleness, recorded)
-  if (!isFresh(staleness)) {
+  // Stryker knows tests by name (the contract run names each check by what it is): a renamed test is a new one.
+  const names = testNames(run.vitestConfig)
+  const tests = names ? testChanges(recorded as never, names) : undefined
+  const mutants = staleMutants(REPO_ROOT, staleness, recorded, tests)
+  if (!isFresh(staleness) || (tests && (tests.gone.size > 0 || tests.added > 0))) {
     const list = (files: string[]) =>
       files.length > 6 ? `${files.slice(0, 6).join(', ')} and ${files.length - 6} more` : files.join(', ')
     console.log(
-      `mutants: ${run.name}: since the baseline, ${staleness.changed.length} mutated file(s) changed or are new${staleness.changed.length ? ` (${list(staleness.changed)})` : ''}, ${staleness.gone.length} gone, ${staleness.tests.length} test file(s) changed: about ${mutants} mutant(s) to re-test`,
+      `mutants: ${run.name}: since the baseline, ${staleness.changed.length} mutated file(s) changed or are new${staleness.changed.length ? ` (${list(staleness.changed)})` : ''}, ${staleness.gone.length} gone, ${staleness.tests.length} test file(s) changed${tests ? `, ${tests.gone.size} test(s) gone or changed and ${tests.added} new` : ''}: about ${mutants} mutant(s) to re-test`,
     )
     if (mutants * SECONDS_PER_MUTANT > CI_BUDGET_SECONDS)
       notJudged(

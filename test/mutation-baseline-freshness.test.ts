@@ -7,6 +7,7 @@ import {
   isFresh,
   mutatedFiles,
   staleMutants,
+  testChanges,
 } from '../scripts/mutation/baseline-freshness.ts'
 
 // CI re-tests only what changed since the committed Stryker baseline, and says so instead of starting when
@@ -65,5 +66,43 @@ describe('the freshness of a mutation baseline', () => {
     expect(isFresh(staleness)).toBe(false)
     // a.ts: its 5 recorded mutants; new.ts: 4 lines (3 and the last empty one) at 9 mutants / 7 lines.
     expect(staleMutants(root, staleness, baseline)).toBe(Math.round(5 + 4 * (9 / 7)))
+  })
+
+  it('counts, in files that did not change, the mutants a renamed test killed and, once a test is new, those that survived', () => {
+    project()
+    const mutant = (status: string, killedBy: string[] = []) => ({ status, killedBy })
+    const baseline = {
+      files: {
+        'src/a.ts': {
+          source: 'a\n',
+          mutants: [
+            mutant('Killed', ['0']),
+            mutant('Killed', ['1']),
+            mutant('Survived'),
+            mutant('NoCoverage'),
+          ],
+        },
+        'src/deep/b.ts': { source: 'b\nb\n', mutants: [mutant('Killed', ['1']), mutant('Timeout')] },
+      },
+      testFiles: {
+        'test/t.ts': {
+          source: 't\n',
+          tests: [
+            { id: '0', name: 'suite check/one [aaa]' },
+            { id: '1', name: 'suite check/two [bbb]' },
+          ],
+        },
+      },
+    }
+    const staleness = baselineStaleness(root, PATTERNS, baseline)
+    expect(isFresh(staleness)).toBe(true)
+    // The same tests: nothing to re-test.
+    const same = testChanges(baseline, ['suite check/one [aaa]', 'suite check/two [bbb]'])
+    expect(same).toEqual({ gone: new Set(), added: 0 })
+    expect(staleMutants(root, staleness, baseline, same)).toBe(0)
+    // check/two changed (a new digest): the two mutants it killed, and the two no test killed.
+    const changed = testChanges(baseline, ['suite check/one [aaa]', 'suite check/two [ccc]'])
+    expect(changed).toEqual({ gone: new Set(['1']), added: 1 })
+    expect(staleMutants(root, staleness, baseline, changed)).toBe(4)
   })
 })

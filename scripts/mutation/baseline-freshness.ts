@@ -7,10 +7,36 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
+/** A mutant as the baseline records it: its status and the tests (by ID) that killed and reached it. */
+interface RecordedMutant {
+  status?: string
+  killedBy?: string[]
+  coveredBy?: string[]
+}
+
 /** A baseline as Stryker's incremental file keeps it (mutation-testing-report-schema). */
 interface Baseline {
-  files?: Record<string, { source?: string; mutants?: unknown[] }>
-  testFiles?: Record<string, { source?: string }>
+  files?: Record<string, { source?: string; mutants?: RecordedMutant[] }>
+  testFiles?: Record<string, { source?: string; tests?: { id: string; name: string }[] }>
+}
+
+/**
+ * The tests of the baseline that the test set no longer has by name, and how many of today's it did not have.
+ * Stryker knows tests by name: a test whose name changed (a check's title or code, in the contract run's test
+ * names) is a new test, and the mutants the old one killed are tested again, as are the mutants that survived
+ * while any test is new (it may reach them).
+ */
+export function testChanges(
+  baseline: Baseline,
+  names: readonly string[],
+): { gone: Set<string>; added: number } {
+  const recorded = Object.values(baseline.testFiles ?? {}).flatMap((file) => file.tests ?? [])
+  const now = new Set(names)
+  const before = new Set(recorded.map((test) => test.name))
+  return {
+    gone: new Set(recorded.filter((test) => !now.has(test.name)).map((test) => test.id)),
+    added: names.filter((name) => !before.has(name)).length,
+  }
 }
 
 /** What changed since the baseline. */
@@ -84,10 +110,17 @@ export const isFresh = (staleness: Staleness) =>
 
 /**
  * About how many mutants re-testing what changed means: a changed file's mutants as the baseline counted them,
- * a new file's from its lines at the baseline's mutants per line. Test files that changed are not counted (the
- * mutants they cover are re-tested too: an estimate from below).
+ * a new file's from its lines at the baseline's mutants per line, and, given the tests' changes by name
+ * (`testChanges`), in the other files the mutants a test no longer there killed, and every one that survived or
+ * no test reached while some test is new. Test files whose source changed are not counted (the mutants they
+ * cover are re-tested too: an estimate from below).
  */
-export function staleMutants(root: string, staleness: Staleness, baseline: Baseline): number {
+export function staleMutants(
+  root: string,
+  staleness: Staleness,
+  baseline: Baseline,
+  tests?: { gone: ReadonlySet<string>; added: number },
+): number {
   const recorded = Object.values(baseline.files ?? {})
   const lines = (source: string | undefined) => (source ?? '').split('\n').length
   const perLine =
@@ -96,10 +129,15 @@ export function staleMutants(root: string, staleness: Staleness, baseline: Basel
       1,
       recorded.reduce((sum, file) => sum + lines(file.source), 0),
     )
-  return Math.round(
-    staleness.changed.reduce((sum, file) => {
-      const known = baseline.files?.[file]?.mutants?.length
-      return sum + (known ?? lines(sourceOf(root, file)) * perLine)
-    }, 0),
-  )
+  const changedFiles = staleness.changed.reduce((sum, file) => {
+    const known = baseline.files?.[file]?.mutants?.length
+    return sum + (known ?? lines(sourceOf(root, file)) * perLine)
+  }, 0)
+  const retested = (mutant: RecordedMutant) =>
+    (mutant.status === 'Killed' && (mutant.killedBy ?? []).some((id) => tests?.gone.has(id))) ||
+    ((tests?.added ?? 0) > 0 && (mutant.status === 'Survived' || mutant.status === 'NoCoverage'))
+  const byTests = Object.entries(baseline.files ?? {})
+    .filter(([file]) => !staleness.changed.includes(file))
+    .reduce((sum, [, file]) => sum + (file.mutants ?? []).filter(retested).length, 0)
+  return Math.round(changedFiles + byTests)
 }
