@@ -118,7 +118,7 @@ const HELD_OUT_8_TO_17: [8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17, string, 
   [16, 'resources/agents/create-read', 'metadata-keys-folded-by-collation'],
   [16, 'resources/paths/id-case', 'item-ids-matched-case-insensitively'],
   [16, 'resources/idempotency/long-bodies', 'idempotency-body-compared-in-64k-column'],
-  [16, 'resources/analytics/totals', 'group-cost-totals-summed-in-floating-point'],
+  [16, 'resources/analytics/most-buckets', 'group-cost-totals-summed-in-floating-point'],
   [16, 'resources/agents/create-read', 'webhook-events-in-set-column-order'],
   // Set 17 (requests in flight together), as handed over.
   [17, 'resources/concurrency/same-key-creates', 'idempotent-creates-in-flight-both-carried-out'],
