@@ -21,6 +21,7 @@
 import { spawnSync } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { REPO_ROOT } from './lib/repo-root.ts'
 import { baselineStaleness, isFresh, staleMutants, testChanges } from './mutation/baseline-freshness.ts'
 import { CONTRACT_RUN_MUTATES, OWN_TESTS_MODULES } from './mutation/scope.mjs'
@@ -41,7 +42,6 @@ const RUNS = {
   contract: {
     name: 'the contract run',
     config: 'stryker.config.mjs',
-    vitestConfig: 'vitest.mutants.config.ts',
     report: 'reports/mutation/mutation.json',
     baseline: 'test/mutants/stryker-incremental.json',
     thresholds: THRESHOLDS,
@@ -50,7 +50,6 @@ const RUNS = {
   ownTests: {
     name: 'the own-tests run',
     config: 'stryker.own-tests.config.mjs',
-    vitestConfig: 'vitest.own-tests.config.ts',
     report: 'reports/mutation-own-tests/mutation.json',
     baseline: 'test/mutants/own-tests-incremental.json',
     thresholds: OWN_TESTS_THRESHOLDS,
@@ -111,9 +110,14 @@ const refresh = `npm run mutants${run === RUNS.ownTests ? ' -- --own-tests' : ''
 
 /**
  * The run's tests by name as Stryker records them (`describe` and test joined by a space), from `vitest list`
- * with the run's Vitest configuration; undefined when Vitest cannot list them (the estimate then leaves tests out).
+ * with the Vitest configuration the run's Stryker configuration names; undefined when Vitest cannot list them (the
+ * estimate then leaves tests out).
  */
-function testNames(vitestConfig: string): string[] | undefined {
+async function testNames(strykerConfig: string): Promise<string[] | undefined> {
+  const stryker = (await import(pathToFileURL(join(REPO_ROOT, strykerConfig)).href)) as {
+    default: { vitest: { configFile: string } }
+  }
+  const vitestConfig = stryker.default.vitest.configFile
   const file = join(REPO_ROOT, 'reports', `vitest-list-${process.pid}.json`)
   const listed = spawnSync(
     join(REPO_ROOT, 'node_modules/.bin/vitest'),
@@ -152,7 +156,7 @@ if (ci) {
   }
   const staleness = baselineStaleness(REPO_ROOT, run.mutate, recorded)
   // Stryker knows tests by name (the contract run names each check by what it is): a renamed test is a new one.
-  const names = testNames(run.vitestConfig)
+  const names = await testNames(run.config)
   const tests = names ? testChanges(recorded as never, names) : undefined
   const mutants = staleMutants(REPO_ROOT, staleness, recorded, tests)
   if (!isFresh(staleness) || (tests && (tests.gone.size > 0 || tests.added > 0))) {

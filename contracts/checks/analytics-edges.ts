@@ -2,12 +2,11 @@ import { type Bucket as CalendarBucket, expectCalendar } from './analytics.ts'
 import { allLogs } from './call-logs.ts'
 import { ensure, expectError, expectStatus, inOrder, jsonObject } from './failure.ts'
 import { agentBody, scratchAccount } from './fixtures.ts'
-import { instant } from './formats.ts'
+import { instant, iso } from './formats.ts'
 import type { ContractCheck } from './types.ts'
 
 type Bucket = { start: string; end: string; metrics: Record<string, unknown> }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 const group = 'Analytics'
 
 /**

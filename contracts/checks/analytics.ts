@@ -1,14 +1,13 @@
 import type { Exchange } from '../http/exchange.ts'
 import { allLogs } from './call-logs.ts'
 import { ensure, expectError, expectStatus, jsonObject } from './failure.ts'
-import { instant, sameInstant } from './formats.ts'
+import { instant, iso, sameInstant } from './formats.ts'
 import type { ContractCheck } from './types.ts'
 
 type Log = Record<string, unknown>
 type Metrics = Record<string, unknown> & { sentiment: Record<string, number> }
 
 const round = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals
-const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 
 /** The metrics the contract defines, computed from listed call logs (the reference for the totals). */
 export function metricsOf(logs: readonly Log[]): Record<string, unknown> {

@@ -2,6 +2,7 @@ import type { Exchange } from '../http/exchange.ts'
 import { madeAt, ownAccount } from './after-changes.ts'
 import { ensure, expectError, expectStatus, inOrder, jsonObject, listData } from './failure.ts'
 import { agentBody, inviteBody } from './fixtures.ts'
+import { iso } from './formats.ts'
 import type { CheckCallInput, ContractCheck } from './types.ts'
 
 /**
@@ -22,6 +23,17 @@ const made = async (own: Own, collection: string, json: Record<string, unknown>)
   String((await madeAt(own, collection, json)).split('/').at(-1))
 
 const read = (own: Own, path: string) => own.send({ method: 'GET', path })
+
+/** Two deletes of one object sent at once: one deletes it (200), the other finds nothing (404). */
+function expectOneDeleted(deletes: readonly Exchange[], what: string): void {
+  const statuses = deletes.map((d) => d.response.status).sort()
+  ensure(
+    statuses.join() === '200,404',
+    `one of two deletes of ${what} sent at once to delete it (200), the other to find nothing (404)`,
+    statuses.join(', '),
+    deletes[1] as Exchange,
+  )
+}
 
 /**
  * The same create with the same Idempotency-Key, three times at once (a client retrying at once after a reset,
@@ -119,13 +131,7 @@ const writesThatMeet: ContractCheck = {
       own.send({ method: 'DELETE', path: `/team-members/${member}` }),
       own.send({ method: 'DELETE', path: `/team-members/${member}` }),
     ])
-    const statuses = removals.map((r) => r.response.status).sort()
-    ensure(
-      statuses.join() === '200,404',
-      'one of two removals of the same member sent at once to remove it (200), the other to find nothing (404)',
-      statuses.join(', '),
-      removals[1] as Exchange,
-    )
+    expectOneDeleted(removals, 'the same member')
   },
 }
 
@@ -317,22 +323,15 @@ const callLogDeletes: ContractCheck = {
     const path = `/call-logs/${String(call.id)}`
     // An hour up to a second after the call (the contract lets `end` lie ahead; only `start` may not).
     const created = Date.parse(String(call.created_at))
-    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
     const range = `start=${iso(created - 3_600_000)}&end=${iso(created + 1000)}`
     // Analytics read beside them over a range that holds the call: its totals add up from its series whether they
     // count the call log or not (every analytics answer's conformance).
-    const [...deletes] = await inOrder([
+    const [first, second] = await inOrder([
       own.send({ method: 'DELETE', path }),
       own.send({ method: 'DELETE', path }),
       own.send({ method: 'GET', path: `/analytics/calls?${range}` }),
-    ]).then((answers) => answers.slice(0, 2))
-    const statuses = deletes.map((d) => d.response.status).sort()
-    ensure(
-      statuses.join() === '200,404',
-      'one of two deletes of the same call log sent at once to delete it (200), the other to find nothing (404)',
-      statuses.join(', '),
-      deletes[1] as Exchange,
-    )
+    ])
+    expectOneDeleted([first, second], 'the same call log')
   },
 }
 

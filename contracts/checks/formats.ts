@@ -9,6 +9,9 @@ export function instant(value: unknown): number {
   return typeof value === 'string' ? Date.parse(value) : Number.NaN
 }
 
+/** An instant (ms) as a query sends it: RFC 3339 in UTC to the second (`2026-03-04T09:15:27Z`). */
+export const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+
 /** Whether two timestamps name the same instant (`2026-03-04T09:15:27Z` = `2026-03-04T09:15:27.000Z`). */
 export function sameInstant(a: unknown, b: unknown): boolean {
   const x = instant(a)

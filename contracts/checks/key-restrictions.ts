@@ -1,5 +1,6 @@
 import { ensure, expectError, expectStatus, inOrder } from './failure.ts'
 import { scratchAccount } from './fixtures.ts'
+import { iso } from './formats.ts'
 import type { ContractCheck } from './types.ts'
 
 /**
@@ -309,7 +310,7 @@ const expiresAt: ContractCheck = {
       return ctx.skip('needs a key with expires_at, made through the mock control plane (--provision mock)')
     const { account, name } = await scratchAccount(ctx, mock, 'expires_at')
     const now = Date.parse((await mock.clock()).now)
-    const expires = new Date(now + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    const expires = iso(now + 60_000)
     const { id, value } = await mock.createKey(account.id, {
       type: 'secret',
       name,

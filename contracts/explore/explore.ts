@@ -50,11 +50,6 @@ export interface FoundDifference {
   shrunkSteps: number
   /** fast-check's path to the counterexample (with the seed, it replays exactly this sequence). */
   path?: string
-  /**
-   * The seed fast-check drew it with, when not the run's own: the search went on after a difference that did not
-   * happen again, from the next seed.
-   */
-  seed?: number
 }
 
 export interface ExploreResult {
@@ -213,7 +208,8 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     },
   )
   lastProgress = performance.now()
-  const result: ExploreResult = { seed: options.seed, sequences: 0, requests: 0, durationMs: 0 }
+  let difference: FoundDifference | undefined
+  let unconfirmed: FoundDifference | undefined
   // A difference that does not happen again when replayed does not end the search: it goes on with what is left of
   // the sequences or the time, from the next seed (so that a run still repeats from its own seed).
   for (let round = 0; ; round++) {
@@ -247,19 +243,20 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       originalSteps: firstFailureSteps,
       shrunkSteps: commands.length,
       path: details.counterexamplePath ?? undefined,
-      ...(round > 0 ? { seed: options.seed + round } : {}),
     }
     if (confirmed) {
-      result.difference = found
+      difference = found
       break
     }
-    result.unconfirmed ??= { ...found, records: failingRecords(details.errorInstance) ?? found.records }
+    unconfirmed ??= { ...found, records: failingRecords(details.errorInstance) ?? found.records }
     firstFailureAt = undefined
     const left =
       options.sequences === undefined ? performance.now() - started < searchMs : sequences < options.sequences
     if (stopped !== undefined || !left) break
   }
-  Object.assign(result, { sequences, requests, stopped })
+  const result: ExploreResult = { seed: options.seed, sequences, requests, durationMs: 0, stopped }
+  if (difference) result.difference = difference
+  if (unconfirmed) result.unconfirmed = unconfirmed
   await model.close()
   result.durationMs = performance.now() - started
   return result
