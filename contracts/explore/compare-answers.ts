@@ -101,7 +101,15 @@ export function responseSentence(
   return `${operation.operationId} ${key}: ${pointer}${sentence ? ` "${sentence}"` : ''}`
 }
 
-function headerSentence(contract: Contract, name: string): string {
+/** The headers the contract calls unique (`Request-Id`: "Unique ID of this request"): no two answers share a value. */
+export function uniqueHeaders(contract: Contract): string[] {
+  const headers = (contract.document.components?.headers ?? {}) as Record<string, { description?: string }>
+  return Object.entries(headers)
+    .filter(([, header]) => /^unique\b/i.test(header.description ?? ''))
+    .map(([name]) => name.toLowerCase())
+}
+
+export function headerSentence(contract: Contract, name: string): string {
   const headers = (contract.document.components?.headers ?? {}) as Record<string, { description?: string }>
   const found = Object.keys(headers).find((key) => key.toLowerCase() === name)
   if (!found) return `header ${name}`

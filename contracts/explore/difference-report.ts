@@ -239,6 +239,7 @@ export function formatScript(found: FoundDifference, seed: number, secrets: Iter
   for (const record of found.records) {
     lines.push('', record.number === 0 ? '# Setup' : `echo ${quote(`--- ${record.number}. ${record.title}`)}`)
     let part = 0
+    const waiting: [string, Interaction][] = []
     for (const interaction of record.interactions) {
       const file =
         record.number === 0 ? `s${++setupCount}` : `${record.number}${part++ === 0 ? '' : `-${part}`}`
@@ -254,15 +255,20 @@ export function formatScript(found: FoundDifference, seed: number, secrets: Iter
         if (interaction.plane === 'control') args.push('-H', quote('content-type: application/json'))
         args.push('--data-raw', word(interaction.body))
       }
+      // Requests sent at once go to the background together; what they answered is read once all are back.
+      const together = record.together === true && interaction.plane === 'v1'
       lines.push(
-        `${command} ${file} ${interaction.method} ${word(interaction.path)}${args.length ? ` ${args.join(' ')}` : ''}`,
+        `${command} ${file} ${interaction.method} ${word(interaction.path)}${args.length ? ` ${args.join(' ')}` : ''}${together ? ' &' : ''}`,
       )
-      capture(file, interaction)
+      if (together) waiting.push([file, interaction])
+      else capture(file, interaction)
       if (interaction.plane === 'control' && interaction.path === '/accounts') {
         const id = isObject(interaction.answer) ? String(interaction.answer.id) : ''
         if (names.has(id)) accounts.push(names.get(id) as string)
       }
     }
+    if (waiting.length > 0) lines.push('wait')
+    for (const [file, interaction] of waiting) capture(file, interaction)
   }
   lines.push('', '# Clean up: the accounts go with their keys and data')
   for (const [i, account] of accounts.entries())

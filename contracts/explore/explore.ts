@@ -86,7 +86,10 @@ class ExploreCommand implements fc.AsyncCommand<{ steps: number }, Sequence, fal
     await sequence.run(this.step)
   }
   toString(): string {
-    return this.step.kind === 'api' ? `${this.step.method ?? ''}${this.step.operationId}` : this.step.kind
+    const { step } = this
+    if (step.kind === 'burst')
+      return `burst(${step.steps.map((s) => `${s.method ?? ''}${s.operationId}`).join(',')})`
+    return step.kind === 'api' ? `${step.method ?? ''}${step.operationId}` : step.kind
   }
 }
 
@@ -99,6 +102,7 @@ function rolesOf(steps: Iterable<unknown>): Set<KeyRole> | undefined {
     if (!(command instanceof ExploreCommand)) return undefined
     const { step } = command
     if (step.kind === 'api' || step.kind === 'revoke') roles.add(step.key)
+    if (step.kind === 'burst') for (const request of step.steps) roles.add(request.key)
     if (step.kind === 'again' && step.key !== 'same') roles.add(step.key)
     if (step.kind === 'page' && step.key) roles.add(step.key)
   }

@@ -59,6 +59,18 @@ export class ModelTime {
     this.set(at * 1000 + PHASE_MS + this.count * STEP_MS)
   }
 
+  /** Where the model's steps stand now: `back()` returns there (requests sent at once, run again in another order). */
+  mark(): { back(): void } {
+    const { second, before, count } = this
+    return {
+      back: () => {
+        this.second = second
+        this.before = before
+        this.count = count
+      },
+    }
+  }
+
   /** Sets the clock for the last step run again in another `second` (its state was undone). */
   again(second: number): void {
     const at = Number.isNaN(this.before) ? second : Math.max(second, this.before)

@@ -4,7 +4,13 @@ import { type ContractOperation, fillPath, matchOperation } from '../contract/op
 import { parseRateLimit } from '../http/rate-limit-headers.ts'
 import { MockControlError } from '../provision/mock-control.ts'
 import { isRespelled, spellBody } from './body-spelling.ts'
-import { compareAnswers, type Difference, responseSentence } from './compare-answers.ts'
+import {
+  compareAnswers,
+  type Difference,
+  headerSentence,
+  responseSentence,
+  uniqueHeaders,
+} from './compare-answers.ts'
 import {
   creatingOperations,
   listOperations,
@@ -71,11 +77,39 @@ export interface Recorded {
   }[]
   /** What the step did on the control plane, in words. */
   note?: string
+  /** Its requests were sent at once (a `burst`): a script sends them together too. */
+  together?: boolean
   /** The target's clock when the setup began (a script shifts the run's instants by as much as it moved since). */
   clock?: string
   /** The keys the setup made, by role. */
   keys?: KeyRole[]
   interactions: Interaction[]
+}
+
+/** One request of a step, as both sides answered it. */
+export type Exchanged = Recorded['exchanges'][number]
+
+/** What an exchange is compared by. */
+interface ExchangeMeta {
+  /** The operation whose contract decides (undefined: a path or method the contract does not define). */
+  operation?: ContractOperation
+  role: KeyRole
+  title: string
+  /** Why it is not compared, when the contract leaves it open. */
+  uncompared?: string
+}
+
+/** A request step's request on each side, and what its exchange needs. */
+interface Prepared {
+  pair: { target: SideRequest; model: SideRequest }
+  operation: ContractOperation
+  /** The operation whose contract decides, when the request is one of its own. */
+  compared?: ContractOperation
+  method: string
+  title: string
+  uncompared?: string
+  /** The Idempotency-Key of a POST, on each side. */
+  idempotencyKey?: IdPair
 }
 
 /** A difference between the target and the model: the sequence up to it. */
@@ -156,6 +190,8 @@ export class Sequence {
   private steps = 0
   /** The list being read a page per `page` step: where it is, and the cursor of its next page. */
   private paging?: { collection: string; pageSize: number; direction: string; cursor?: IdPair }
+  /** Values of the headers the contract calls unique, as the target's answers gave them. */
+  private readonly uniqueValues = new Map<string, Set<string>>()
   /** The last second in which something was written (an object created, changed or deleted), on both sides. */
   private lastWrite = Number.NEGATIVE_INFINITY
 
@@ -404,6 +440,8 @@ export class Sequence {
     switch (step.kind) {
       case 'api':
         return this.api(step)
+      case 'burst':
+        return this.burst(step)
       case 'again':
         return this.again(step)
       case 'advance':
@@ -489,7 +527,8 @@ export class Sequence {
     return { target: id, model: id }
   }
 
-  private async api(step: ApiStep): Promise<void> {
+  /** A request step's request on each side, with what its exchange needs. */
+  private prepare(step: ApiStep): Prepared {
     const { contract } = this.deps
     const operation = contract.operation(step.operationId)
     const method = step.method ?? operation.method.toUpperCase()
@@ -567,27 +606,40 @@ export class Sequence {
       }
     }
     const pair = { target: request('target'), model: request('model') }
+    const compared =
+      !step.stray && (method === 'HEAD' || method === operation.method.toUpperCase()) ? operation : undefined
+    const title = `${method} ${pair.target.path} (key: ${step.key}${written ? `; ${written}` : ''})`
+    const idempotencyKey =
+      method === 'POST' && headers.target['idempotency-key'] !== undefined
+        ? { target: headers.target['idempotency-key'], model: headers.model['idempotency-key'] as string }
+        : undefined
+    return { pair, operation, compared, method, title, uncompared, idempotencyKey }
+  }
+
+  /** Notes a POST sent with an Idempotency-Key: a later step may send it again. */
+  private rememberIdempotent(prepared: Prepared, role: KeyRole): void {
+    if (!prepared.idempotencyKey) return
+    this.memory.sent('Idempotency-Key', prepared.idempotencyKey)
+    this.idempotent.push({ pair: prepared.pair, operation: prepared.operation, role })
+  }
+
+  private async api(step: ApiStep): Promise<void> {
+    const prepared = this.prepare(step)
+    const { pair, operation, method, uncompared } = prepared
     const times = Math.max(1, step.repeat)
-    const title = `${method} ${pair.target.path} (key: ${step.key}${written ? `; ${written}` : ''})${times > 1 ? `, ${times} times` : ''}`
+    const title = `${prepared.title}${times > 1 ? `, ${times} times` : ''}`
     if (this.current) this.current.title = title
     let answers: { target: SideAnswer; model: SideAnswer } | undefined
     for (let i = 0; i < times; i++) {
       if (method !== 'GET' && method !== 'HEAD') await this.separateWrite()
       answers = await this.exchange(pair, {
-        operation:
-          !step.stray && (method === 'HEAD' || method === operation.method.toUpperCase())
-            ? operation
-            : undefined,
+        operation: prepared.compared,
         role: step.key,
         uncompared,
         title: times > 1 ? `${method} ${pair.target.path} (${i + 1} of ${times})` : title,
       })
     }
-    for (const [name, value] of Object.entries(headers.target))
-      if (name === 'idempotency-key' && method === 'POST') {
-        this.memory.sent('Idempotency-Key', { target: value, model: headers.model[name] as string })
-        this.idempotent.push({ pair, operation, role: step.key })
-      }
+    this.rememberIdempotent(prepared, step.key)
     if (
       answers &&
       step.readBack &&
@@ -919,12 +971,11 @@ export class Sequence {
 
   private async exchange(
     pair: { target: SideRequest; model: SideRequest },
-    meta: { operation?: ContractOperation; role: KeyRole; title: string; uncompared?: string },
+    meta: ExchangeMeta,
   ): Promise<{ target: SideAnswer; model: SideAnswer }> {
-    const { contract, target, model, time } = this.deps
+    const { target, model, time } = this.deps
     const t = await target.send(pair.target)
-    this.requests++
-    this.interact('v1', pair.target.method, pair.target.path, pair.target.headers, pair.target.body, t.body)
+    this.sentToTarget(pair.target, t)
     // The second the target handled the request in: its answer tells (the rate-limit fields); an answer
     // without them (a 401) is followed by a reading of its clock. A request may read the clock more than once
     // and straddle a second: the model then runs it again in the neighbouring seconds before a difference counts.
@@ -942,67 +993,228 @@ export class Sequence {
     const checkpoint = this.ids.checkpoint()
     time.step(chosen)
     let m = await model.send(pair.model)
-    const record = {
+    const record: Exchanged = {
       title: meta.title,
       request: pair.target,
       target: t,
       model: m,
-      differences: [] as Difference[],
-      note: undefined as string | undefined,
+      differences: [],
     }
     this.current?.exchanges.push(record)
-    // Before the question whether the answers are compared: the model counted a request that never reached the
-    // target (a proxy answered it), so the two sides' rate limits part whether or not this answer is compared.
-    if (t.notFromTarget) {
-      record.note = t.notFromTarget
-      // Nothing is counted either side for a 401; anything else the model counted, the target never saw.
-      if (t.status !== 401 || m.status !== 401) throw new SequenceCut(t.notFromTarget)
-      return { target: t, model: m }
-    }
-    if (meta.uncompared) {
-      record.note = meta.uncompared
-      return { target: t, model: m }
-    }
-    const bare = pair.target.path.split('?')[0] as string
-    const pathOperations = matchOperation(contract.operations, pair.target.method, bare).pathOperations
-    const compare = (answer: SideAnswer) =>
-      compareAnswers({
-        contract,
-        operation: meta.operation,
-        pathOperations,
-        head: pair.target.method === 'HEAD',
-        preflight: pair.target.method === 'OPTIONS',
-        cors: pair.target.headers.origin !== undefined,
-        target: t,
-        model: answer,
-        urls: { target: t.url, model: answer.url },
-        ids: this.ids,
-      })
-    record.differences = compare(m)
+    if (this.uncomparable(record, meta)) return { target: t, model: m }
+    record.differences = this.differencesOf(pair.target, meta, t, m)
     for (const second of seconds) {
       if (record.differences.length === 0) break
       this.ids.rollback(checkpoint)
       model.undoLast()
       time.again(second)
       const again = await model.send(pair.model)
-      const differences = compare(again)
+      const differences = this.differencesOf(pair.target, meta, t, again)
       if (differences.length === 0) {
         m = again
         record.model = again
         record.differences = []
       }
     }
-    if (t.problems.length > 0 && record.differences.length === 0)
+    this.settle(record, pair.model, meta)
+    return { target: t, model: m }
+  }
+
+  /**
+   * Requests sent to the target at once (`burst`): each is carried out whole, so their answers must be the
+   * model's for one order of them, the model running them one after another in each order in turn (the order
+   * of the seconds the target handled them in first), its state, clock and learnt IDs put back between tries.
+   * No order fits: the closest (fewest differences) is reported.
+   */
+  private async burst(step: Extract<Step, { kind: 'burst' }>): Promise<void> {
+    const { target, time } = this.deps
+    const current = this.current as Recorded
+    const prepared = step.steps.map((s) => this.prepare(s))
+    const metas = prepared.map(
+      (p, i): ExchangeMeta => ({
+        operation: p.compared,
+        role: (step.steps[i] as ApiStep).key,
+        uncompared: p.uncompared,
+        title: `${p.title}, sent with the others at once`,
+      }),
+    )
+    current.title = `${prepared.length} requests at once: ${prepared.map((p) => p.title).join('; ')}`
+    current.together = true
+    if (prepared.some((p) => p.method !== 'GET' && p.method !== 'HEAD')) await this.separateWrite()
+    const answers = await Promise.all(prepared.map((p) => target.send(p.pair.target)))
+    for (const [i, p] of prepared.entries()) this.sentToTarget(p.pair.target, answers[i] as SideAnswer)
+    const cut = answers.find((t) => t.notFromTarget && t.status !== 401)
+    if (cut?.notFromTarget) throw new SequenceCut(cut.notFromTarget)
+    const told = answers.map(secondOf)
+    for (const second of told) if (second !== undefined) time.saw(second)
+    const read = told.includes(undefined) ? time.read((await target.control.clock()).now) : 0
+    const seconds = told.map((second) => second ?? read)
+    let closest: { exchanges: Exchanged[]; count: number } | undefined
+    for (const order of ordersOf(seconds)) {
+      const tried = await this.inOrder(order, prepared, metas, answers, seconds)
+      if (tried.fits) {
+        for (const [n, exchange] of tried.exchanges.entries()) {
+          current.exchanges.push(exchange)
+          const i = order[n] as number
+          this.settle(exchange, (prepared[i] as Prepared).pair.model, metas[i] as ExchangeMeta)
+        }
+        for (const [i, p] of prepared.entries()) this.rememberIdempotent(p, (step.steps[i] as ApiStep).key)
+        // What the writes left, read back once all are answered: a write lost to another shows there.
+        const read = new Set<string>()
+        for (const [n, exchange] of tried.exchanges.entries()) {
+          const p = prepared[order[n] as number] as Prepared
+          if (!p.compared || ['GET', 'HEAD', 'OPTIONS'].includes(p.method) || exchange.model.status >= 300)
+            continue
+          if (read.has(p.pair.target.path)) continue
+          read.add(p.pair.target.path)
+          await this.readBack(p.operation, p.pair, exchange.model, { pageSize: 0, backwards: false })
+        }
+        return
+      }
+      const count = tried.exchanges.reduce((sum, e) => sum + e.differences.length, 0)
+      if (!closest || count < closest.count) closest = { exchanges: tried.exchanges, count }
+    }
+    current.note = `sent at once: in no order of them, one after another, does the model answer as the target did (${factorial(prepared.length)} orders tried); shown, the closest`
+    current.exchanges.push(...(closest?.exchanges ?? []))
+    throw new DifferenceFound(this.records)
+  }
+
+  /** The requests of a burst run by the model in `order`, compared; undone again unless every answer fits. */
+  private async inOrder(
+    order: number[],
+    prepared: Prepared[],
+    metas: ExchangeMeta[],
+    answers: SideAnswer[],
+    seconds: number[],
+  ): Promise<{ fits: boolean; exchanges: Exchanged[] }> {
+    const { model, time } = this.deps
+    const ids = this.ids.checkpoint()
+    const clock = time.mark()
+    const state = model.mark()
+    const exchanges: Exchanged[] = []
+    for (const i of order) {
+      const { pair } = prepared[i] as Prepared
+      const meta = metas[i] as ExchangeMeta
+      const t = answers[i] as SideAnswer
+      time.step(seconds[i] as number)
+      const m = await model.send(pair.model)
+      const exchange: Exchanged = {
+        title: meta.title,
+        request: pair.target,
+        target: t,
+        model: m,
+        differences: [],
+      }
+      if (!this.uncomparable(exchange, meta))
+        exchange.differences = this.differencesOf(pair.target, meta, t, m)
+      exchanges.push(exchange)
+    }
+    const fits = exchanges.every((e) => e.differences.length === 0)
+    if (fits) state.keep()
+    else {
+      state.undo()
+      this.ids.rollback(ids)
+      clock.back()
+    }
+    return { fits, exchanges }
+  }
+
+  /**
+   * A header the contract calls unique (a request's ID) that repeats an earlier answer's value is a difference. A
+   * replay of an Idempotency-Key returns the stored answer's headers, so it is left out.
+   */
+  private unique(record: Exchanged): void {
+    const { target: t } = record
+    if (t.headers['idempotent-replayed'] !== undefined) return
+    for (const name of uniqueHeaders(this.deps.contract)) {
+      const value = t.headers[name]
+      if (value === undefined) continue
+      const seen = this.uniqueValues.get(name) ?? new Set<string>()
+      this.uniqueValues.set(name, seen)
+      if (seen.has(value))
+        record.differences.push({
+          at: `header ${name}`,
+          target: `${value}, as an earlier answer of this sequence`,
+          model: 'a value of its own',
+          decidedBy: headerSentence(this.deps.contract, name),
+        })
+      seen.add(value)
+    }
+  }
+
+  /** Counts and records a request the target answered. */
+  private sentToTarget(request: SideRequest, answer: SideAnswer): void {
+    this.requests++
+    this.interact('v1', request.method, request.path, request.headers, request.body, answer.body)
+  }
+
+  /**
+   * Whether an exchange is left uncompared: a proxy answered in the target's place (the rest of the sequence is
+   * cut, unless both sides refused it unauthenticated, which counts nothing), or the contract leaves it open.
+   */
+  private uncomparable(record: Exchanged, meta: ExchangeMeta): boolean {
+    const { target: t, model: m } = record
+    // Before the question whether the answers are compared: the model counted a request that never reached the
+    // target (a proxy answered it), so the two sides' rate limits part whether or not this answer is compared.
+    if (t.notFromTarget) {
+      record.note = t.notFromTarget
+      // Nothing is counted either side for a 401; anything else the model counted, the target never saw.
+      if (t.status !== 401 || m.status !== 401) throw new SequenceCut(t.notFromTarget)
+      return true
+    }
+    if (meta.uncompared) {
+      record.note = meta.uncompared
+      return true
+    }
+    return false
+  }
+
+  /** Where the target's answer to `request` differs from the model's, as the contract compares them. */
+  private differencesOf(
+    request: SideRequest,
+    meta: ExchangeMeta,
+    t: SideAnswer,
+    m: SideAnswer,
+  ): Difference[] {
+    const { contract } = this.deps
+    const bare = request.path.split('?')[0] as string
+    const pathOperations = matchOperation(contract.operations, request.method, bare).pathOperations
+    return compareAnswers({
+      contract,
+      operation: meta.operation,
+      pathOperations,
+      head: request.method === 'HEAD',
+      preflight: request.method === 'OPTIONS',
+      cors: request.headers.origin !== undefined,
+      target: t,
+      model: m,
+      urls: { target: t.url, model: m.url },
+      ids: this.ids,
+    })
+  }
+
+  /**
+   * After the answers were compared: a target's answer that breaks the contract on its own is a difference too;
+   * then what the exchange wrote and taught (IDs, values) is kept for the steps that follow.
+   */
+  private settle(record: Exchanged, request: SideRequest, meta: ExchangeMeta): void {
+    const { contract, time } = this.deps
+    const { target: t, model: m } = record
+    if (record.note) return
+    if (t.problems.length > 0 && record.differences.length === 0) {
+      const bare = record.request.path.split('?')[0] as string
+      const pathOperations = matchOperation(contract.operations, record.request.method, bare).pathOperations
       record.differences.push({
         at: "the target's answer",
         target: t.problems.join('; ').slice(0, 400),
         model: 'conforms',
         decidedBy: responseSentence(contract, meta.operation ?? pathOperations[0], t.status),
       })
+    }
+    if (record.differences.length === 0) this.unique(record)
     if (record.differences.length > 0) throw new DifferenceFound(this.records)
-    if (!['GET', 'HEAD'].includes(pair.model.method) && m.status < 300) this.wrote(time.current())
-    this.memory.learn(pair.model, m, meta.role, this.ids)
-    return { target: t, model: m }
+    if (!['GET', 'HEAD'].includes(request.method) && m.status < 300) this.wrote(time.current())
+    this.memory.learn(request, m, meta.role, this.ids)
   }
 
   private interact(
@@ -1023,6 +1235,30 @@ export class Sequence {
     })
   }
 }
+
+/**
+ * Every order of requests sent at once, the order of the seconds the target handled them in first (ties in the
+ * order they were sent).
+ */
+export function ordersOf(seconds: number[]): number[][] {
+  const first = seconds.map((second, i) => ({ second, i })).sort((a, b) => a.second - b.second || a.i - b.i)
+  const orders: number[][] = []
+  const extend = (order: number[], left: number[]) => {
+    if (left.length === 0) orders.push(order)
+    for (const i of left)
+      extend(
+        [...order, i],
+        left.filter((j) => j !== i),
+      )
+  }
+  extend(
+    [],
+    first.map((entry) => entry.i),
+  )
+  return orders
+}
+
+const factorial = (n: number): number => (n <= 1 ? 1 : n * factorial(n - 1))
 
 /** The paths of a pair of requests without their query strings. */
 const withoutQuery = (pair: { target: SideRequest; model: SideRequest }): IdPair => ({

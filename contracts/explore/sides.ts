@@ -127,6 +127,11 @@ export interface Model extends Side {
   setNow(ms: number): void
   /** Undoes what the last request changed (to run it again at another time). */
   undoLast(): void
+  /**
+   * From now on, keeps what the model's requests change, until `undo` (all of it undone, newest first: requests
+   * sent at once, run again in another order) or `keep`.
+   */
+  mark(): { undo(): void; keep(): void }
   platform: MockPlatform
   close(): Promise<void>
 }
@@ -179,6 +184,7 @@ export async function createModel(
       nowMs = ms
     },
     undoLast: () => store.undoLast(),
+    mark: () => store.mark(),
     async send(request) {
       const response = await handle(request.method, `/v1${request.path}`, request.headers, request.body)
       const text = request.method === 'HEAD' ? '' : textOf(response.body)
@@ -195,10 +201,11 @@ export async function createModel(
   }
 }
 
-/** The memory store, keeping each step's changes so that the last one can be undone. */
-function undoableStore(): StateStore & { undoLast(): void } {
+/** The memory store, keeping each step's changes so that the last one, or all since a mark, can be undone. */
+function undoableStore(): StateStore & Pick<Model, 'undoLast' | 'mark'> {
   let state: EngineState | undefined
   let last: ChangeSet | undefined
+  let marked: ChangeSet[] | undefined
   return {
     description: 'memory (exploration model)',
     load: async () => undefined,
@@ -213,11 +220,29 @@ function undoableStore(): StateStore & { undoLast(): void } {
         throw error
       } finally {
         last = state?.take()
+        if (last) marked?.push(last)
       }
     },
     undoLast() {
       if (state && last) state.undo(last)
+      if (last && marked?.at(-1) === last) marked.pop()
       last = undefined
+    },
+    mark() {
+      const kept: ChangeSet[] = []
+      marked = kept
+      const end = () => {
+        if (marked === kept) marked = undefined
+      }
+      return {
+        undo() {
+          for (const changes of kept.reverse()) state?.undo(changes)
+          kept.length = 0
+          last = undefined
+          end()
+        },
+        keep: end,
+      }
     },
     async close() {},
   }

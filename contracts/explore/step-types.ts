@@ -130,6 +130,13 @@ export type Step =
    * body written another way when `spelling` is not 0 (the same value: body-spelling.ts).
    */
   | { kind: 'again'; pick: number; key: KeyRole | 'same'; spelling: number }
+  /**
+   * Requests sent at once, all in flight together (a client's parallel calls, two tabs, a retry while the first
+   * try is still running): each is carried out whole, so the target's answers must be the model's for one order
+   * of them. At most one of them creates an object, unless they are the same request with one Idempotency-Key
+   * (objects created in one second are ordered by their IDs, which each side draws for itself).
+   */
+  | { kind: 'burst'; steps: ApiStep[] }
   /** `POST /_mock/clock/advance` on the target; the model's clock follows the target's. */
   | { kind: 'advance'; seconds: number }
   /** A simulated call placed through the control plane (when it offers `/calls`), then let run to its end. */

@@ -331,6 +331,7 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
   )
   return fc.oneof(
     { weight: 16, arbitrary: api },
+    { weight: 4, arbitrary: burstArbitrary(contract) },
     {
       weight: 3,
       arbitrary: fc.constantFrom(...ADVANCES).map((seconds): Step => ({ kind: 'advance', seconds })),
@@ -395,6 +396,101 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
         .record({ plan: PLANS, limits: LIMITS })
         .map((change): Step => ({ kind: 'plan', ...change })),
     },
+  )
+}
+
+/** Whether an operation creates an object (answers 201). */
+const creates = (operation: ContractOperation) => operation.responses.has('201')
+
+/** The name of an operation's Idempotency-Key parameter, if it takes one. */
+const idempotencyParameter = (operation: ContractOperation) =>
+  operation.parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')?.name
+
+/**
+ * Requests sent at once, each carried out whole, so that every answer is one that some serial order of them gives
+ * (docs/decisions/014-state.md: "one `Idempotency-Key` creates one object"; nothing acknowledged is lost). Their
+ * objects and keys are drawn like any request's, so that they meet on the newest object most often: the same request two or three
+ * times (a client retrying while the first try runs, two tabs submitting one form), a creating one with one
+ * Idempotency-Key; two or three requests of one resource (a change and a delete of one object, a write and a
+ * read of its list); two or three requests of any operations (an account's views beside a delete, reads with
+ * different keys and filters at once). At most one of them creates (objects created in one second are ordered
+ * by their IDs, which each side draws for itself).
+ */
+function burstArbitrary(contract: Contract): fc.Arbitrary<Step> {
+  const weighted = (operations: ContractOperation[]) =>
+    fc.oneof(
+      ...operations.map((op) => ({
+        weight: METHOD_WEIGHT[op.method] ?? 2,
+        arbitrary: apiStepArbitrary(contract, op),
+      })),
+    )
+  const plain = (step: ApiStep): ApiStep => ({ ...step, readBack: false, repeat: 1 })
+  const together = (steps: ApiStep[]): Step => ({ kind: 'burst', steps: steps.map(plain) })
+  const twinnable = contract.operations.filter((op) => !creates(op) || idempotencyParameter(op))
+  // Half of them each with a key of its own (two accounts, or two keys of one, reading at once).
+  const keys = fc.oneof(
+    fc.constant(undefined),
+    fc.array(keyArbitrary(contract), { minLength: 3, maxLength: 3 }),
+  )
+  const twins = fc
+    .tuple(weighted(twinnable), fc.integer({ min: 2, max: 3 }), fc.nat({ max: 999 }), keys)
+    .map(([step, times, n, own]) => {
+      const operation = contract.operation(step.operationId)
+      const name = idempotencyParameter(operation)
+      const params =
+        creates(operation) && name && (step.params[name]?.from ?? 'absent') === 'absent'
+          ? { ...step.params, [name]: { from: 'value', value: `at-once-${n}` } satisfies ParamChoice }
+          : step.params
+      return together(
+        Array.from({ length: times }, (_, i) => ({ ...step, params, key: own?.[i] ?? step.key })),
+      )
+    })
+  const mixed = (operations: ContractOperation[]) => {
+    const others = operations.filter((op) => !creates(op))
+    return fc
+      .tuple(weighted(operations), fc.array(weighted(others), { minLength: 1, maxLength: 2 }))
+      .map(([first, rest]) => together([first, ...rest]))
+  }
+  // Writes of one object at once (a change and a delete, two changes of other fields), the object named alike by
+  // all of them, mostly with the secret key and a valid body: where lost updates and resurrected deletes live.
+  const byItemPath = new Map<string, ContractOperation[]>()
+  for (const operation of contract.operations)
+    if (operation.path.includes('{'))
+      byItemPath.set(operation.path, [...(byItemPath.get(operation.path) ?? []), operation])
+  const contended = [...byItemPath.values()].filter((ops) => ops.some((op) => op.method !== 'get'))
+  const contend = (operations: ContractOperation[]) =>
+    fc.array(weighted(operations), { minLength: 2, maxLength: 3 }).map((steps) => {
+      const first = steps[0] as ApiStep
+      const pathNames = (operations[0] as ContractOperation).parameters
+        .filter((p) => p.in === 'path')
+        .map((p) => p.name)
+      return together(
+        steps.map((step, i) => ({
+          ...step,
+          method: undefined,
+          stray: undefined,
+          origin: 'none',
+          key: i === 0 || step.key === 'secret' ? step.key : 'secret',
+          params: {
+            ...step.params,
+            ...Object.fromEntries(pathNames.map((n) => [n, first.params[n] ?? { from: 'absent' }])),
+          },
+          body:
+            step.body?.form === 'broken' ? { form: 'valid', value: step.body.value, spelling: 0 } : step.body,
+        })),
+      )
+    })
+  const resources = new Map<string, ContractOperation[]>()
+  for (const operation of contract.operations) {
+    const resource = operation.path.split('/')[1] ?? ''
+    resources.set(resource, [...(resources.get(resource) ?? []), operation])
+  }
+  const ofOneResource = [...resources.values()].filter((ops) => ops.some((op) => !creates(op)))
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...contended).chain(contend) },
+    { weight: 2, arbitrary: twins },
+    { weight: 3, arbitrary: fc.constantFrom(...ofOneResource).chain(mixed) },
+    { weight: 2, arbitrary: mixed(contract.operations) },
   )
 }
 

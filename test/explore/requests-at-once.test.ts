@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest'
+import { ordersOf } from '../../contracts/explore/sequence.ts'
+import { createMockPlatform } from '../../mocks/platform.ts'
+import { faults } from '../fault-sets/held-out-17.ts'
+import { faultyHandler } from '../reliability/support/faulty-handler.ts'
+import { exploreInProcess, firstSeedThatFinds } from './support/explore-run.ts'
+
+// Requests sent at once: faults of held-out set 17 (requests in flight together) that exploration alone could not
+// meet while it sent one request at a time (4 of its 30 caught, all through a request's own answer). Each fault is
+// the correct engine wrapped in test code, looked for with the first of five fixed seeds that finds it.
+
+const SEQUENCES = 40
+const SEEDS = [1, 2, 3, 4, 5]
+
+describe('ordersOf', () => {
+  it('gives every order of the requests, the order of the seconds the target handled them in first', () => {
+    const orders = ordersOf([7, 6, 7])
+    expect(orders[0]).toEqual([1, 0, 2])
+    expect(orders).toHaveLength(6)
+    expect(new Set(orders.map((o) => o.join())).size).toBe(6)
+    expect(ordersOf([3])).toEqual([[0]])
+  })
+})
+
+describe('exploration alone against requests in flight together', () => {
+  it.each([
+    // A DELETE answered 200 while a PATCH of the agent was in flight, the PATCH then writing it back.
+    'agent-delete-lost-to-concurrent-patch',
+    // Two metadata replacements at once merged into one map.
+    'concurrent-metadata-replacements-merged',
+    // Two creates with one Idempotency-Key in flight together both carried out.
+    'idempotent-creates-in-flight-both-carried-out',
+    // Answers in flight together sharing one Request-Id ("Unique ID of this request").
+    'request-id-shared-by-requests-in-flight',
+  ])(
+    'catches %s (within five fixed seeds), showing the requests sent at once',
+    async (name) => {
+      const fault = faults.find((f) => f.name === name) as (typeof faults)[number]
+      const run = await firstSeedThatFinds((platform) => faultyHandler(platform, fault.make()), {
+        seeds: SEEDS,
+        sequences: SEQUENCES,
+      })
+      expect(run?.outcome.status, `no seed of ${SEEDS.length} found ${name}`).toBe('failed')
+      expect(run?.outcome.failure?.steps).toMatch(/^\d+\. \d requests at once: /m)
+      // The script sends them at once too, and reads their answers once all are back.
+      expect(run?.outcome.failure?.script).toMatch(/^api \S+ [A-Z]+ .* &$/m)
+      expect(run?.outcome.failure?.script).toMatch(/^wait$/m)
+    },
+    120_000,
+  )
+
+  it('passes the correct engine behind the same wrapping (seed 1)', async () => {
+    const platform = await createMockPlatform({ seedSize: { callLogs: 0 } })
+    const run = await exploreInProcess(faultyHandler(platform, {}), { seed: 1, sequences: SEQUENCES })
+    await platform.close()
+    expect(run.outcome.status, run.outcome.failure?.actual).toBe('passed')
+  }, 120_000)
+})
