@@ -303,7 +303,8 @@ function walk(
       decidedBy: `${placeOf(node, open)}${detail ? ` (${detail})` : ''}`,
     })
   if (open?.treatment === 'skip') return
-  if (open?.treatment === 'presence') {
+  const fixed = open?.treatment === 'fixed-values' && (open.fixed ?? []).includes(m)
+  if (open?.treatment === 'presence' || (open?.treatment === 'fixed-values' && !fixed)) {
     if ((t === undefined || t === null) !== (m === undefined || m === null)) differ()
     return
   }

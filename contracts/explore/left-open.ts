@@ -13,6 +13,11 @@ export type Treatment =
   | 'skip'
   /** Only whether it is null (or absent) is compared, not its value. */
   | 'presence'
+  /**
+   * Compared as it is where the model's value is one that a rule fixes (`fixed`: a call that never connected costs
+   * 0), and by presence elsewhere (the value is the implementation's).
+   */
+  | 'fixed-values'
   /** An array compared as a set: its order is the implementation's. */
   | 'any-order'
   /**
@@ -36,6 +41,8 @@ export interface LeftOpen {
   treatment: Treatment
   /** The sentence of the contract (or of a decision page) that leaves it open. */
   because: string
+  /** For `fixed-values`: the values a rule fixes. */
+  fixed?: readonly unknown[]
   /** For `ordered-by`: the item fields (dotted paths) the array is sorted by, in turn (ascending by default). */
   order?: readonly { field: string; descending?: boolean }[]
 }
@@ -95,15 +102,32 @@ export const LEFT_OPEN: readonly LeftOpen[] = [
     because:
       'listIntegrations: "its order is the implementation\'s choice" (docs/decisions/011-allowed-forms.md).',
   },
-  ...['transcript', 'analysis', 'cost_usd', 'end_reason'].flatMap((field) =>
+  ...['transcript', 'analysis'].flatMap((field) =>
     // The list's summaries have no transcript.
     (field === 'transcript' ? ['CallLog'] : ['CallLog', 'CallLogSummary']).map((schema) => ({
       where: `#/components/schemas/${schema}/properties/${field}`,
       treatment: field === 'analysis' ? ('presence' as const) : ('skip' as const),
       because:
-        "mock-control.yaml, startCall: a simulated call carries \"a conversation of the agent's kind, from the seed's scripts\": what was said, its analysis, its price and who ended it are the target's simulation, not a rule of v1.",
+        "mock-control.yaml, startCall: a simulated call carries \"a conversation of the agent's kind, from the seed's scripts\": what was said and its analysis are the target's simulation, not a rule of v1.",
     })),
   ),
+  // Who ended a call that connected, and its price, are the simulation's; the control plane fixes the rest.
+  ...['CallLog', 'CallLogSummary'].flatMap((schema) => [
+    {
+      where: `#/components/schemas/${schema}/properties/cost_usd`,
+      treatment: 'fixed-values' as const,
+      fixed: [0, null],
+      because:
+        'mock-control.yaml, startCall: a call\'s price is the simulation\'s, but the outcomes that never connect have "`cost_usd` 0", and a call not ended has none yet.',
+    },
+    {
+      where: `#/components/schemas/${schema}/properties/end_reason`,
+      treatment: 'fixed-values' as const,
+      fixed: [null, 'error', 'max_duration_reached'],
+      because:
+        'mock-control.yaml, startCall: who ended a connected call is the simulation\'s, but the outcomes that never connect have "`end_reason` `error` for `failed`, `null` otherwise", and a call "capped at the agent\'s `max_call_duration_seconds`" has "`end_reason: max_duration_reached`".',
+    },
+  ]),
   ...['CallLog', 'CallLogSummary'].map((schema) => ({
     where: `#/components/schemas/${schema}/properties/recording_url`,
     treatment: 'presence' as const,

@@ -70,10 +70,17 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
     return fc
       .tuple(word, fc.nat({ max: 999 }), fc.constantFrom('example.com', 'example.org'))
       .map(([name, n, domain]) => `${name}${n}@${domain}`)
-  if (schema.format === 'uri' || schema.format === 'uri-reference')
-    return fc
+  if (schema.format === 'uri' || schema.format === 'uri-reference') {
+    const uri = fc
       .tuple(word, fc.constantFrom('hooks', 'events', 'voice'))
       .map(([name, path]) => `https://${name}.example.com/${path}`)
+    if (typeof schema.maxLength !== 'number' || maxLength > LONGEST_EDGE) return uri
+    // As long as the bound allows (a path that long), where a shorter column or check shows.
+    const longest = uri.map((s) =>
+      `${s}/${'a'.repeat(Math.max(0, maxLength - codePoints(s) - 1))}`.slice(0, maxLength),
+    )
+    return fc.oneof({ weight: 5, arbitrary: uri }, { weight: 1, arbitrary: longest })
+  }
   if (schema.format === 'date-time')
     return fc
       .integer({ min: Date.UTC(2025, 0, 1) / 1000, max: Date.UTC(2027, 0, 1) / 1000 })

@@ -28,6 +28,7 @@ import { type IdPair, SequenceMemory } from './sequence-memory.ts'
 import type { Model, Side, SideAnswer, SideRequest } from './sides.ts'
 import {
   type ApiStep,
+  CALENDAR_EDGES,
   type KeyRole,
   lacking,
   MANGLED_ROLES,
@@ -190,6 +191,8 @@ export class Sequence {
   private steps = 0
   /** The list being read a page per `page` step: where it is, and the cursor of its next page. */
   private paging?: { collection: string; pageSize: number; direction: string; cursor?: IdPair }
+  /** Which of `CALENDAR_EDGES` the sequence's calendar instants are near. */
+  private edge = 0
   /** Values of the headers the contract calls unique, as the target's answers gave them. */
   private readonly uniqueValues = new Map<string, Set<string>>()
   /** The last second in which something was written (an object created, changed or deleted), on both sides. */
@@ -223,6 +226,7 @@ export class Sequence {
       },
       'main',
     )
+    this.edge = spec.edge
     const expiresAt = iso(time.current() + spec.expiresIn)
     for (const { role, input } of MAIN_KEYS)
       if (wanted(role)) await this.key(role, main, input(spec, expiresAt))
@@ -504,10 +508,13 @@ export class Sequence {
         // A bound on a field (`started_after` on `started_at`) is drawn from that field's instants when any
         // were seen: the parameter and the field share their first word.
         const stamps = this.memory.instantsFor(name)
+        const edge = CALENDAR_EDGES[this.edge % CALENDAR_EDGES.length] as string
         const base =
           choice.base === 'object' && stamps.length > 0
             ? (stamps[choice.pick % stamps.length] as { second: number }).second
-            : this.deps.time.current()
+            : choice.base === 'calendar'
+              ? Math.floor(Date.parse(edge) / 1000)
+              : this.deps.time.current()
         const text = iso(base + choice.offset)
         return { target: text, model: text }
       }

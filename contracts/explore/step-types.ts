@@ -73,8 +73,11 @@ export type ParamChoice =
   | { from: 'object'; pool: 'live' | 'deleted' | 'other'; prefix: string; pick: number }
   /** A well-formed ID that names nothing. */
   | { from: 'unknown'; prefix: string }
-  /** An instant: now on the target's clock, or an object's `created_at`, plus `offset` seconds. */
-  | { from: 'instant'; base: 'now' | 'object'; pick: number; offset: number }
+  /**
+   * An instant: now on the target's clock, an object's `created_at`, or the sequence's calendar edge
+   * (`CALENDAR_EDGES`), plus `offset` seconds.
+   */
+  | { from: 'instant'; base: 'now' | 'object' | 'calendar'; pick: number; offset: number }
   /**
    * An integer an answer showed in the field the parameter bounds (`min_duration_seconds` on `duration_seconds`:
    * the parameter's name ends with the field's), plus `offset`; `fallback` when none was seen.
@@ -170,6 +173,26 @@ export type Step =
    */
   | { kind: 'page'; list: number; pageSize: number; backwards: boolean; key?: KeyRole }
 
+/**
+ * Instants where calendars and clocks have their edges, which a sequence's instants may be drawn near: a leap day,
+ * the turn of a year, the days clocks change in the United States and in Europe, the epoch and the second before
+ * it, the first second a signed 32-bit count of seconds cannot hold, the first and last instants RFC 3339 writes
+ * with four-digit years.
+ */
+export const CALENDAR_EDGES = [
+  '2024-02-29T00:00:00Z',
+  '2025-12-31T23:00:00Z',
+  '2026-03-08T10:00:00Z',
+  '2026-03-29T01:00:00Z',
+  '2026-10-25T01:00:00Z',
+  '2026-11-01T06:00:00Z',
+  '1970-01-01T00:00:00Z',
+  '1969-12-31T23:59:59Z',
+  '2038-01-19T03:14:08Z',
+  '0001-01-01T00:00:00Z',
+  '9999-12-31T23:59:59Z',
+] as const
+
 /** How a sequence's accounts are set up: the same on the target and on the model. */
 export interface SetupSpec {
   plan: 'free' | 'pro' | 'enterprise'
@@ -177,6 +200,8 @@ export interface SetupSpec {
   limits: { hourly: number; burst: number } | null
   /** Seconds until the `expiring` key's `expires_at`. */
   expiresIn: number
+  /** Which of `CALENDAR_EDGES` the sequence's calendar instants are near. */
+  edge: number
   /** How many objects the account starts with, for each operation that creates (`creatingOperations`). */
   objects: number[]
   /** Simulated calls the account starts with (when the target's control plane places calls). */

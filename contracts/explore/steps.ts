@@ -138,7 +138,10 @@ function paramArbitrary(
       weight: 4,
       arbitrary: fc
         .record({
-          base: fc.constantFrom<'now' | 'object'>('now', 'object'),
+          base: fc.oneof(
+            { weight: 2, arbitrary: fc.constantFrom<'now' | 'object'>('now', 'object') },
+            { weight: 1, arbitrary: fc.constant<'calendar'>('calendar') },
+          ),
           pick: fc.nat(),
           offset: fc.oneof(
             { weight: 3, arbitrary: fc.constantFrom(-1, 0, 1) },
@@ -499,7 +502,9 @@ export function setupArbitrary(creating: number): fc.Arbitrary<SetupSpec> {
   return fc.record({
     plan: PLANS,
     limits: LIMITS,
-    expiresIn: fc.constantFrom(45, 300, 4000),
+    // Within a sequence, or long after it: past 2038, where a signed 32-bit count of seconds ends.
+    expiresIn: fc.constantFrom(45, 300, 4000, 15 * 365 * 86_400),
+    edge: fc.nat(),
     objects: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: creating, maxLength: creating }),
     calls: fc.array(
       fc.record({

@@ -1521,6 +1521,22 @@ export const v1Document: OpenApiDocument = {
               },
               "berlin": {
                 "value": "Europe/Berlin"
+              },
+              "kathmandu": {
+                "summary": "A non-whole-hour offset (+05:45)",
+                "value": "Asia/Kathmandu"
+              },
+              "buenos_aires": {
+                "summary": "Three parts",
+                "value": "America/Argentina/Buenos_Aires"
+              },
+              "port_au_prince": {
+                "summary": "A hyphen",
+                "value": "America/Port-au-Prince"
+              },
+              "etc_gmt": {
+                "summary": "A POSIX-style sign (five hours behind UTC)",
+                "value": "Etc/GMT+5"
               }
             }
           },

@@ -383,6 +383,30 @@ const CASES: Case[] = [
     model: ok(callLog('call_M1', { agent_id: 'agt_M1' })),
   },
   {
+    name: 'a call that never connected with no price, where the control plane fixes cost_usd 0',
+    operationId: 'getCallLog',
+    target: ok(
+      callLog('call_T1', { status: 'no_answer', end_reason: null, cost_usd: null, duration_seconds: 0 }),
+    ),
+    model: ok(
+      callLog('call_M1', {
+        agent_id: 'agt_M1',
+        status: 'no_answer',
+        end_reason: null,
+        cost_usd: 0,
+        duration_seconds: 0,
+      }),
+    ),
+    differs: 'body.cost_usd',
+  },
+  {
+    name: "a call cut at its agent's longest duration ended by the agent, where the control plane fixes max_duration_reached",
+    operationId: 'getCallLog',
+    target: ok(callLog('call_T1', { end_reason: 'agent_ended' })),
+    model: ok(callLog('call_M1', { agent_id: 'agt_M1', end_reason: 'max_duration_reached' })),
+    differs: 'body.end_reason',
+  },
+  {
     name: 'a call log without the analysis the model has',
     operationId: 'getCallLog',
     target: ok(callLog('call_T1', { analysis: null })),

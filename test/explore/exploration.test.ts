@@ -23,7 +23,7 @@ describe('exploration against a faulty implementation (a deleted agent still rea
     for (let i = 0; i < 2; i++) {
       const platform = await createMockPlatform()
       const faulty = faultyPlatform(platform, fault('deleted-agent-readable'))
-      const run = await exploreInProcess(faulty, { seed: 7, sequences: 5 })
+      const run = await exploreInProcess(faulty, { seed: 7, sequences: 30 })
       const keys = [...faulty.world.keys.keys()]
       runs.push({ ...run, keys })
     }

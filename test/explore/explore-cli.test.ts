@@ -120,7 +120,7 @@ describe('voice-api-kit contract --area explore, from the build', () => {
       '--seed',
       '7',
       '--explore-sequences',
-      '5',
+      '30',
       '--reporter',
       'summary,junit,html',
       '--output',
@@ -130,7 +130,7 @@ describe('voice-api-kit contract --area explore, from the build', () => {
     ])
     expect(result.code).toBe(1)
     const out = result.stdout
-    expect(out).toContain('exploring with seed 7 (5 sequences; replay with --seed 7)')
+    expect(out).toContain('exploring with seed 7 (30 sequences; replay with --seed 7)')
     expect(out, out).toMatch(/x\s+Exploration\s+1 failed/)
     expect(out).toMatch(
       /Actual: {3}at step \d \(GET \/agents\/agt_\S+ \(read back\)\), status: target 200, model 404/,

@@ -26,8 +26,10 @@ describe('exploration alone against requests in flight together', () => {
   it.each([
     // A DELETE answered 200 while a PATCH of the agent was in flight, the PATCH then writing it back.
     'agent-delete-lost-to-concurrent-patch',
-    // Two metadata replacements at once merged into one map.
-    'concurrent-metadata-replacements-merged',
+    // Two changes of one integration at once, the later writing back what the earlier changed.
+    'concurrent-integration-patches-lose-settings',
+    // Two deletes of one call log at once both answered 200.
+    'concurrent-call-log-deletes-both-succeed',
     // Two creates with one Idempotency-Key in flight together both carried out.
     'idempotent-creates-in-flight-both-carried-out',
     // Answers in flight together sharing one Request-Id ("Unique ID of this request").
