@@ -1,12 +1,29 @@
 import { sha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { utf8ToBytes } from '@noble/hashes/utils.js'
+
+const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef')
+const ascii = new TextDecoder()
+
+/**
+ * Bytes as lowercase hex, made as one flat string: a digest is looked up in a map on every request, and a
+ * string joined from 32 pieces (`bytesToHex`) is copied flat at its first lookup.
+ */
+function hexOf(bytes: Uint8Array): string {
+  const digits = new Uint8Array(bytes.length * 2)
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i] as number
+    digits[2 * i] = HEX_DIGITS[byte >> 4] as number
+    digits[2 * i + 1] = HEX_DIGITS[byte & 15] as number
+  }
+  return ascii.decode(digits)
+}
 
 /**
  * SHA-256 of a string's UTF-8 bytes as lowercase hex (@noble/hashes: audited, synchronous, the same in
  * Node and browsers), so that key lookups need no round trip through async Web Crypto.
  */
 export function sha256Hex(text: string): string {
-  return bytesToHex(sha256(utf8ToBytes(text)))
+  return hexOf(sha256(utf8ToBytes(text)))
 }
 
 /** Compares two strings in time that depends only on their length, never on where they differ. */

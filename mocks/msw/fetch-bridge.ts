@@ -46,12 +46,15 @@ function bytesOf(text: string): Uint8Array<ArrayBuffer> {
  * page, or a body without a content type (which `Response` then names), goes as a string; bytes as they are.
  */
 export function toFetchResponse(response: EngineResponse, method = 'GET'): Response {
-  const { body, status, headers } = response
+  const { body, status } = response
+  // A `Headers` made here once: given a plain object, MSW's interceptors (which patch `Response` to note the
+  // header names as sent) would make a second one besides the response's own.
+  const init = { status, headers: new Headers(response.headers) }
   if (method.toUpperCase() === 'HEAD' || body === undefined || status === 204 || status === 304)
-    return new Response(null, { status, headers })
-  if (typeof body === 'string') return new Response(body, { status, headers })
+    return new Response(null, init)
+  if (typeof body === 'string') return new Response(body, init)
   // JSON the engine wrote as bytes itself (a capsule): sent as they are.
-  if (body instanceof Uint8Array) return new Response(body as Uint8Array<ArrayBuffer>, { status, headers })
+  if (body instanceof Uint8Array) return new Response(body as Uint8Array<ArrayBuffer>, init)
   const text = answerText(body)
-  return new Response(headers['content-type'] === undefined ? text : bytesOf(text), { status, headers })
+  return new Response(response.headers['content-type'] === undefined ? text : bytesOf(text), init)
 }

@@ -2,6 +2,7 @@ import { http } from 'msw'
 import type { MockPlatform } from '../platform.ts'
 import { answerWithEffect } from './answer-with-effect.ts'
 import { bodyOf, toEngineRequest } from './fetch-bridge.ts'
+import { requestPattern } from './request-pattern.ts'
 
 export interface HandlerOptions {
   /**
@@ -46,7 +47,7 @@ export function createHandlers(
   }
 
   const forward = (prefix: string) =>
-    http.all(`${mountPoint}${prefix}/*`, async ({ request }) => {
+    http.all(requestPattern(mountPoint, prefix), async ({ request }) => {
       const url = parse(request.url)
       const pathname = url.pathname.slice(mountPath.length)
       // `Location` comes from the configured base URL (or, for a relative one, the page's own origin).
