@@ -161,7 +161,7 @@ export interface SequenceDeps {
   model: Model
   time: ModelTime
   /** Whether the target's control plane places simulated calls (learnt on the first try). */
-  capabilities: { calls?: boolean }
+  capabilities: { calls?: boolean; join?: boolean }
   /** Tags the accounts a sequence makes. */
   label: string
   /** Every key value the run saw: reports never print them. */
@@ -462,7 +462,59 @@ export class Sequence {
       }
       case 'plan':
         return this.changePlan(step)
+      case 'join':
+        return this.join(step)
     }
+  }
+
+  /**
+   * One of the newest team members of the sequence's account joins, on both sides (the `join` step), and is read
+   * back. A member who cannot join (active already, removed) is refused by both control planes alike; a control
+   * plane without the operation is noted and never asked again.
+   */
+  private async join(step: Extract<Step, { kind: 'join' }>): Promise<void> {
+    const { target, model, capabilities } = this.deps
+    const current = this.current as Recorded
+    current.title =
+      'an invited team member joins (POST /_mock/accounts/{account_id}/team-members/{member_id}/join)'
+    const members = this.memory.pool('live', 'mem')
+    if (capabilities.join === false || members.length === 0) {
+      current.note =
+        capabilities.join === false
+          ? "the target's control plane has no joinTeamMember: nothing sent"
+          : 'no team member yet: nobody joined'
+      return
+    }
+    const member = members[members.length - 1 - (step.member % members.length)] as IdPair
+    await this.separateWrite()
+    const path = `/accounts/${this.accounts.target.main}/team-members/${member.target}/join`
+    let joined: Record<string, unknown> | undefined
+    try {
+      joined = await target.control.joinMember(this.accounts.target.main, member.target)
+    } catch (error) {
+      if (!(error instanceof MockControlError)) throw error
+      if (/ answered 40[45] /.test(error.message) && !error.message.includes('resource_not_found')) {
+        capabilities.join = false
+        current.note = "the target's control plane has no joinTeamMember: nothing sent"
+        return
+      }
+      // Refused (joined already, or removed): the model's control plane refuses it too, or the read back differs.
+      current.note = `the target's control plane refused: ${error.message.slice(0, 160)}`
+    }
+    capabilities.join = true
+    this.interact('control', 'POST', path, {}, undefined, joined ?? null)
+    if (joined) {
+      // The model's member joins in the second the target's did.
+      const second = Math.floor(Date.parse(String(joined.joined_at)) / 1000)
+      if (!Number.isNaN(second)) this.deps.time.step(second)
+      this.wrote(joined.joined_at)
+      current.title = `team member ${member.target} joins (POST /_mock/accounts/{account_id}/team-members/{member_id}/join)`
+    }
+    await model.control.joinMember(this.accounts.model.main, member.model).catch(() => undefined)
+    await this.read(
+      { target: `/team-members/${member.target}`, model: `/team-members/${member.model}` },
+      'read back',
+    )
   }
 
   private keyOf(role: KeyRole, side: 'target' | 'model'): string | undefined {

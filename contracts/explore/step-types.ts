@@ -163,6 +163,11 @@ export type Step =
        */
       leave?: boolean
     }
+  /**
+   * An invited team member (the `member`th of the newest live ones) accepts the invitation through the control plane
+   * (when it offers `joinTeamMember`), then is read back: the steps after it meet an active member.
+   */
+  | { kind: 'join'; member: number }
   /** A key revoked through the control plane. */
   | { kind: 'revoke'; key: KeyRole }
   /** The account's plan or quotas changed through the control plane (an upgrade, a downgrade, custom limits). */

@@ -115,6 +115,9 @@ export function createMockControl(options: MockControlOptions) {
     /** Places a simulated call (docs/decisions/013-calls-and-webhooks.md): its `queued` call log. */
     placeCall: (accountId: string, input: Record<string, unknown>) =>
       call<Record<string, unknown>>('POST', `/accounts/${accountId}/calls`, input, 201),
+    /** An invited team member accepts the invitation (`joinTeamMember`): the member, `active`. */
+    joinMember: (accountId: string, memberId: string) =>
+      call<Record<string, unknown>>('POST', `/accounts/${accountId}/team-members/${memberId}/join`),
     /** The mock's whole state as a capsule, as its JSON text (`GET /_mock/capsule`). */
     async capsuleText(): Promise<string> {
       const headers: Record<string, string> = {}

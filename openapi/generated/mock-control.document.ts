@@ -18,7 +18,7 @@ export const mockControlDocument: OpenApiDocument = {
       "name": "voice-api-kit maintainers",
       "url": "https://github.com/voice-api-kit/voice-api-kit"
     },
-    "description": "The control plane of the voice-api-kit mock server. It is **not** part of the platform's v1 API: the\nplatform manages API keys in its dashboard only, so the mock offers this small API instead, to create\naccounts and keys, revoke keys, move the clock and watch the requests it received. It is served by the mock\nunder `/_mock/` (next to `/v1/`).\n\n## Access\n- Without `--admin-token`, the control plane answers **loopback clients only** (127.0.0.0/8, `::1`, and\n  in-process callers such as MSW); any other client gets 403 `loopback_only`. No credentials are needed.\n- When the mock was started with `--admin-token <token>`, every control request must carry\n  `Authorization: Bearer <token>` (compared in constant time), from any address; otherwise\n  401 `invalid_admin_token`. The pages `GET /dashboard` (with its scripts and styles) and `GET /docs`\n  hold no secret and load without the token; the dashboard then asks for it and sends it with each call. v1 API keys never authenticate here, and the admin token never\n  authenticates `/v1`.\n- Control requests are not rate limited, not counted in any account's windows and not written to the journal.\n- The control plane (and the dashboard and docs pages under it) answers only requests addressed to the\n  mock itself, against DNS rebinding: the `Host` header must name `localhost` or a name under\n  `.localhost`, an IP address, the `--host` the mock listens on, or a name given to `--allowed-hosts`\n  (`.example.dev` there allows `example.dev` and every name under it); the port is not compared. Any\n  other `Host` gets 403 `host_not_allowed`, before any other check. (A page on `evil.example` whose name\n  is re-pointed at 127.0.0.1 is same-origin for the browser, but its requests still say\n  `Host: evil.example`.) Behind a proxy that keeps the browser's `Host` (for example a Vite dev-server\n  proxy without `changeOrigin`, reached under a name of your own), pass that name to `--allowed-hosts`.\n  In-process (MSW) there is no network and no `Host` to check. `/v1` is answered under any name.\n- Cross-site changes are refused with 403 `cross_site_request`: a POST, PATCH or DELETE whose\n  `Sec-Fetch-Site` is `cross-site` or `same-site` (another port of the same host is another site's page), or,\n  from a client that sends no `Sec-Fetch-Site`, whose `Origin` is not the mock's own origin. A web page open\n  in a browser on the same machine therefore cannot reset the mock or revoke keys. `Sec-Fetch-Site:\n  same-origin` is the browser's word that the page is of the origin it addressed, so the dashboard works\n  under any name of the mock (`localhost` or `127.0.0.1`) and behind a dev-server proxy that forwards\n  `/_mock` (with or without `changeOrigin`; the `Host` check above still applies). Control responses carry\n  no CORS headers, so no other site can read them either.\n\n## Conventions\nSame as v1: JSON bodies, `snake_case`, ISO 8601 UTC timestamps with `Z`, prefixed IDs (`usr_`, `key_`,\n`req_`, `whd_` for webhook deliveries), a `Request-Id` header on every response, and the same error envelope\n(`{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\", \"errors\"?}}`). Unknown query parameters\nand unknown body fields are rejected (400 `invalid_parameter`, 422 `unknown_field`).\n\n| status | `error.type` | `error.code` |\n|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter` |\n| 401 | `authentication_error` | `invalid_admin_token` |\n| 403 | `permission_error` | `host_not_allowed`, `loopback_only`, `cross_site_request` |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` |\n| 405 | `invalid_request_error` | `method_not_allowed` (header `Allow`) |\n| 413 | `invalid_request_error` | `payload_too_large` (a body over 1 MiB, on any request but `POST /capsule`, whose limit is 64 MiB; nothing is done) |\n| 415 | `invalid_request_error` | `unsupported_media_type` |\n| 422 | `validation_error` | `validation_failed`, with `errors: [{param, code, message}]` |\n| 409 | `conflict_error` | `demo_account_protected` (deleting the seeded demo account), `limit_reached` (the mock holds at most 1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account, and 1,000 scenarios; nothing is created) |\n| 503 | `api_error` | `service_unavailable` (every connection the mock may hold is busy, or a change could not be saved: the disk is full, the Redis store cannot be reached; nothing was changed; `Retry-After`) |\n\n## Scenarios\nA scenario makes v1 requests fail, slow down or lose their connection on purpose (`createScenario`), so\nthat a frontend can be seen handling errors, loading states and an offline API. Every answer a scenario\ntouched carries the header `Mock-Scenario: <scenario id>` and is marked in the journal (`scenario`).\nPer request, Prism's habit works too: `Prefer: code=<status>` on a v1 request answers that error status\n(one the operation documents, or 500, 502, 503, 504) with the contract's envelope, changing nothing, and\n`Mock-Scenario: prefer`; `Prefer: code=<2xx>` asks for the operation's real answer (the request runs\nas without the header; scenarios are not applied); any other status is 400 `invalid_parameter` naming\n`Prefer`. Other preferences in the header are ignored.\n\n## Time\nOne clock drives rate-limit windows, key expiry, idempotency retention and every timestamp of both APIs.\nIt starts at the real time when the mock starts (or at a fixed instant when seeded so) and can only be\nmoved forward, with `POST /clock/advance`, so that hour-long windows and 90-day rotations are tested in\nmilliseconds.\n"
+    "description": "The control plane of the voice-api-kit mock server. It is **not** part of the platform's v1 API: the\nplatform manages API keys in its dashboard only, so the mock offers this small API instead, to create\naccounts and keys, revoke keys, move the clock and watch the requests it received. It is served by the mock\nunder `/_mock/` (next to `/v1/`).\n\n## Access\n- Without `--admin-token`, the control plane answers **loopback clients only** (127.0.0.0/8, `::1`, and\n  in-process callers such as MSW); any other client gets 403 `loopback_only`. No credentials are needed.\n- When the mock was started with `--admin-token <token>`, every control request must carry\n  `Authorization: Bearer <token>` (compared in constant time), from any address; otherwise\n  401 `invalid_admin_token`. The pages `GET /dashboard` (with its scripts and styles) and `GET /docs`\n  hold no secret and load without the token; the dashboard then asks for it and sends it with each call. v1 API keys never authenticate here, and the admin token never\n  authenticates `/v1`.\n- Control requests are not rate limited, not counted in any account's windows and not written to the journal.\n- The control plane (and the dashboard and docs pages under it) answers only requests addressed to the\n  mock itself, against DNS rebinding: the `Host` header must name `localhost` or a name under\n  `.localhost`, an IP address, the `--host` the mock listens on, or a name given to `--allowed-hosts`\n  (`.example.dev` there allows `example.dev` and every name under it); the port is not compared. Any\n  other `Host` gets 403 `host_not_allowed`, before any other check. (A page on `evil.example` whose name\n  is re-pointed at 127.0.0.1 is same-origin for the browser, but its requests still say\n  `Host: evil.example`.) Behind a proxy that keeps the browser's `Host` (for example a Vite dev-server\n  proxy without `changeOrigin`, reached under a name of your own), pass that name to `--allowed-hosts`.\n  In-process (MSW) there is no network and no `Host` to check. `/v1` is answered under any name.\n- Cross-site changes are refused with 403 `cross_site_request`: a POST, PATCH or DELETE whose\n  `Sec-Fetch-Site` is `cross-site` or `same-site` (another port of the same host is another site's page), or,\n  from a client that sends no `Sec-Fetch-Site`, whose `Origin` is not the mock's own origin. A web page open\n  in a browser on the same machine therefore cannot reset the mock or revoke keys. `Sec-Fetch-Site:\n  same-origin` is the browser's word that the page is of the origin it addressed, so the dashboard works\n  under any name of the mock (`localhost` or `127.0.0.1`) and behind a dev-server proxy that forwards\n  `/_mock` (with or without `changeOrigin`; the `Host` check above still applies). Control responses carry\n  no CORS headers, so no other site can read them either.\n\n## Conventions\nSame as v1: JSON bodies, `snake_case`, ISO 8601 UTC timestamps with `Z`, prefixed IDs (`usr_`, `key_`,\n`req_`, `whd_` for webhook deliveries), a `Request-Id` header on every response, and the same error envelope\n(`{\"error\": {\"type\", \"code\", \"message\", \"param\"?, \"request_id\", \"errors\"?}}`). Unknown query parameters\nand unknown body fields are rejected (400 `invalid_parameter`, 422 `unknown_field`).\n\n| status | `error.type` | `error.code` |\n|---|---|---|\n| 400 | `invalid_request_error` | `invalid_json`, `invalid_parameter` |\n| 401 | `authentication_error` | `invalid_admin_token` |\n| 403 | `permission_error` | `host_not_allowed`, `loopback_only`, `cross_site_request` |\n| 404 | `not_found_error` | `resource_not_found`, `route_not_found` |\n| 405 | `invalid_request_error` | `method_not_allowed` (header `Allow`) |\n| 413 | `invalid_request_error` | `payload_too_large` (a body over 1 MiB, on any request but `POST /capsule`, whose limit is 64 MiB; nothing is done) |\n| 415 | `invalid_request_error` | `unsupported_media_type` |\n| 422 | `validation_error` | `validation_failed`, with `errors: [{param, code, message}]` |\n| 409 | `conflict_error` | `demo_account_protected` (deleting the seeded demo account), `member_already_joined` (a member who has joined already), `limit_reached` (the mock holds at most 1,000 accounts, 100 keys per account, 100 simulated calls under way and 200,000 call logs per account, and 1,000 scenarios; nothing is created) |\n| 503 | `api_error` | `service_unavailable` (every connection the mock may hold is busy, or a change could not be saved: the disk is full, the Redis store cannot be reached; nothing was changed; `Retry-After`) |\n\n## Scenarios\nA scenario makes v1 requests fail, slow down or lose their connection on purpose (`createScenario`), so\nthat a frontend can be seen handling errors, loading states and an offline API. Every answer a scenario\ntouched carries the header `Mock-Scenario: <scenario id>` and is marked in the journal (`scenario`).\nPer request, Prism's habit works too: `Prefer: code=<status>` on a v1 request answers that error status\n(one the operation documents, or 500, 502, 503, 504) with the contract's envelope, changing nothing, and\n`Mock-Scenario: prefer`; `Prefer: code=<2xx>` asks for the operation's real answer (the request runs\nas without the header; scenarios are not applied); any other status is 400 `invalid_parameter` naming\n`Prefer`. Other preferences in the header are ignored.\n\n## Time\nOne clock drives rate-limit windows, key expiry, idempotency retention and every timestamp of both APIs.\nIt starts at the real time when the mock starts (or at a fixed instant when seeded so) and can only be\nmoved forward, with `POST /clock/advance`, so that hour-long windows and 90-day rotations are tested in\nmilliseconds.\n"
   },
   "servers": [
     {
@@ -2255,6 +2255,130 @@ export const mockControlDocument: OpenApiDocument = {
         }
       }
     },
+    "/accounts/{account_id}/team-members/{member_id}/join": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AccountId"
+        },
+        {
+          "$ref": "#/components/parameters/MemberId"
+        }
+      ],
+      "post": {
+        "operationId": "joinTeamMember",
+        "summary": "Accept an invitation for the invitee",
+        "description": "The invited person accepts: the team member's `status` becomes `active` and `joined_at` the mock clock's\nnow, as `GET /v1/team-members/{member_id}` then shows it (the dashboard's way to see an app with a team\nthat has joined). Takes no request body. A member who is already active (the owner among them) is 409\n`member_already_joined`; an ID that is not a member of the account is 404.\n",
+        "tags": [
+          "Accounts"
+        ],
+        "security": [
+          {},
+          {
+            "adminToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The member, joined.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TeamMember"
+                },
+                "examples": {
+                  "joined": {
+                    "summary": "An editor who accepted the invitation",
+                    "value": {
+                      "id": "mem_6Tq2Wz8Lm4Xk9Rb3",
+                      "object": "team_member",
+                      "email": "sam.ortiz@brightline-dental.com",
+                      "name": "Sam Ortiz",
+                      "role": "editor",
+                      "status": "active",
+                      "invited_at": "2026-03-10T09:12:45Z",
+                      "joined_at": "2026-03-12T14:02:10Z",
+                      "created_at": "2026-03-10T09:12:45Z"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "409": {
+            "description": "409 - the member has joined already (or is the owner).",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "error": {
+                          "type": "object",
+                          "properties": {
+                            "type": {
+                              "const": "conflict_error"
+                            },
+                            "code": {
+                              "const": "member_already_joined"
+                            }
+                          }
+                        }
+                      }
+                    }
+                  ]
+                },
+                "examples": {
+                  "joined": {
+                    "summary": "A member who is active already",
+                    "value": {
+                      "error": {
+                        "type": "conflict_error",
+                        "code": "member_already_joined",
+                        "message": "mem_6Tq2Wz8Lm4Xk9Rb3 has joined the team already.",
+                        "param": "member_id",
+                        "request_id": "req_Jn4Md8Ws2Qa6Lk1P"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
     "/accounts/{account_id}/calls": {
       "parameters": [
         {
@@ -2982,6 +3106,22 @@ export const mockControlDocument: OpenApiDocument = {
           }
         }
       },
+      "MemberId": {
+        "name": "member_id",
+        "in": "path",
+        "required": true,
+        "description": "ID of the team member (`mem_...`).",
+        "schema": {
+          "type": "string",
+          "pattern": "^mem_[A-Za-z0-9]+$",
+          "maxLength": 64
+        },
+        "examples": {
+          "invited": {
+            "value": "mem_6Tq2Wz8Lm4Xk9Rb3"
+          }
+        }
+      },
       "KeyId": {
         "name": "key_id",
         "in": "path",
@@ -3222,7 +3362,7 @@ export const mockControlDocument: OpenApiDocument = {
         }
       },
       "NotFound": {
-        "description": "404 - `resource_not_found` (no account, key or scenario with that ID; `param` names the path parameter) or\n`route_not_found` (no such control path).\n",
+        "description": "404 - `resource_not_found` (no account, key, scenario or team member with that ID; `param` names the path parameter) or\n`route_not_found` (no such control path).\n",
         "headers": {
           "Request-Id": {
             "$ref": "#/components/headers/Request-Id"
@@ -3693,6 +3833,7 @@ export const mockControlDocument: OpenApiDocument = {
                   "route_not_found",
                   "method_not_allowed",
                   "demo_account_protected",
+                  "member_already_joined",
                   "limit_reached",
                   "payload_too_large",
                   "unsupported_media_type",
@@ -4812,6 +4953,65 @@ export const mockControlDocument: OpenApiDocument = {
             "items": {
               "type": "object"
             }
+          }
+        }
+      },
+      "TeamMember": {
+        "type": "object",
+        "description": "A team member exactly as the v1 API shows it (`TeamMember` in v1.yaml, where its fields are described).",
+        "required": [
+          "id",
+          "object",
+          "email",
+          "name",
+          "role",
+          "status",
+          "invited_at",
+          "joined_at",
+          "created_at"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^mem_[A-Za-z0-9]+$"
+          },
+          "object": {
+            "type": "string",
+            "const": "team_member"
+          },
+          "email": {
+            "type": "string"
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "role": {
+            "type": "string",
+            "enum": [
+              "owner",
+              "admin",
+              "editor",
+              "viewer"
+            ]
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "invited",
+              "active"
+            ]
+          },
+          "invited_at": {
+            "$ref": "#/components/schemas/NullableTimestamp"
+          },
+          "joined_at": {
+            "$ref": "#/components/schemas/NullableTimestamp"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
           }
         }
       },

@@ -435,6 +435,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account_id}/team-members/{member_id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+                /** @description ID of the team member (`mem_...`). */
+                member_id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation for the invitee
+         * @description The invited person accepts: the team member's `status` becomes `active` and `joined_at` the mock clock's
+         *     now, as `GET /v1/team-members/{member_id}` then shows it (the dashboard's way to see an app with a team
+         *     that has joined). Takes no request body. A member who is already active (the owner among them) is 409
+         *     `member_already_joined`; an ID that is not a member of the account is 404.
+         */
+        post: operations["joinTeamMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{account_id}/calls": {
         parameters: {
             query?: never;
@@ -594,7 +622,7 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "validation_error" | "api_error";
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "host_not_allowed" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "demo_account_protected" | "limit_reached" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error" | "service_unavailable";
+                code: "invalid_json" | "invalid_parameter" | "invalid_admin_token" | "host_not_allowed" | "loopback_only" | "cross_site_request" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "demo_account_protected" | "member_already_joined" | "limit_reached" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "internal_error" | "service_unavailable";
                 /** @description Human-readable; never contains a key value or the admin token. */
                 message: string;
                 /** @description The parameter or dotted body path at fault. */
@@ -947,6 +975,21 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             transcript: Record<string, never>[];
         };
+        /** @description A team member exactly as the v1 API shows it (`TeamMember` in v1.yaml, where its fields are described). */
+        TeamMember: {
+            id: string;
+            /** @constant */
+            object: "team_member";
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "editor" | "viewer";
+            /** @enum {string} */
+            status: "invited" | "active";
+            invited_at: components["schemas"]["NullableTimestamp"];
+            joined_at: components["schemas"]["NullableTimestamp"];
+            created_at: components["schemas"]["Timestamp"];
+        };
         /** @description Whether an account has a webhook signing secret, and since when; never its value. */
         WebhookSecret: {
             /** @constant */
@@ -1232,7 +1275,7 @@ export interface components {
             };
         };
         /**
-         * @description 404 - `resource_not_found` (no account, key or scenario with that ID; `param` names the path parameter) or
+         * @description 404 - `resource_not_found` (no account, key, scenario or team member with that ID; `param` names the path parameter) or
          *     `route_not_found` (no such control path).
          */
         NotFound: {
@@ -1364,6 +1407,8 @@ export interface components {
         AccountId: string;
         /** @description ID of the scenario (`scn_...`). */
         ScenarioId: string;
+        /** @description ID of the team member (`mem_...`). */
+        MemberId: string;
         /** @description ID of the API key (`key_...`). */
         KeyId: string;
     };
@@ -1417,6 +1462,7 @@ export type JournalEntry = components['schemas']['JournalEntry'];
 export type JournalList = components['schemas']['JournalList'];
 export type CallStartRequest = components['schemas']['CallStartRequest'];
 export type CallLog = components['schemas']['CallLog'];
+export type TeamMember = components['schemas']['TeamMember'];
 export type WebhookSecret = components['schemas']['WebhookSecret'];
 export type CreatedWebhookSecret = components['schemas']['CreatedWebhookSecret'];
 export type DeletedWebhookSecret = components['schemas']['DeletedWebhookSecret'];
@@ -1449,6 +1495,7 @@ export type ResponseUnsupportedMediaType = components['responses']['UnsupportedM
 export type ResponseUnprocessableEntity = components['responses']['UnprocessableEntity'];
 export type ParameterAccountId = components['parameters']['AccountId'];
 export type ParameterScenarioId = components['parameters']['ScenarioId'];
+export type ParameterMemberId = components['parameters']['MemberId'];
 export type ParameterKeyId = components['parameters']['KeyId'];
 export type HeaderRequestId = components['headers']['Request-Id'];
 export type HeaderAllow = components['headers']['Allow'];
@@ -2150,6 +2197,55 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    joinTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the account (its user ID, `usr_...`). */
+                account_id: components["parameters"]["AccountId"];
+                /** @description ID of the team member (`mem_...`). */
+                member_id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member, joined. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 409 - the member has joined already (or is the owner). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @constant */
+                            type?: "conflict_error";
+                            /** @constant */
+                            code?: "member_already_joined";
+                        };
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
         };
     };

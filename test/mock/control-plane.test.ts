@@ -123,6 +123,49 @@ describe('the control plane (/_mock)', () => {
     expect((await call(mock, 'GET', '/v1/user', { key })).status).toBe(200)
   })
 
+  it('lets an invited member join: active from then on in v1, once only, the owner never', async () => {
+    const { accountId, key: value } = await provision(mock)
+    const invited = await call(mock, 'POST', '/v1/team-members', {
+      key: value,
+      body: { email: 'joins@example.com', role: 'editor' },
+    })
+    expect(invited.status).toBe(201)
+    await call(mock, 'POST', '/_mock/clock/advance', { body: { seconds: 90 } })
+    const joined = await call(
+      mock,
+      'POST',
+      `/_mock/accounts/${accountId}/team-members/${invited.body.id}/join`,
+    )
+    expect(joined.status).toBe(200)
+    expect(joined.body).toMatchObject({
+      id: invited.body.id,
+      status: 'active',
+      invited_at: invited.body.invited_at,
+    })
+    expect(Date.parse(joined.body.joined_at) - Date.parse(invited.body.invited_at)).toBeGreaterThanOrEqual(
+      90_000,
+    )
+    const read = await call(mock, 'GET', `/v1/team-members/${invited.body.id}`, { key: value })
+    expect(read.body).toEqual(joined.body)
+    const again = await call(
+      mock,
+      'POST',
+      `/_mock/accounts/${accountId}/team-members/${invited.body.id}/join`,
+    )
+    expect([again.status, again.body.error.code], JSON.stringify(again.body)).toEqual([409, 'member_already_joined'])
+    const members = await call(mock, 'GET', '/v1/team-members', { key: value })
+    const owner = members.body.data.find((m: { role: string }) => m.role === 'owner')
+    const ownerJoin = await call(mock, 'POST', `/_mock/accounts/${accountId}/team-members/${owner.id}/join`)
+    expect(ownerJoin.status).toBe(409)
+    const elsewhere = await provision(mock)
+    const stranger = await call(
+      mock,
+      'POST',
+      `/_mock/accounts/${elsewhere.accountId}/team-members/${invited.body.id}/join`,
+    )
+    expect([stranger.status, stranger.body.error.param]).toEqual([404, 'member_id'])
+  })
+
   it('answers 404 for an unknown account and 422 for a bad body', async () => {
     expect((await call(mock, 'GET', '/_mock/accounts/usr_nobody')).status).toBe(404)
     expect((await call(mock, 'POST', '/_mock/accounts', { body: { plan: 'gold' } })).status).toBe(422)

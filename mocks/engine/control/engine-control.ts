@@ -20,6 +20,7 @@ import type { EngineResponse } from '../types.ts'
 import { accountHandlers } from './account-handlers.ts'
 import { createControlApi } from './control-api.ts'
 import { mockHandlers } from './mock-handlers.ts'
+import { teamControlHandlers } from './team-control-handlers.ts'
 
 export interface EngineControlOptions {
   /** The v1 contract (capsules' resources are checked against it) and the control plane's. */
@@ -106,6 +107,7 @@ export function engineControl(options: EngineControlOptions) {
         },
         demoAccountId,
       }),
+      ...teamControlHandlers({ accounts, data, clock }),
       ...mockHandlers({ clock, journal: options.journal, reset, seed }),
       ...capsules.handlers,
       ...simulation.handlers,
