@@ -191,6 +191,8 @@ export class Sequence {
   private steps = 0
   /** The list being read a page per `page` step: where it is, and the cursor of its next page. */
   private paging?: { collection: string; pageSize: number; direction: string; cursor?: IdPair }
+  /** Team members (the model's IDs) the model last showed invited: those that may join. */
+  private readonly invited = new Set<string>()
   /** Which of `CALENDAR_EDGES` the sequence's calendar instants are near. */
   private edge = 0
   /** Values of the headers the contract calls unique, as the target's answers gave them. */
@@ -385,7 +387,7 @@ export class Sequence {
    */
   private async changePlan(step: Extract<Step, { kind: 'plan' }>): Promise<void> {
     const { target, model, time } = this.deps
-    const change = { plan: step.plan, limits: step.limits }
+    const change = step.limits === undefined ? { plan: step.plan } : { plan: step.plan, limits: step.limits }
     if (this.current)
       this.current.title = `the plan changed to ${step.plan}${step.limits ? ` with ${step.limits.hourly} an hour, ${step.limits.burst} a burst` : ''} (PATCH /_mock/accounts/{account_id})`
     const path = this.plainRead()
@@ -477,12 +479,13 @@ export class Sequence {
     const current = this.current as Recorded
     current.title =
       'an invited team member joins (POST /_mock/accounts/{account_id}/team-members/{member_id}/join)'
-    const members = this.memory.pool('live', 'mem')
+    // The newest member the model last showed invited (the owner and members who joined are refused).
+    const members = this.memory.pool('live', 'mem').filter((m) => this.invited.has(m.model))
     if (capabilities.join === false || members.length === 0) {
       current.note =
         capabilities.join === false
           ? "the target's control plane has no joinTeamMember: nothing sent"
-          : 'no team member yet: nobody joined'
+          : 'no invited team member: nobody joined'
       return
     }
     const member = members[members.length - 1 - (step.member % members.length)] as IdPair
@@ -1178,6 +1181,16 @@ export class Sequence {
     return { fits, exchanges }
   }
 
+  /** Notes which team members an answer of the model shows invited, and which no longer. */
+  private noteInvited(body: unknown): void {
+    const items = isObject(body) && Array.isArray(body.data) ? body.data : [body]
+    for (const item of items)
+      if (isObject(item) && item.object === 'team_member' && typeof item.id === 'string') {
+        if (item.status === 'invited') this.invited.add(item.id)
+        else this.invited.delete(item.id)
+      }
+  }
+
   /**
    * A header the contract calls unique (a request's ID) that repeats an earlier answer's value is a difference. A
    * replay of an Idempotency-Key returns the stored answer's headers, so it is left out.
@@ -1274,6 +1287,7 @@ export class Sequence {
     if (record.differences.length > 0) throw new DifferenceFound(this.records)
     if (!['GET', 'HEAD'].includes(request.method) && m.status < 300) this.wrote(time.current())
     this.memory.learn(request, m, meta.role, this.ids)
+    this.noteInvited(m.body)
   }
 
   private interact(

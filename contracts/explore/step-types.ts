@@ -170,8 +170,11 @@ export type Step =
   | { kind: 'join'; member: number }
   /** A key revoked through the control plane. */
   | { kind: 'revoke'; key: KeyRole }
-  /** The account's plan or quotas changed through the control plane (an upgrade, a downgrade, custom limits). */
-  | { kind: 'plan'; plan: SetupSpec['plan']; limits: SetupSpec['limits'] }
+  /**
+   * The account's plan or quotas changed through the control plane (an upgrade, a downgrade, custom limits);
+   * `limits` undefined: the plan alone (custom quotas stay as they are).
+   */
+  | { kind: 'plan'; plan: SetupSpec['plan']; limits: SetupSpec['limits'] | undefined }
   /**
    * The next page of the list being read (other steps in between: a client paging while objects come and go),
    * or the first page of a list (the `list`th of the contract's) when none is being read or it has ended.

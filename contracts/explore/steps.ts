@@ -198,6 +198,8 @@ function bodyArbitrary(
   const body = operation.requestBody
   if (!body) return undefined
   const valid = valueArbitrary(contract.document, body.schema)
+  const resolved = resolveNode(contract.document, body.schema, '#').schema as { required?: unknown[] }
+  const partial = !(resolved.required?.length ?? 0)
   const base =
     body.examples.length > 0
       ? fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: fc.constantFrom(...body.examples) })
@@ -216,7 +218,32 @@ function bodyArbitrary(
         .map(([value, pick, spelling]): BodyChoice => ({ form: 'broken', value, pick, spelling })),
     },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_BODIES) },
+    // A partial update of one field alone (a dashboard's toggle, a form that sends what was edited), where a
+    // handler that rewrites the fields it was not sent shows.
+    ...(partial
+      ? [
+          {
+            weight: 3,
+            arbitrary: fc.tuple(valid, fc.nat(), spellingArbitrary).map(
+              ([value, pick, spelling]): BodyChoice => ({
+                form: 'valid',
+                value: oneField(value, pick),
+                spelling,
+              }),
+            ),
+          },
+        ]
+      : []),
   )
+}
+
+/** One member of a drawn object (the `pick`th), or the value itself when it is no object or has none. */
+function oneField(value: unknown, pick: number): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value
+  const entries = Object.entries(value)
+  if (entries.length === 0) return value
+  const [name, member] = entries[pick % entries.length] as [string, unknown]
+  return { [name]: member }
 }
 
 /** The methods a path does not document (answered 405), in the contract's spelling. */
@@ -291,6 +318,19 @@ const PLANS = fc.constantFrom<SetupSpec['plan']>('pro', 'free', 'enterprise')
 /** The plan's own quotas most often, else custom ones small enough for a sequence to reach. */
 const LIMITS = fc.oneof(
   { weight: 3, arbitrary: fc.constant(null) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      hourly: fc.integer({ min: 12, max: 60 }),
+      burst: fc.integer({ min: 4, max: 12 }),
+    }),
+  },
+)
+
+/** A plan change's quotas: as `LIMITS`, or left out (the plan alone changes; custom quotas stay). */
+const PLAN_LIMITS = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(null) },
+  { weight: 1, arbitrary: fc.constant(undefined) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -398,7 +438,7 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
     {
       weight: 1,
       arbitrary: fc
-        .record({ plan: PLANS, limits: LIMITS })
+        .record({ plan: PLANS, limits: PLAN_LIMITS })
         .map((change): Step => ({ kind: 'plan', ...change })),
     },
   )
