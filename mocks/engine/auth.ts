@@ -9,8 +9,22 @@ export type AuthResult = { ok: true; key: StoredKey } | { ok: false; error: ApiE
 
 const QUERY_KEY_PARAMS = ['api_key', 'apikey', 'key', 'access_token', 'token']
 
+const BEARER = 'Bearer '
+
+/** `Bearer `, then one or more visible ASCII characters (no space, no control character), and nothing else. */
+function isPlainBearer(header: string): boolean {
+  if (header.length <= BEARER.length || !header.startsWith(BEARER)) return false
+  for (let i = BEARER.length; i < header.length; i++) {
+    const code = header.charCodeAt(i)
+    if (code < 0x21 || code > 0x7e) return false
+  }
+  return true
+}
+
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), or an error. */
 export function parseAuthorization(header: string | undefined, query: URLSearchParams): string | ApiError {
+  // The usual form, `Bearer ` and a token of visible ASCII: the token, as the general reading below gives it.
+  if (header !== undefined && isPlainBearer(header)) return header.slice(BEARER.length)
   if (header === undefined || header.trim() === '') {
     if (QUERY_KEY_PARAMS.some((name) => query.has(name)))
       return errors.unauthenticated(

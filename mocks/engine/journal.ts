@@ -1,9 +1,11 @@
 import type { components } from '../../openapi/generated/mock-control.types.ts'
 import type { Clock } from './clock.ts'
+import { JournalEntries } from './journal-entries.ts'
 import type { RequestContext } from './pipeline/request-context.ts'
 import { redactSecrets } from './secrets.ts'
 import type { EngineState } from './state/state.ts'
 import type { EngineResponse } from './types.ts'
+import { upperCaseMethod } from './upper-case-method.ts'
 
 /** How the journal marks a request a scenario (or a `Prefer` header) answered or delayed. */
 export type JournalScenario = components['schemas']['JournalScenario']
@@ -43,7 +45,7 @@ export const JOURNAL_TABLE = 'journal'
  */
 export function createJournal(state: EngineState, capacity = 1000) {
   /** Entries by request id, oldest first (the order they were recorded or learnt of). */
-  const entries = new Map<string, JournalEntry>()
+  const entries = new JournalEntries<JournalEntry>()
   /** The ids of the last `capacity` entries in a ring: the one a new entry replaces is the oldest. */
   const ring: (string | undefined)[] = new Array(capacity)
   let next = 0
@@ -58,9 +60,9 @@ export function createJournal(state: EngineState, capacity = 1000) {
 
   state.register(JOURNAL_TABLE, {
     apply(key, value) {
-      entries.delete(key)
+      entries.remove(key)
       if (value === null) return
-      entries.set(key, value as JournalEntry)
+      entries.appendNew(key, value as JournalEntry)
       remember(key)
     },
     entries: () => entries.entries(),
@@ -72,15 +74,15 @@ export function createJournal(state: EngineState, capacity = 1000) {
   })
 
   function drop(id: string): void {
-    const entry = entries.get(id)
+    const entry = entries.remove(id)
     if (!entry) return
-    entries.delete(id)
     state.record(JOURNAL_TABLE, id, null, entry, true)
   }
 
   return {
+    /** Records the entry of a request (`entry.id` is its request id, new to the journal). */
     record(entry: JournalEntry): void {
-      entries.set(entry.id, entry)
+      entries.appendNew(entry.id, entry)
       state.record(JOURNAL_TABLE, entry.id, entry, null, true)
       remember(entry.id)
     },
@@ -93,7 +95,8 @@ export function createJournal(state: EngineState, capacity = 1000) {
         if (/^[1-5]xx$/i.test(status)) return String(code)[0] === status[0]
         return String(code) === status
       }
-      const matching = [...entries.values()]
+      const matching = entries
+        .valuesInOrder()
         .reverse()
         .filter(
           (e) =>
@@ -109,7 +112,7 @@ export function createJournal(state: EngineState, capacity = 1000) {
     },
     /** Empties the journal, recorded as changes. */
     clear(): void {
-      for (const id of [...entries.keys()]) drop(id)
+      for (const id of entries.keys()) drop(id)
     },
   }
 }
@@ -136,7 +139,7 @@ export function journalEntry(
     id: ctx.requestId,
     object: 'journal_entry',
     at: clock.iso(),
-    method: ctx.request.method.toUpperCase(),
+    method: upperCaseMethod(ctx.request.method),
     path: redactSecrets(ctx.url.pathname),
     operation_id: ctx.operation?.operationId ?? null,
     status: response.status,

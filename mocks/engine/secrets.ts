@@ -1,29 +1,58 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { utf8ToBytes } from '@noble/hashes/utils.js'
 
-const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef')
-const ascii = new TextDecoder()
+const HEX_DIGITS = [...'0123456789abcdef'].map((digit) => digit.charCodeAt(0))
+/** The hex digits of the digest being written (character codes); one digest at a time. */
+const hexCodes: number[] = new Array(64).fill(0)
+/** A hasher in its initial state, copied into `hasher` for each digest (`_cloneInto`, noble's own `clone`). */
+const blank = sha256.create()
+const hasher = sha256.create()
+const digest = new Uint8Array(32)
+
+/**
+ * A string's UTF-8 bytes: an ASCII string (a key value) copied code by code, without a call into the runtime's
+ * encoder; anything else through `utf8ToBytes`.
+ */
+function utf8Of(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length)
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code > 0x7f) return utf8ToBytes(text)
+    bytes[i] = code
+  }
+  return bytes
+}
 
 /**
  * Bytes as lowercase hex, made as one flat string: a digest is looked up in a map on every request, and a
  * string joined from 32 pieces (`bytesToHex`) is copied flat at its first lookup.
  */
 function hexOf(bytes: Uint8Array): string {
-  const digits = new Uint8Array(bytes.length * 2)
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i] as number
-    digits[2 * i] = HEX_DIGITS[byte >> 4] as number
-    digits[2 * i + 1] = HEX_DIGITS[byte & 15] as number
+    hexCodes[2 * i] = HEX_DIGITS[byte >> 4] as number
+    hexCodes[2 * i + 1] = HEX_DIGITS[byte & 15] as number
   }
-  return ascii.decode(digits)
+  return String.fromCharCode.apply(null, hexCodes)
 }
 
 /**
  * SHA-256 of a string's UTF-8 bytes as lowercase hex (@noble/hashes: audited, synchronous, the same in
- * Node and browsers), so that key lookups need no round trip through async Web Crypto.
+ * Node and browsers), so that key lookups need no round trip through async Web Crypto. Every request hashes
+ * its key: one hasher is reset from a blank one for each digest rather than made anew, and it and the text's
+ * bytes are wiped once the digest is out (no key value stays in memory).
  */
 export function sha256Hex(text: string): string {
-  return hexOf(sha256(utf8ToBytes(text)))
+  const bytes = utf8Of(text)
+  blank._cloneInto(hasher)
+  try {
+    hasher.update(bytes)
+    hasher.digestInto(digest)
+    return hexOf(digest)
+  } finally {
+    hasher.destroy()
+    bytes.fill(0)
+  }
 }
 
 /** Compares two strings in time that depends only on their length, never on where they differ. */

@@ -51,6 +51,21 @@ interface Connection {
   movedAt: number
 }
 
+/** The connection a response is counted on, for the one listener all responses share (no closure per request). */
+const CONNECTION = Symbol('connection')
+type CountedResponse = ServerResponse & { [CONNECTION]?: Connection }
+
+/** A response closed: its connection has one request less under way (counted once, however often it closes). */
+function responseClosed(this: CountedResponse): void {
+  const connection = this[CONNECTION]
+  if (!connection) return
+  this[CONNECTION] = undefined
+  connection.busy--
+  connection.served++
+  connection.request = undefined
+  connection.idleSince = performance.now()
+}
+
 export interface ConnectionCap {
   /** Whether the socket was refused (its requests must not be answered). */
   refused(socket: Socket): boolean
@@ -139,12 +154,8 @@ export function capConnections(server: Server, options: ConnectionCapOptions): C
     connection.busy++
     connection.request = req
     connection.movedAt = performance.now()
-    res.once('close', () => {
-      connection.busy--
-      connection.served++
-      connection.request = undefined
-      connection.idleSince = performance.now()
-    })
+    ;(res as CountedResponse)[CONNECTION] = connection
+    res.on('close', responseClosed)
   })
 
   return {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { errors } from '../engine/api-error.ts'
 import { bodyLimitOf, MAX_BODY_BYTES } from '../engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
+import { upperCaseMethod } from '../engine/upper-case-method.ts'
 import { carryOutEffect } from './carry-out-effect.ts'
 import { capConnections, defaultMaxConnections } from './connection-cap.ts'
 import { clientErrorResponse, edgeErrorResponse, onClientError } from './edge-errors.ts'
@@ -154,7 +155,7 @@ export function createHttpServer(handler: () => RequestHandler, options: HttpSer
         sendEdgeError(res, missingHost())
         return
       }
-      const method = (req.method ?? 'GET').toUpperCase()
+      const method = upperCaseMethod(req.method ?? 'GET')
       const write = !SAFE_METHODS.has(method)
       if (write) writesInFlight++
       try {

@@ -52,6 +52,11 @@ function isListEnvelope(body: unknown): body is ListEnvelope {
   return body.data.every((item) => isPlainObject(item) && typeof item.id === 'string' && !('toJSON' in item))
 }
 
+/** A single object with a string `id` (a stored object, or a view of one), not a list: encoded as an item. */
+function isItem(body: unknown): body is Item {
+  return isPlainObject(body) && typeof body.id === 'string' && body.object !== 'list' && !('toJSON' in body)
+}
+
 /** An item's encoded bytes and the fields they were encoded from (nested objects by identity). */
 interface Entry {
   keys: string[]
@@ -72,7 +77,8 @@ function sameFields(entry: Entry, item: Item): boolean {
 /**
  * Encodes response bodies as UTF-8 JSON, byte for byte what `JSON.stringify` gives. Items of a list
  * envelope that was listed before are reused as encoded bytes, so a list of stored objects (agents,
- * team members) costs a copy of bytes instead of serializing and encoding every item again.
+ * team members) costs a copy of bytes instead of serializing and encoding every item again; so is a single
+ * object with an `id` answered again (the user, an agent), item by item as in a list.
  *
  * An item is reused only under its `id` with the same fields holding the same values (`===`; nested
  * objects by identity), so copies of a stored object hit and a publishable view of it does not. A
@@ -133,7 +139,15 @@ export function createJsonEncoder() {
      */
     encode(body: unknown, reuse: boolean): Buffer | string {
       if (body instanceof Uint8Array) return encodeJson(body)
-      if (!reuse || !isListEnvelope(body)) return jsonText(body)
+      if (!reuse) return jsonText(body)
+      if (isItem(body)) {
+        // As a list: kept from the second answer on (an object read once is not worth keeping).
+        if (entries.has(body.id) || listed.has(body.id)) return itemBytes(body)
+        if (listed.size >= MAX_ENTRIES) listed = new Set()
+        listed.add(body.id)
+        return jsonText(body)
+      }
+      if (!isListEnvelope(body)) return jsonText(body)
       const first = (body.data[0] as Item).id
       // Kept from the second listing on: a page listed once (a deep cursor) is not worth keeping.
       if (entries.has(first) || listed.has(first)) return encodeList(body)

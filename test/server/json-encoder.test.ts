@@ -68,3 +68,56 @@ describe('createJsonEncoder', () => {
     expect(encoder.encode(list([{ ...stored }]), true).toString()).toContain('"speed":2')
   })
 })
+
+describe('createJsonEncoder, single objects', () => {
+  it('reuses the bytes of an object with an id for a copy with the same fields, from its second answer on', () => {
+    const encoder = createJsonEncoder()
+    const stored = agent('a', 'Ana')
+    const first = encoder.encode({ ...stored }, true)
+    expect(typeof first).toBe('string')
+    const second = encoder.encode({ ...stored }, true)
+    expect(Buffer.isBuffer(second)).toBe(true)
+    expect(encoder.encode({ ...stored }, true)).toBe(second)
+    expect(Buffer.from(second).equals(json(stored))).toBe(true)
+  })
+
+  it.each([
+    ['a changed field', { ...agent('a', 'Ana'), name: 'Renamed' }],
+    ['a field less', { id: 'a', object: 'agent', name: 'Ana', voice, metadata: {} }],
+    [
+      'the fields in another order',
+      { object: 'agent', id: 'a', name: 'Ana', voice, metadata: {}, optional: undefined },
+    ],
+    ['another nested object', { ...agent('a', 'Ana'), voice: { ...voice } }],
+  ])('encodes anew an object with %s', (_name, changed) => {
+    const encoder = createJsonEncoder()
+    const stored = agent('a', 'Ana')
+    encoder.encode({ ...stored }, true)
+    encoder.encode({ ...stored }, true)
+    expect(Buffer.from(encoder.encode(changed, true)).equals(json(changed))).toBe(true)
+  })
+
+  it('sees a nested object changed in place only after invalidate(), and never without reuse', () => {
+    const encoder = createJsonEncoder()
+    const stored = { ...agent('a', 'Ana'), voice: { provider: 'azure', speed: 1 } }
+    encoder.encode({ ...stored }, true)
+    encoder.encode({ ...stored }, true)
+    stored.voice.speed = 2
+    expect(encoder.encode({ ...stored }, true).toString()).toContain('"speed":1')
+    expect(encoder.encode({ ...stored }, false).toString()).toContain('"speed":2')
+    encoder.invalidate()
+    expect(encoder.encode({ ...stored }, true).toString()).toContain('"speed":2')
+  })
+
+  it('encodes objects with a toJSON, without an id, and lists as before', () => {
+    const encoder = createJsonEncoder()
+    const bodies = [
+      { id: 'a', toJSON: () => ({ replaced: true }) },
+      { id: 1, name: 'numeric id' },
+      { error: { type: 'invalid_request_error', message: 'No.' } },
+    ]
+    for (const body of bodies)
+      for (let i = 0; i < 3; i++)
+        expect(Buffer.from(encoder.encode(body, true)).equals(json(body))).toBe(true)
+  })
+})

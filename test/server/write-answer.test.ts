@@ -228,10 +228,21 @@ describe('writeAnswer', () => {
     },
   )
 
-  it('refuses a header value Node refuses, as Node does', async () => {
+  it.each([
+    ['alone', { 'x-bad': 'a\r\nInjected: yes' }],
+    [
+      'after good ones',
+      { 'content-type': 'application/json', 'request-id': 'req_1', 'x-bad': 'a\nInjected: yes' },
+    ],
+    [
+      'before good ones',
+      { 'x-bad': 'a\rInjected: yes', 'request-id': 'req_1', ratelimit: '"burst";r=9;t=1' },
+    ],
+    ['as a control character', { 'request-id': 'req_1', 'x-bad': 'a\u0000b', 'x-after': 'c' }],
+  ])('refuses a header value Node refuses, as Node does (%s)', async (_name, headers) => {
     const server = createServer((_req, res) => {
       try {
-        writeAnswer(res, 200, { 'x-bad': 'a\r\nInjected: yes' }, Buffer.from('{}'), true)
+        writeAnswer(res, 200, headers as Record<string, string>, Buffer.from('{}'), true)
       } catch (error) {
         res.writeHead(500, { 'x-error': (error as NodeJS.ErrnoException).code ?? 'none' }).end()
       }

@@ -1,4 +1,5 @@
 import type { Scope } from '../permissions.ts'
+import { upperCaseMethod } from '../upper-case-method.ts'
 import {
   HTTP_METHODS,
   type HttpMethod,
@@ -33,6 +34,9 @@ interface Route {
   allow: string[]
   literal: boolean
 }
+
+/** Most request paths whose route is kept; past it the cache starts again empty. */
+const MAX_ROUTED_PATHS = 512
 
 /** Routes requests to the contract's operations; 404 and 405 (with `Allow`) come from the contract too. */
 export function createRouter(document: OpenApiDocument) {
@@ -82,19 +86,37 @@ export function createRouter(document: OpenApiDocument) {
   // Literal paths win over templated ones (`/agents/search` before `/agents/{agent_id}`).
   routes.sort((a, b) => Number(b.literal) - Number(a.literal))
 
+  /**
+   * The first route whose pattern matches a path (null: none), by path: a client repeats the same few paths,
+   * and trying every route's pattern in turn was a good part of routing.
+   */
+  let routeOf = new Map<string, Route | null>()
+
+  function firstRoute(path: string): Route | null {
+    let route = routeOf.get(path)
+    if (route === undefined) {
+      route = routes.find((candidate) => candidate.pattern.test(path)) ?? null
+      if (routeOf.size >= MAX_ROUTED_PATHS) routeOf = new Map()
+      routeOf.set(path, route)
+    }
+    return route
+  }
+
   return {
     match(method: string, path: string): RouteMatch {
-      for (const route of routes) {
-        const found = route.pattern.exec(path)
-        if (!found) continue
-        const upper = method.toUpperCase()
+      const route = firstRoute(path)
+      if (route) {
+        const upper = upperCaseMethod(method)
         const operation =
           route.operations.get(upper) ?? (upper === 'HEAD' ? route.operations.get('GET') : undefined)
         if (!operation) return { kind: 'method-not-allowed', allow: route.allow }
         const params: Record<string, string> = {}
-        route.names.forEach((name, i) => {
-          params[name] = safeDecode(found[i + 1] ?? '')
-        })
+        if (route.names.length > 0) {
+          const found = route.pattern.exec(path) as RegExpExecArray
+          route.names.forEach((name, i) => {
+            params[name] = safeDecode(found[i + 1] ?? '')
+          })
+        }
         return { kind: 'operation', operation, params }
       }
       return { kind: 'not-found' }

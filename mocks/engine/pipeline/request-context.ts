@@ -1,6 +1,7 @@
 import { errors } from '../api-error.ts'
 import type { Operation } from '../contract/router.ts'
 import type { EngineRequest } from '../types.ts'
+import { upperCaseMethod } from '../upper-case-method.ts'
 
 /** What every step of a request's pipeline reads and fills in, whichever API the request is for. */
 export interface RequestContext {
@@ -29,4 +30,4 @@ export function routed(ctx: RequestContext): { operation: Operation; params: Rec
 }
 
 /** The upper-case method of a request. */
-export const methodOf = (ctx: RequestContext) => ctx.request.method.toUpperCase()
+export const methodOf = (ctx: RequestContext) => upperCaseMethod(ctx.request.method)
