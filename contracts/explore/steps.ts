@@ -198,15 +198,15 @@ function bodyArbitrary(
   const body = operation.requestBody
   if (!body) return undefined
   const valid = valueArbitrary(contract.document, body.schema)
-  const resolved = resolveNode(contract.document, body.schema, '#').schema as { required?: unknown[] }
-  const partial = !(resolved.required?.length ?? 0)
+  const required = resolveNode(contract.document, body.schema, '#').schema as { required?: unknown[] }
+  const partial = !(required.required?.length ?? 0)
   const base =
     body.examples.length > 0
       ? fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: fc.constantFrom(...body.examples) })
       : valid
   return fc.oneof(
     {
-      weight: 12,
+      weight: partial ? 8 : 12,
       arbitrary: fc
         .tuple(base, spellingArbitrary)
         .map(([value, spelling]): BodyChoice => ({ form: 'valid', value, spelling })),
@@ -218,32 +218,26 @@ function bodyArbitrary(
         .map(([value, pick, spelling]): BodyChoice => ({ form: 'broken', value, pick, spelling })),
     },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_BODIES) },
-    // A partial update of one field alone (a dashboard's toggle, a form that sends what was edited), where a
-    // handler that rewrites the fields it was not sent shows.
-    ...(partial
-      ? [
-          {
-            weight: 3,
-            arbitrary: fc.tuple(valid, fc.nat(), spellingArbitrary).map(
-              ([value, pick, spelling]): BodyChoice => ({
-                form: 'valid',
-                value: oneField(value, pick),
-                spelling,
-              }),
-            ),
-          },
-        ]
-      : []),
+    // A partial update of one field alone, each field as often (a dashboard's toggle, a form that sends what was
+    // edited), where a handler that rewrites the fields it was not sent shows.
+    ...(partial ? [{ weight: 8, arbitrary: oneFieldArbitrary(contract, body.schema) }] : []),
   )
 }
 
-/** One member of a drawn object (the `pick`th), or the value itself when it is no object or has none. */
-function oneField(value: unknown, pick: number): unknown {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return value
-  const entries = Object.entries(value)
-  if (entries.length === 0) return value
-  const [name, member] = entries[pick % entries.length] as [string, unknown]
-  return { [name]: member }
+/** A body of one field of an object schema alone, the field drawn first, then a valid value of it. */
+function oneFieldArbitrary(contract: Contract, schema: Record<string, unknown>): fc.Arbitrary<BodyChoice> {
+  const resolved = resolveNode(contract.document, schema, '#').schema as {
+    properties?: Record<string, unknown>
+  }
+  const properties = Object.entries(resolved.properties ?? {})
+  if (properties.length === 0) return fc.constant({ form: 'valid', value: {}, spelling: 0 })
+  return fc
+    .constantFrom(...properties)
+    .chain(([name, property]) =>
+      fc
+        .tuple(valueArbitrary(contract.document, property), spellingArbitrary)
+        .map(([value, spelling]): BodyChoice => ({ form: 'valid', value: { [name]: value }, spelling })),
+    )
 }
 
 /** The methods a path does not document (answered 405), in the contract's spelling. */
