@@ -152,7 +152,10 @@ describe('the control plane (/_mock)', () => {
       'POST',
       `/_mock/accounts/${accountId}/team-members/${invited.body.id}/join`,
     )
-    expect([again.status, again.body.error.code], JSON.stringify(again.body)).toEqual([409, 'member_already_joined'])
+    expect([again.status, again.body.error.code], JSON.stringify(again.body)).toEqual([
+      409,
+      'member_already_joined',
+    ])
     const members = await call(mock, 'GET', '/v1/team-members', { key: value })
     const owner = members.body.data.find((m: { role: string }) => m.role === 'owner')
     const ownerJoin = await call(mock, 'POST', `/_mock/accounts/${accountId}/team-members/${owner.id}/join`)
