@@ -1035,7 +1035,7 @@ export class Sequence {
     pair: { target: SideRequest; model: SideRequest },
     meta: ExchangeMeta,
   ): Promise<{ target: SideAnswer; model: SideAnswer }> {
-    const { target, model, time } = this.deps
+    const { target, time } = this.deps
     const t = await target.send(pair.target)
     this.sentToTarget(pair.target, t)
     // The second the target handled the request in: its answer tells (the rate-limit fields); an answer
@@ -1052,34 +1052,51 @@ export class Sequence {
       chosen = told
       seconds = [told + 1, told - 1]
     }
-    const checkpoint = this.ids.checkpoint()
-    time.step(chosen)
-    let m = await model.send(pair.model)
-    const record: Exchanged = {
+    const record = await this.onModel(pair, meta, t, chosen, seconds, (e) => this.current?.exchanges.push(e))
+    this.settle(record, pair.model, meta)
+    return { target: t, model: record.model }
+  }
+
+  /**
+   * The model's answer to a request the target answered `t`, run in `second` and compared; where they differ, run
+   * again in each of the `near` seconds (a request may straddle a second, and the second an answer tells may be
+   * one off the one the target handled it in: its `t` is rounded up) before the difference counts. `keep` is
+   * handed the exchange as soon as it exists, so that a report shows it even when the sequence is cut there.
+   */
+  private async onModel(
+    pair: { target: SideRequest; model: SideRequest },
+    meta: ExchangeMeta,
+    t: SideAnswer,
+    second: number,
+    near: number[],
+    keep: (exchange: Exchanged) => void,
+  ): Promise<Exchanged> {
+    const { model, time } = this.deps
+    const learnt = this.ids.checkpoint()
+    time.step(second)
+    const m = await model.send(pair.model)
+    const exchange: Exchanged = {
       title: meta.title,
       request: pair.target,
       target: t,
       model: m,
       differences: [],
     }
-    this.current?.exchanges.push(record)
-    if (this.uncomparable(record, meta)) return { target: t, model: m }
-    record.differences = this.differencesOf(pair.target, meta, t, m)
-    for (const second of seconds) {
-      if (record.differences.length === 0) break
-      this.ids.rollback(checkpoint)
+    keep(exchange)
+    if (this.uncomparable(exchange, meta)) return exchange
+    exchange.differences = this.differencesOf(pair.target, meta, t, m)
+    for (const other of near) {
+      if (exchange.differences.length === 0) break
+      this.ids.rollback(learnt)
       model.undoLast()
-      time.again(second)
+      time.again(other)
       const again = await model.send(pair.model)
-      const differences = this.differencesOf(pair.target, meta, t, again)
-      if (differences.length === 0) {
-        m = again
-        record.model = again
-        record.differences = []
+      if (this.differencesOf(pair.target, meta, t, again).length === 0) {
+        exchange.model = again
+        exchange.differences = []
       }
     }
-    this.settle(record, pair.model, meta)
-    return { target: t, model: m }
+    return exchange
   }
 
   /**
@@ -1122,13 +1139,13 @@ export class Sequence {
         }
         for (const [i, p] of prepared.entries()) this.rememberIdempotent(p, (step.steps[i] as ApiStep).key)
         // What the writes left, read back once all are answered: a write lost to another shows there.
-        const read = new Set<string>()
+        const readBack = new Set<string>()
         for (const [n, exchange] of tried.exchanges.entries()) {
           const p = prepared[order[n] as number] as Prepared
           if (!p.compared || ['GET', 'HEAD', 'OPTIONS'].includes(p.method) || exchange.model.status >= 300)
             continue
-          if (read.has(p.pair.target.path)) continue
-          read.add(p.pair.target.path)
+          if (readBack.has(p.pair.target.path)) continue
+          readBack.add(p.pair.target.path)
           await this.readBack(p.operation, p.pair, exchange.model, { pageSize: 0, backwards: false })
         }
         return
@@ -1155,36 +1172,15 @@ export class Sequence {
     const state = model.mark()
     const exchanges: Exchanged[] = []
     for (const i of order) {
-      const { pair } = prepared[i] as Prepared
-      const meta = metas[i] as ExchangeMeta
-      const t = answers[i] as SideAnswer
       const second = seconds[i] as number
-      const learnt = this.ids.checkpoint()
-      time.step(second)
-      const m = await model.send(pair.model)
-      const exchange: Exchanged = {
-        title: meta.title,
-        request: pair.target,
-        target: t,
-        model: m,
-        differences: [],
-      }
-      exchanges.push(exchange)
-      if (this.uncomparable(exchange, meta)) continue
-      exchange.differences = this.differencesOf(pair.target, meta, t, m)
-      // The second an answer tells may be a second off the one the target handled it in (its `t` is rounded
-      // up), as for a request sent alone: the model runs it again in the neighbouring seconds first.
-      for (const near of [second + 1, second - 1]) {
-        if (exchange.differences.length === 0) break
-        this.ids.rollback(learnt)
-        model.undoLast()
-        time.again(near)
-        const again = await model.send(pair.model)
-        if (this.differencesOf(pair.target, meta, t, again).length === 0) {
-          exchange.model = again
-          exchange.differences = []
-        }
-      }
+      await this.onModel(
+        (prepared[i] as Prepared).pair,
+        metas[i] as ExchangeMeta,
+        answers[i] as SideAnswer,
+        second,
+        [second + 1, second - 1],
+        (exchange) => exchanges.push(exchange),
+      )
     }
     const fits = exchanges.every((e) => e.differences.length === 0)
     if (fits) state.keep()

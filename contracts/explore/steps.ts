@@ -309,29 +309,20 @@ function apiStepArbitrary(contract: Contract, operation: ContractOperation): fc.
 
 const PLANS = fc.constantFrom<SetupSpec['plan']>('pro', 'free', 'enterprise')
 
+/** Custom quotas small enough for a sequence to reach. */
+const CUSTOM_LIMITS = fc.record({
+  hourly: fc.integer({ min: 12, max: 60 }),
+  burst: fc.integer({ min: 4, max: 12 }),
+})
+
 /** The plan's own quotas most often, else custom ones small enough for a sequence to reach. */
-const LIMITS = fc.oneof(
-  { weight: 3, arbitrary: fc.constant(null) },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      hourly: fc.integer({ min: 12, max: 60 }),
-      burst: fc.integer({ min: 4, max: 12 }),
-    }),
-  },
-)
+const LIMITS = fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: CUSTOM_LIMITS })
 
 /** A plan change's quotas: as `LIMITS`, or left out (the plan alone changes; custom quotas stay). */
 const PLAN_LIMITS = fc.oneof(
   { weight: 3, arbitrary: fc.constant(null) },
   { weight: 1, arbitrary: fc.constant(undefined) },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      hourly: fc.integer({ min: 12, max: 60 }),
-      burst: fc.integer({ min: 4, max: 12 }),
-    }),
-  },
+  { weight: 1, arbitrary: CUSTOM_LIMITS },
 )
 
 /** How often a request goes to an operation, by method: writes make the state that reads then show. */
@@ -360,15 +351,10 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
       ]),
     ),
   )
-  const api = fc.oneof(
-    ...contract.operations.map((op) => ({
-      weight: METHOD_WEIGHT[op.method] ?? 2,
-      arbitrary: apiStepArbitrary(contract, op),
-    })),
-  )
+  const requests = new Map(contract.operations.map((op) => [op.operationId, apiStepArbitrary(contract, op)]))
   return fc.oneof(
-    { weight: 16, arbitrary: api },
-    { weight: 4, arbitrary: burstArbitrary(contract) },
+    { weight: 16, arbitrary: requestsOf(requests, contract.operations) },
+    { weight: 4, arbitrary: burstArbitrary(contract, requests) },
     {
       weight: 3,
       arbitrary: fc.constantFrom(...ADVANCES).map((seconds): Step => ({ kind: 'advance', seconds })),
@@ -438,6 +424,19 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
   )
 }
 
+/** The requests of `operations`, each as often as its method's weight (`requests`: each operation's, made once). */
+function requestsOf(
+  requests: ReadonlyMap<string, fc.Arbitrary<ApiStep>>,
+  operations: ContractOperation[],
+): fc.Arbitrary<ApiStep> {
+  return fc.oneof(
+    ...operations.map((op) => ({
+      weight: METHOD_WEIGHT[op.method] ?? 2,
+      arbitrary: requests.get(op.operationId) as fc.Arbitrary<ApiStep>,
+    })),
+  )
+}
+
 /** Whether an operation creates an object (answers 201). */
 const creates = (operation: ContractOperation) => operation.responses.has('201')
 
@@ -455,14 +454,11 @@ const idempotencyParameter = (operation: ContractOperation) =>
  * different keys and filters at once). At most one of them creates (objects created in one second are ordered
  * by their IDs, which each side draws for itself).
  */
-function burstArbitrary(contract: Contract): fc.Arbitrary<Step> {
-  const weighted = (operations: ContractOperation[]) =>
-    fc.oneof(
-      ...operations.map((op) => ({
-        weight: METHOD_WEIGHT[op.method] ?? 2,
-        arbitrary: apiStepArbitrary(contract, op),
-      })),
-    )
+function burstArbitrary(
+  contract: Contract,
+  requests: ReadonlyMap<string, fc.Arbitrary<ApiStep>>,
+): fc.Arbitrary<Step> {
+  const weighted = (operations: ContractOperation[]) => requestsOf(requests, operations)
   const plain = (step: ApiStep): ApiStep => ({ ...step, readBack: false, repeat: 1 })
   const together = (steps: ApiStep[]): Step => ({ kind: 'burst', steps: steps.map(plain) })
   const twinnable = contract.operations.filter((op) => !creates(op) || idempotencyParameter(op))
@@ -525,10 +521,13 @@ function burstArbitrary(contract: Contract): fc.Arbitrary<Step> {
     resources.set(resource, [...(resources.get(resource) ?? []), operation])
   }
   const ofOneResource = [...resources.values()].filter((ops) => ops.some((op) => !creates(op)))
+  // Each group's arbitrary made once; a group drawn first, then a burst of it.
+  const contending = contended.map(contend)
+  const ofOneResourceEach = ofOneResource.map(mixed)
   return fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(...contended).chain(contend) },
+    { weight: 3, arbitrary: fc.constantFrom(...contending).chain((burst) => burst) },
     { weight: 2, arbitrary: twins },
-    { weight: 3, arbitrary: fc.constantFrom(...ofOneResource).chain(mixed) },
+    { weight: 3, arbitrary: fc.constantFrom(...ofOneResourceEach).chain((burst) => burst) },
     { weight: 2, arbitrary: mixed(contract.operations) },
   )
 }
