@@ -29,7 +29,8 @@ describe.skipIf(SKIP_BROWSER_TESTS)(
       await pages.page.getByLabel('Answer with').selectOption('500')
       await pages.page.getByRole('button', { name: 'Add scenario' }).click()
       await pages.page.locator('#vak-scenarios tbody tr', { hasText: 'listAgents' }).waitFor()
-      await expect(pages.page.locator('.vak-status').textContent()).resolves.toContain('Scenario added')
+      // The dashboard announces in the next animation frame, after the table is drawn: wait for it.
+      await pages.page.locator('.vak-status').filter({ hasText: 'Scenario added' }).waitFor()
       await screenshot(pages.page, 'dashboard-scenarios-panel')
 
       await openApp()
@@ -51,6 +52,8 @@ describe.skipIf(SKIP_BROWSER_TESTS)(
     })
 
     it("slows the agents list down from the app's own control, showing its loading state", async () => {
+      // Starts from no scenario whatever the test before left.
+      await fetch(`${pages.mock.origin}/_mock/scenarios`, { method: 'DELETE' })
       await openApp()
       await pages.page.getByRole('button', { name: /Slow the agents list down/ }).click()
       await pages.page.locator('#agents-status[data-status="loading"]').waitFor()
