@@ -89,6 +89,7 @@ class ExploreCommand implements fc.AsyncCommand<{ steps: number }, Sequence, fal
     const { step } = this
     if (step.kind === 'burst')
       return `burst(${step.steps.map((s) => `${s.method ?? ''}${s.operationId}`).join(',')})`
+    if (step.kind === 'edits') return `edits(${step.step.operationId})`
     return step.kind === 'api' ? `${step.method ?? ''}${step.operationId}` : step.kind
   }
 }
@@ -103,6 +104,7 @@ function rolesOf(steps: Iterable<unknown>): Set<KeyRole> | undefined {
     const { step } = command
     if (step.kind === 'api' || step.kind === 'revoke') roles.add(step.key)
     if (step.kind === 'burst') for (const request of step.steps) roles.add(request.key)
+    if (step.kind === 'edits') roles.add(step.step.key)
     if (step.kind === 'again' && step.key !== 'same') roles.add(step.key)
     if (step.kind === 'page' && step.key) roles.add(step.key)
   }

@@ -43,7 +43,8 @@ function numberArbitrary(schema: Schema): fc.Arbitrary<number> {
 }
 
 const LOWER = 'abcdefghijklmnopqrstuvwxyz'
-const word = fc.string({ unit: fc.constantFrom(...LOWER), minLength: 3, maxLength: 8 })
+/** A short lower-case word. */
+export const word = fc.string({ unit: fc.constantFrom(...LOWER), minLength: 3, maxLength: 8 })
 
 /** A string's length as JSON Schema counts it: in code points, not UTF-16 units. */
 const codePoints = (s: string) => [...s].length

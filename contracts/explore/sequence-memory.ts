@@ -17,6 +17,9 @@ const ID_SHAPE = /^[a-z]+_[A-Za-z0-9]+$/
 const INSTANT_SHAPE = /^\d{4}-\d\d-\d\dT/
 /** Strings kept per field for reuse (the last ones). */
 const SEEN_KEPT = 12
+/** Values kept per field of one object (the last ones). */
+const HISTORY_KEPT = 6
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /**
  * What a sequence has learnt so far, for the steps that follow to choose from: the objects on each side (live,
@@ -36,6 +39,11 @@ export class SequenceMemory {
   private readonly stamps: { field: string; second: number }[] = []
   /** Integers the answers showed, per field (the last few). */
   private readonly integers = new Map<string, number[]>()
+  /**
+   * The values each object's fields have had, by the object's model ID: from the bodies accepted for it and the
+   * answers that showed it, each value once, the latest last.
+   */
+  private readonly histories = new Map<string, Map<string, unknown[]>>()
 
   /** The objects of one pool with one ID prefix (`agt`), oldest first; the list itself, to add to. */
   pool(kind: Pool, prefix: string): IdPair[] {
@@ -55,6 +63,11 @@ export class SequenceMemory {
   /** The values sent for a parameter so far. */
   sentFor(name: string): readonly IdPair[] {
     return this.sentParams.get(name) ?? []
+  }
+
+  /** The values the fields of the object whose model ID is `id` have had, the latest last. */
+  historyOf(id: string): ReadonlyMap<string, readonly unknown[]> {
+    return this.histories.get(id) ?? new Map()
   }
 
   /** Remembers a value sent for a parameter (a later step may send it again). */
@@ -95,7 +108,12 @@ export class SequenceMemory {
    * pool (when it was this account's); every object an answer shows joins its pool; every instant and every
    * string of the request's body and of the answer is remembered.
    */
-  learn(request: { method: string; body?: string }, answer: SideAnswer, role: KeyRole, ids: IdMap): void {
+  learn(
+    request: { method: string; path: string; body?: string },
+    answer: SideAnswer,
+    role: KeyRole,
+    ids: IdMap,
+  ): void {
     const replayed = answer.headers['idempotent-replayed'] !== undefined
     if (answer.status >= 300 || replayed) return
 
@@ -114,9 +132,19 @@ export class SequenceMemory {
       }
       return
     }
+    let sent: unknown
+    try {
+      sent = request.body === undefined ? undefined : JSON.parse(request.body)
+    } catch {
+      // not JSON: nothing to remember
+    }
+    const named = decodeURIComponent(request.path.split('?')[0]?.split('/').pop() ?? '')
+    if (request.method !== 'POST' && (ids.toTarget(named) || this.histories.has(named)) && isObject(sent))
+      this.record(named, sent)
     const objects =
       isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data : [answer.body]
     for (const object of objects) {
+      if (isObject(object) && typeof object.id === 'string') this.record(object.id, object)
       if (!isObject(object) || typeof object.id !== 'string' || !ID_SHAPE.test(object.id)) continue
       const targetId = ids.toTarget(object.id)
       if (!targetId) continue
@@ -125,14 +153,22 @@ export class SequenceMemory {
       if (!list.some((p) => p.model === object.id)) list.push({ target: targetId, model: object.id })
     }
     this.instants(answer.body)
-    if (request.body) {
-      try {
-        this.remember(JSON.parse(request.body))
-      } catch {
-        // not JSON: nothing to remember
-      }
-    }
+    if (sent !== undefined) this.remember(sent)
     this.remember(answer.body)
+  }
+
+  /** Each field of `fields` as a value the object `id` had, now its latest. */
+  private record(id: string, fields: Record<string, unknown>): void {
+    let history = this.histories.get(id)
+    if (!history) {
+      history = new Map()
+      this.histories.set(id, history)
+    }
+    for (const [field, value] of Object.entries(fields)) {
+      const values = (history.get(field) ?? []).filter((v) => !sameJson(v, value))
+      values.push(value)
+      history.set(field, values.slice(-HISTORY_KEPT))
+    }
   }
 
   /** Every instant a value shows (creation, start, end of a call), with the field that shows it. */

@@ -3,6 +3,7 @@ import type { Contract } from '../contract/contract.ts'
 import { type ContractOperation, fillPath, matchOperation } from '../contract/operations.ts'
 import { parseRateLimit } from '../http/rate-limit-headers.ts'
 import { MockControlError } from '../provision/mock-control.ts'
+import { editedBody } from './body-edits.ts'
 import { isRespelled, spellBody } from './body-spelling.ts'
 import {
   compareAnswers,
@@ -22,12 +23,13 @@ import {
 import { IdMap } from './id-map.ts'
 import type { ModelTime } from './model-time.ts'
 import { enumParameters, spellRequest } from './request-spelling.ts'
-import { idPrefixes, writeOnlyValues } from './schema-node.ts'
+import { idPrefixes, resolveNode, typesOf, writeOnlyValues } from './schema-node.ts'
 import { resolveSeen } from './schema-values.ts'
 import { type IdPair, SequenceMemory } from './sequence-memory.ts'
 import type { Model, Side, SideAnswer, SideRequest } from './sides.ts'
 import {
   type ApiStep,
+  type BodyChoice,
   CALENDAR_EDGES,
   type KeyRole,
   lacking,
@@ -450,6 +452,8 @@ export class Sequence {
         return this.burst(step)
       case 'again':
         return this.again(step)
+      case 'edits':
+        return this.edits(step)
       case 'advance':
         return this.advance(step.seconds)
       case 'call':
@@ -589,6 +593,56 @@ export class Sequence {
     return { target: id, model: id }
   }
 
+  /** One object changed several times in a row: the update, then each body made from the object's past. */
+  private async edits(step: Extract<Step, { kind: 'edits' }>): Promise<void> {
+    const first = step.step.body
+    const fallback = first && 'value' in first ? first.value : {}
+    await this.api({ ...step.step, readBack: false })
+    const title = this.current?.title
+    for (const [i, edit] of step.edits.entries())
+      await this.api({
+        ...step.step,
+        body: { form: 'edit', ...edit, value: fallback, spelling: 0 },
+        readBack: i === step.edits.length - 1 ? step.step.readBack : false,
+      })
+    if (this.current)
+      this.current.title = `${title}, then changed again from what it was (${step.edits.map((e) => e.edit).join(', ')})`
+  }
+
+  /** A body made from the past of the object the path names (body-edits.ts); undefined when it has none. */
+  private edited(
+    choice: Extract<BodyChoice, { form: 'edit' }>,
+    operation: ContractOperation,
+    path: Record<string, string>,
+  ): Record<string, unknown> | undefined {
+    const names = operation.path.match(/\{[^}]+\}/g) ?? []
+    const named = path[(names[names.length - 1] ?? '{}').slice(1, -1)]
+    if (named === undefined || !operation.requestBody) return undefined
+    const { document } = this.deps.contract
+    const schema = resolveNode(document, operation.requestBody.schema, '#').schema as {
+      properties?: Record<string, unknown>
+    }
+    const editable = Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+      name,
+      nullable: typesOf(document, resolveNode(document, property, '#')).includes('null'),
+    }))
+    // An object's ID differs between the two sides: a value holding one is not sent again.
+    const holdsId = (value: unknown): boolean =>
+      typeof value === 'string'
+        ? this.ids.toTarget(value) !== undefined
+        : Array.isArray(value)
+          ? value.some(holdsId)
+          : isObject(value) && Object.values(value).some(holdsId)
+    return editedBody(
+      choice.edit,
+      this.memory.historyOf(named),
+      editable,
+      choice.pick,
+      choice.word,
+      (value) => !holdsId(value),
+    )
+  }
+
   /** A request step's request on each side, with what its exchange needs. */
   private prepare(step: ApiStep): Prepared {
     const { contract } = this.deps
@@ -621,6 +675,7 @@ export class Sequence {
         contentType = step.body.contentType
       } else {
         let value = resolveSeen(step.body.value, seen)
+        if (step.body.form === 'edit') value = this.edited(step.body, operation, path.model) ?? value
         if (step.body.form === 'broken' && isObject(value)) {
           const broken = bodyBreakages(contract.document, operation.requestBody.schema, value)
           if (broken.length > 0) value = (broken[step.body.pick % broken.length] as { body: unknown }).body
@@ -628,7 +683,7 @@ export class Sequence {
         ;({ text: body, contentType } = spellBody(value, step.body.spelling))
         // What a valid body sends write-only ("never returned") no answer may hold, and no report prints (a
         // broken body's filler words are no secret).
-        if (step.body.form === 'valid')
+        if (step.body.form === 'valid' || step.body.form === 'edit')
           for (const secret of writeOnlyValues(contract.document, operation.requestBody.schema, value))
             this.deps.secrets.add(secret)
       }

@@ -1,3 +1,5 @@
+import type { BodyEdit } from './body-edits.ts'
+
 /**
  * What a step of an exploration is, and the keys a sequence holds: plain data, described here apart from how
  * fast-check generates it (steps.ts), so that the reports and the types users see need no fast-check.
@@ -95,6 +97,11 @@ export type BodyChoice =
   | { form: 'broken'; value: unknown; pick: number; spelling: number }
   /** A body that is not a JSON object, or not sent as JSON. */
   | { form: 'raw'; text: string; contentType: string }
+  /**
+   * One field of the object the path names, set from what it was before (body-edits.ts): `edit` says how, `pick`
+   * which field and value, `word` a new value; `value` (a valid body) is sent when the object has no such past.
+   */
+  | { form: 'edit'; edit: BodyEdit; pick: number; word: string; value: unknown; spelling: number }
 
 /** A request to one operation of the contract. */
 export interface ApiStep {
@@ -140,6 +147,11 @@ export type Step =
    * (objects created in one second are ordered by their IDs, which each side draws for itself).
    */
   | { kind: 'burst'; steps: ApiStep[] }
+  /**
+   * One object changed several times in a row, as a user edits a form: the update `step`, then the same request
+   * with bodies made from what the object was before (`edits`: body-edits.ts), the last one read back.
+   */
+  | { kind: 'edits'; step: ApiStep; edits: { edit: BodyEdit; pick: number; word: string }[] }
   /** `POST /_mock/clock/advance` on the target; the model's clock follows the target's. */
   | { kind: 'advance'; seconds: number }
   /** A simulated call placed through the control plane (when it offers `/calls`), then let run to its end. */

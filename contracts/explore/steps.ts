@@ -2,10 +2,11 @@ import fc from 'fast-check'
 import { parameterBreakages } from '../contract/breakages.ts'
 import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
+import { BODY_EDITS } from './body-edits.ts'
 import { listOperations, listPrefix, viewOperations } from './contract-shapes.ts'
 import { REQUEST_FORM_COUNT } from './request-spelling.ts'
 import { idPrefixes, resolveNode } from './schema-node.ts'
-import { valueArbitrary } from './schema-values.ts'
+import { valueArbitrary, word } from './schema-values.ts'
 import {
   type ApiStep,
   type BodyChoice,
@@ -221,6 +222,23 @@ function bodyArbitrary(
     // A partial update of one field alone, each field as often (a dashboard's toggle, a form that sends what was
     // edited), where a handler that rewrites the fields it was not sent shows.
     ...(partial ? [{ weight: 8, arbitrary: oneFieldArbitrary(contract, body.schema) }] : []),
+    // A field of the object set from what it was before: back to an earlier value, a map's key removed, a
+    // removed key added again (a toggle switched back, a connection made again, a metadata entry restored).
+    ...(partial ? [{ weight: 4, arbitrary: editArbitrary(contract, body.schema) }] : []),
+  )
+}
+
+/** A body made from the named object's past (body-edits.ts), a one-field body when it has none. */
+function editArbitrary(contract: Contract, schema: Record<string, unknown>): fc.Arbitrary<BodyChoice> {
+  return fc.tuple(oneFieldArbitrary(contract, schema), fc.constantFrom(...BODY_EDITS), fc.nat(), word).map(
+    ([fallback, edit, pick, value]): BodyChoice => ({
+      form: 'edit',
+      edit,
+      pick,
+      word: value,
+      value: fallback.form === 'valid' ? fallback.value : {},
+      spelling: fallback.form === 'valid' ? fallback.spelling : 0,
+    }),
   )
 }
 
@@ -355,6 +373,7 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
   return fc.oneof(
     { weight: 16, arbitrary: requestsOf(requests, contract.operations) },
     { weight: 4, arbitrary: burstArbitrary(contract, requests) },
+    ...editsOf(contract, requests),
     {
       weight: 3,
       arbitrary: fc.constantFrom(...ADVANCES).map((seconds): Step => ({ kind: 'advance', seconds })),
@@ -422,6 +441,55 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
         .map((change): Step => ({ kind: 'plan', ...change })),
     },
   )
+}
+
+/**
+ * An object changed several times in a row (a user editing a form): an update of one field or more with the
+ * secret key, then two or three bodies made from the object's past (body-edits.ts). None when the contract has
+ * no partial update.
+ */
+function editsOf(
+  contract: Contract,
+  requests: ReadonlyMap<string, fc.Arbitrary<ApiStep>>,
+): fc.WeightedArbitrary<Step>[] {
+  const updates = contract.operations.filter((op) => {
+    if (!op.requestBody || !op.path.includes('{') || op.method === 'post') return false
+    const schema = resolveNode(contract.document, op.requestBody.schema, '#').schema as {
+      required?: unknown[]
+    }
+    return !(schema.required?.length ?? 0)
+  })
+  if (updates.length === 0) return []
+  const edit = fc.record({ edit: fc.constantFrom(...BODY_EDITS), pick: fc.nat(), word })
+  const ofEach = updates.map((op) =>
+    fc
+      .tuple(
+        requests.get(op.operationId) as fc.Arbitrary<ApiStep>,
+        fc.oneof(
+          oneFieldArbitrary(contract, op.requestBody?.schema as Record<string, unknown>),
+          valueArbitrary(contract.document, op.requestBody?.schema).map(
+            (value): BodyChoice => ({ form: 'valid', value, spelling: 0 }),
+          ),
+        ),
+        fc.array(edit, { minLength: 2, maxLength: 3 }),
+      )
+      .map(
+        ([request, body, edits]): Step => ({
+          kind: 'edits',
+          step: {
+            ...request,
+            key: 'secret',
+            method: undefined,
+            stray: undefined,
+            origin: 'none',
+            repeat: 1,
+            body,
+          },
+          edits,
+        }),
+      ),
+  )
+  return [{ weight: 3, arbitrary: fc.oneof(...ofEach) }]
 }
 
 /** The requests of `operations`, each as often as its method's weight (`requests`: each operation's, made once). */

@@ -85,12 +85,17 @@ describe('exploration bounds a filter on a value an answer showed', () => {
     const answer = (body: unknown) => ({ status: 200, headers: {}, body, url: '', text: '', problems: [] })
     const ids = new IdMap()
     memory.learn(
-      { method: 'GET' },
+      { method: 'GET', path: '/v1/call-logs' },
       answer({ data: [{ id: 'call_a', duration_seconds: 137 }] }),
       'secret',
       ids,
     )
-    memory.learn({ method: 'GET' }, answer({ id: 'agt_a', max_call_duration_seconds: 900 }), 'secret', ids)
+    memory.learn(
+      { method: 'GET', path: '/v1/agents/agt_a' },
+      answer({ id: 'agt_a', max_call_duration_seconds: 900 }),
+      'secret',
+      ids,
+    )
     expect(memory.numbersFor('min_duration_seconds')).toEqual([137])
     expect(memory.numbersFor('max_duration_seconds')).toEqual([137])
     expect(memory.numbersFor('limit')).toEqual([])
