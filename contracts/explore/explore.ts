@@ -90,6 +90,7 @@ class ExploreCommand implements fc.AsyncCommand<{ steps: number }, Sequence, fal
     if (step.kind === 'burst')
       return `burst(${step.steps.map((s) => `${s.method ?? ''}${s.operationId}`).join(',')})`
     if (step.kind === 'edits') return `edits(${step.step.operationId})`
+    if (step.kind === 'recreate') return `recreate(${step.create.operationId})`
     return step.kind === 'api' ? `${step.method ?? ''}${step.operationId}` : step.kind
   }
 }
@@ -105,6 +106,7 @@ function rolesOf(steps: Iterable<unknown>): Set<KeyRole> | undefined {
     if (step.kind === 'api' || step.kind === 'revoke') roles.add(step.key)
     if (step.kind === 'burst') for (const request of step.steps) roles.add(request.key)
     if (step.kind === 'edits') roles.add(step.step.key)
+    if (step.kind === 'recreate') roles.add(step.create.key)
     if (step.kind === 'again' && step.key !== 'same') roles.add(step.key)
     if (step.kind === 'page' && step.key) roles.add(step.key)
   }

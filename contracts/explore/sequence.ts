@@ -447,13 +447,16 @@ export class Sequence {
     this.records.push(this.current)
     switch (step.kind) {
       case 'api':
-        return this.api(step)
+        await this.api(step)
+        return
       case 'burst':
         return this.burst(step)
       case 'again':
         return this.again(step)
       case 'edits':
         return this.edits(step)
+      case 'recreate':
+        return this.recreate(step)
       case 'advance':
         return this.advance(step.seconds)
       case 'call':
@@ -609,6 +612,36 @@ export class Sequence {
       this.current.title = `${title}, then changed again from what it was (${step.edits.map((e) => e.edit).join(', ')})`
   }
 
+  /** An object made, removed (a member joining first when `join`), and made again with the same body. */
+  private async recreate(step: Extract<Step, { kind: 'recreate' }>): Promise<void> {
+    const made = await this.api({ ...step.create, readBack: false })
+    const title = this.current?.title
+    const id = isObject(made?.body) && typeof made.body.id === 'string' ? made.body.id : undefined
+    const targetId = id === undefined ? undefined : this.ids.toTarget(id)
+    const collection = this.deps.contract.operation(step.create.operationId).path
+    if (id === undefined || targetId === undefined) return
+    if (step.join) await this.join({ kind: 'join', member: 0 })
+    const item = {
+      target: `${collection}/${encodeURIComponent(targetId)}`,
+      model: `${collection}/${encodeURIComponent(id)}`,
+    }
+    const removal = matchOperation(this.deps.contract.operations, 'DELETE', item.target).operation
+    if (!removal) return
+    const request = (side: 'target' | 'model'): SideRequest => ({
+      method: 'DELETE',
+      path: item[side],
+      headers: { authorization: `Bearer ${this.keyOf('secret', side)}` },
+    })
+    await this.separateWrite()
+    await this.exchange(
+      { target: request('target'), model: request('model') },
+      { operation: removal, role: 'secret', title: `DELETE ${item.target} (what was just made)` },
+    )
+    await this.api({ ...step.create, readBack: step.create.readBack || { pageSize: 0, backwards: false } })
+    if (this.current)
+      this.current.title = `${title}, then removed${step.join ? ' (after joining)' : ''} and made again with the same body`
+  }
+
   /** A body made from the past of the object the path names (body-edits.ts); undefined when it has none. */
   private edited(
     choice: Extract<BodyChoice, { form: 'edit' }>,
@@ -740,7 +773,7 @@ export class Sequence {
     this.idempotent.push({ pair: prepared.pair, operation: prepared.operation, role })
   }
 
-  private async api(step: ApiStep): Promise<void> {
+  private async api(step: ApiStep): Promise<SideAnswer | undefined> {
     const prepared = this.prepare(step)
     const { pair, operation, method, uncompared } = prepared
     const times = Math.max(1, step.repeat)
@@ -757,6 +790,7 @@ export class Sequence {
       })
     }
     this.rememberIdempotent(prepared, step.key)
+    const first = answers?.model
     if (
       answers &&
       step.readBack &&
@@ -775,6 +809,7 @@ export class Sequence {
       }
       await this.readBack(operation, pair, answers.model, step.readBack)
     }
+    return first
   }
 
   /** After a write: the object (when the path names one) and its collection, read with the secret key. */

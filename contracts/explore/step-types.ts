@@ -152,6 +152,12 @@ export type Step =
    * with bodies made from what the object was before (`edits`: body-edits.ts), the last one read back.
    */
   | { kind: 'edits'; step: ApiStep; edits: { edit: BodyEdit; pick: number; word: string }[] }
+  /**
+   * An object made, removed, and made again with the same body (a user who deletes and re-adds an agent, an
+   * invitation withdrawn and sent again): `create` (without an Idempotency-Key), then a DELETE of what it made,
+   * then `create` again, read back; with `join`, an invited member joins before the removal.
+   */
+  | { kind: 'recreate'; create: ApiStep; join: boolean }
   /** `POST /_mock/clock/advance` on the target; the model's clock follows the target's. */
   | { kind: 'advance'; seconds: number }
   /** A simulated call placed through the control plane (when it offers `/calls`), then let run to its end. */

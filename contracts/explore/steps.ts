@@ -374,6 +374,7 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
     { weight: 16, arbitrary: requestsOf(requests, contract.operations) },
     { weight: 4, arbitrary: burstArbitrary(contract, requests) },
     ...editsOf(contract, requests),
+    ...recreatesOf(contract, requests),
     {
       weight: 3,
       arbitrary: fc.constantFrom(...ADVANCES).map((seconds): Step => ({ kind: 'advance', seconds })),
@@ -490,6 +491,53 @@ function editsOf(
       ),
   )
   return [{ weight: 3, arbitrary: fc.oneof(...ofEach) }]
+}
+
+/**
+ * An object made, removed and made again with the same valid body, with the secret key and no Idempotency-Key
+ * (a new request each time); a team member may join before the removal. None when nothing that is created can be
+ * deleted.
+ */
+function recreatesOf(
+  contract: Contract,
+  requests: ReadonlyMap<string, fc.Arbitrary<ApiStep>>,
+): fc.WeightedArbitrary<Step>[] {
+  const deletable = new Set(contract.operations.filter((op) => op.method === 'delete').map((op) => op.path))
+  const creating = contract.operations.filter(
+    (op) =>
+      creates(op) &&
+      op.requestBody !== undefined &&
+      [...deletable].some(
+        (path) => path.startsWith(`${op.path}/{`) && !path.slice(op.path.length + 1).includes('/'),
+      ),
+  )
+  if (creating.length === 0) return []
+  const ofEach = creating.map((op) => {
+    const idempotency = idempotencyParameter(op)
+    return fc
+      .tuple(
+        requests.get(op.operationId) as fc.Arbitrary<ApiStep>,
+        valueArbitrary(contract.document, op.requestBody?.schema),
+        fc.boolean(),
+      )
+      .map(
+        ([request, value, join]): Step => ({
+          kind: 'recreate',
+          create: {
+            ...request,
+            key: 'secret',
+            method: undefined,
+            stray: undefined,
+            origin: 'none',
+            repeat: 1,
+            params: idempotency ? { ...request.params, [idempotency]: { from: 'absent' } } : request.params,
+            body: { form: 'valid', value, spelling: 0 },
+          },
+          join,
+        }),
+      )
+  })
+  return [{ weight: 2, arbitrary: fc.oneof(...ofEach) }]
 }
 
 /** The requests of `operations`, each as often as its method's weight (`requests`: each operation's, made once). */
