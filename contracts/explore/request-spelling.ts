@@ -154,7 +154,19 @@ const FORMS: readonly RequestForm[] = [
     applies: (parts) => parts.query.length > 1,
     apply: (parts) => ({ ...parts, query: [...parts.query].reverse() }),
   },
+  {
+    // The contract's POSTs take an Idempotency-Key; on another method it is a header the operation does not
+    // read (a client that adds one to every write): it changes nothing, however often one key comes with other
+    // bodies.
+    what: 'an Idempotency-Key on a method that takes none (explore-elsewhere, the same on every such request)',
+    applies: (parts) =>
+      !['POST', 'OPTIONS'].includes(parts.method) && parts.headers['idempotency-key'] === undefined,
+    apply: (parts) => ({ ...parts, headers: { ...parts.headers, 'idempotency-key': 'explore-elsewhere' } }),
+  },
 ]
+
+/** The form that sends an Idempotency-Key on a method that takes none. */
+export const IDEMPOTENCY_ELSEWHERE_FORM = FORMS.length
 
 /** How many forms there are besides the plain one (form 0). */
 export const REQUEST_FORM_COUNT = FORMS.length

@@ -4,7 +4,7 @@ import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
 import { BODY_EDITS } from './body-edits.ts'
 import { listOperations, listPrefix, viewOperations } from './contract-shapes.ts'
-import { REQUEST_FORM_COUNT } from './request-spelling.ts'
+import { IDEMPOTENCY_ELSEWHERE_FORM, REQUEST_FORM_COUNT } from './request-spelling.ts'
 import { idPrefixes, resolveNode } from './schema-node.ts'
 import { valueArbitrary, word } from './schema-values.ts'
 import {
