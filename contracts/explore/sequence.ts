@@ -2,7 +2,7 @@ import { bodyBreakages } from '../contract/breakages.ts'
 import type { Contract } from '../contract/contract.ts'
 import { type ContractOperation, fillPath, matchOperation } from '../contract/operations.ts'
 import { parseRateLimit } from '../http/rate-limit-headers.ts'
-import { MockControlError } from '../provision/mock-control.ts'
+import { type MockControl, MockControlError } from '../provision/mock-control.ts'
 import { editedBody } from './body-edits.ts'
 import { isRespelled, spellBody } from './body-spelling.ts'
 import {
@@ -20,6 +20,7 @@ import {
   uniqueEmails,
   viewOperations,
 } from './contract-shapes.ts'
+import { type ControlView, VIEW_PLACES, viewDifferences } from './control-views.ts'
 import { IdMap } from './id-map.ts'
 import type { ModelTime } from './model-time.ts'
 import { enumParameters, spellRequest } from './request-spelling.ts'
@@ -375,9 +376,11 @@ export class Sequence {
     // an implementation has just seen (and might have kept the outcome of its check for a while).
     const path = this.plainRead()
     if (path) await this.readAs(role, path, 'just before its revocation')
-    await target.control.revokeKey(pair.targetId)
+    const revoked = await target.control.revokeKey(pair.targetId)
     this.interact('control', 'POST', `/keys/${pair.targetId}/revoke`, {}, undefined, undefined)
-    time.step(time.current())
+    // The model's key is revoked in the second the target's was (its revoked_at, else the last reading).
+    const second = Math.floor(Date.parse(String(revoked.revoked_at)) / 1000)
+    time.step(Number.isNaN(second) ? time.current() : Math.max(second, time.current()))
     await model.control.revokeKey(pair.modelId)
     if (path) await this.readAs(role, path, 'right after its revocation')
   }
@@ -457,6 +460,8 @@ export class Sequence {
         return this.edits(step)
       case 'recreate':
         return this.recreate(step)
+      case 'look':
+        return this.look(step.view)
       case 'advance':
         return this.advance(step.seconds)
       case 'call':
@@ -465,8 +470,15 @@ export class Sequence {
         return this.page(step)
       case 'revoke': {
         const pair = this.keys.get(step.key)
-        this.current.title = `revoke the ${step.key} key (POST /_mock/keys/{key_id}/revoke)`
-        if (pair?.targetId) await this.revoke(step.key)
+        const title = `revoke the ${step.key} key (POST /_mock/keys/{key_id}/revoke)`
+        this.current.title = title
+        if (!pair?.targetId) return
+        // In a second of its own (a key revoked again must keep its revoked_at), then the dashboard shows the keys.
+        await this.separateWrite()
+        await this.revoke(step.key)
+        this.wrote(this.deps.time.current())
+        await this.look('keys')
+        this.current.title = `${title}, then the dashboard shows the keys`
         return
       }
       case 'plan':
@@ -484,15 +496,20 @@ export class Sequence {
   private async join(step: Extract<Step, { kind: 'join' }>): Promise<void> {
     const { target, model, capabilities } = this.deps
     const current = this.current as Recorded
-    current.title =
-      'an invited team member joins (POST /_mock/accounts/{account_id}/team-members/{member_id}/join)'
-    // The newest member the model last showed invited (the owner and members who joined are refused).
-    const members = this.memory.pool('live', 'mem').filter((m) => this.invited.has(m.model))
+    current.title = step.again
+      ? 'a member who joined already joins again (POST /_mock/accounts/{account_id}/team-members/{member_id}/join)'
+      : 'an invited team member joins (POST /_mock/accounts/{account_id}/team-members/{member_id}/join)'
+    // The newest member the model last showed invited; when none is, or when the step asks a member who joined
+    // already (or the owner) to join again, the newest such member, whom both control planes must refuse.
+    const live = this.memory.pool('live', 'mem')
+    const invited = live.filter((m) => this.invited.has(m.model))
+    const active = live.filter((m) => !this.invited.has(m.model))
+    const members = step.again ? active : invited.length > 0 ? invited : live
     if (capabilities.join === false || members.length === 0) {
       current.note =
         capabilities.join === false
           ? "the target's control plane has no joinTeamMember: nothing sent"
-          : 'no invited team member: nobody joined'
+          : 'no team member: nobody joined'
       return
     }
     const member = members[members.length - 1 - (step.member % members.length)] as IdPair
@@ -594,6 +611,48 @@ export class Sequence {
     const id = `${prefix}_0Explore0Unknown`
     this.ids.set(id, id)
     return { target: id, model: id }
+  }
+
+  /**
+   * The dashboard's view of the main account read on both control planes and compared (control-views.ts). A
+   * control plane that does not answer it is noted, and nothing is compared.
+   */
+  private async look(view: ControlView): Promise<void> {
+    const { target, model } = this.deps
+    const current = this.current as Recorded
+    const account = { target: this.accounts.target.main, model: this.accounts.model.main }
+    const path = view === 'keys' ? `/accounts/${account.target}/keys` : `/accounts/${account.target}`
+    current.title = `the dashboard shows the account's ${view === 'keys' ? 'keys' : 'plan and quotas'} (GET /_mock${view === 'keys' ? '/accounts/{account_id}/keys' : '/accounts/{account_id}'})`
+    const read = async (control: MockControl, id: string): Promise<unknown> =>
+      view === 'keys' ? { data: await control.listKeys(id) } : control.getAccount(id)
+    let seen: unknown
+    try {
+      seen = await read(target.control, account.target)
+    } catch (error) {
+      if (!(error instanceof MockControlError)) throw error
+      current.note = `the target's control plane did not show it: ${error.message.slice(0, 160)}`
+      return
+    }
+    this.interact('control', 'GET', path, {}, undefined, seen)
+    const shown = await read(model.control, account.model)
+    const differences = viewDifferences(seen, shown, this.ids, VIEW_PLACES[view])
+    if (differences.length === 0) return
+    const answer = (body: unknown): SideAnswer => ({
+      status: 200,
+      headers: {},
+      body,
+      url: '',
+      text: JSON.stringify(body),
+      problems: [],
+    })
+    current.exchanges.push({
+      title: current.title,
+      request: { method: 'GET', path: `/_mock${path}`, headers: {} },
+      target: answer(seen),
+      model: answer(shown),
+      differences,
+    })
+    throw new DifferenceFound(this.records)
   }
 
   /** One object changed several times in a row: the update, then each body made from the object's past. */

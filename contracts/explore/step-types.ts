@@ -1,4 +1,5 @@
 import type { BodyEdit } from './body-edits.ts'
+import type { ControlView } from './control-views.ts'
 
 /**
  * What a step of an exploration is, and the keys a sequence holds: plain data, described here apart from how
@@ -185,7 +186,17 @@ export type Step =
    * An invited team member (the `member`th of the newest live ones) accepts the invitation through the control plane
    * (when it offers `joinTeamMember`), then is read back: the steps after it meet an active member.
    */
-  | { kind: 'join'; member: number }
+  | {
+      kind: 'join'
+      member: number
+      /** A member who joined already (or the owner) asked to join again: both control planes must refuse. */
+      again?: boolean
+    }
+  /**
+   * The dashboard shows the account (control-views.ts): its keys, or its plan and quotas, read on both control
+   * planes and compared.
+   */
+  | { kind: 'look'; view: ControlView }
   /** A key revoked through the control plane. */
   | { kind: 'revoke'; key: KeyRole }
   /**

@@ -4,6 +4,7 @@ import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
 import { BODY_EDITS } from './body-edits.ts'
 import { listOperations, listPrefix, viewOperations } from './contract-shapes.ts'
+import { CONTROL_VIEWS } from './control-views.ts'
 import { IDEMPOTENCY_ELSEWHERE_FORM, REQUEST_FORM_COUNT } from './request-spelling.ts'
 import { idPrefixes, resolveNode } from './schema-node.ts'
 import { valueArbitrary, word } from './schema-values.ts'
@@ -432,9 +433,25 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
     {
       weight: 1,
       arbitrary: fc
-        .constantFrom<KeyRole | 'join'>('spare', 'publishable', 'other-secret', 'join', 'join')
-        .map((key): Step => (key === 'join' ? { kind: 'join', member: 0 } : { kind: 'revoke', key })),
+        .constantFrom<KeyRole | 'join' | 'rejoin'>(
+          'spare',
+          'publishable',
+          'other-secret',
+          'join',
+          'join',
+          'rejoin',
+        )
+        .map(
+          (key): Step =>
+            key === 'join'
+              ? { kind: 'join', member: 0 }
+              : key === 'rejoin'
+                ? { kind: 'join', member: 0, again: true }
+                : { kind: 'revoke', key },
+        ),
     },
+    // The dashboard shown: the account's keys (last used, revoked, rotation due) or its plan and quotas.
+    { weight: 2, arbitrary: fc.constantFrom(...CONTROL_VIEWS).map((view): Step => ({ kind: 'look', view })) },
     {
       weight: 1,
       arbitrary: fc

@@ -16,6 +16,7 @@ export interface MockKey {
   created_at?: string
   /** The last time the key authenticated a request (never moved by a request it failed to authenticate). */
   last_used_at?: string | null
+  revoked_at?: string | null
   value?: string
 }
 
