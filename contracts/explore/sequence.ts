@@ -1064,7 +1064,8 @@ export class Sequence {
     // talk, 2 s after its end (not analyzed yet: the analysis comes 120 s after the end), then analyzed, after
     // which what is read no longer depends on the sub-second.
     const watch: Watch = step.watch ?? {}
-    await this.watchCall('queued', watch)
+    const made = this.memory.pool('live', 'call').at(-1)
+    await this.watchCall('queued', watch, false, made)
     if (step.leave) {
       current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${placed} (ringing ${ring} s, talking ${talk} s), left under way`
       return
@@ -1072,22 +1073,34 @@ export class Sequence {
     const middle = ring + Math.floor(talk / 2)
     if (middle > 0) {
       await this.advanceBy(middle)
-      await this.watchCall('in the middle of its talk', watch)
+      await this.watchCall('in the middle of its talk', watch, false, made)
     }
     await this.advanceBy(ring + talk + 2 - middle)
-    await this.watchCall('ended, not analyzed yet', watch, true)
+    await this.watchCall('ended, not analyzed yet', watch, true, made)
     await this.advanceBy(123)
   }
 
   /**
    * A call's list read back at a stage of its call, whole and, when `watch` holds parameters, through them (a
-   * filter or a cursor meeting the call under way); with `views`, the account's views (the aggregates).
+   * filter or a cursor meeting the call under way), and the call itself by its ID (`call`); with `views`, the
+   * account's views (the aggregates).
    */
-  private async watchCall(stage: string, watch: Watch, views = false): Promise<void> {
+  private async watchCall(stage: string, watch: Watch, views = false, call?: IdPair): Promise<void> {
     const { contract } = this.deps
+    const paths = contract.document.paths as Record<string, Record<string, unknown>>
     const calls = listOperations(contract).filter((op) => listPrefix(contract, op) === 'call')
     for (const operation of [...calls, ...(views ? viewOperations(contract) : [])])
       await this.readThrough(operation, watch[operation.operationId] ?? {}, `a placed call ${stage}`)
+    const list = calls[0]
+    const itemPath = list && Object.keys(paths).find((p) => p.startsWith(`${list.path}/{`) && paths[p]?.get)
+    if (call && list && itemPath && !itemPath.slice(list.path.length + 1).includes('/'))
+      await this.read(
+        {
+          target: `${list.path}/${encodeURIComponent(call.target)}`,
+          model: `${list.path}/${encodeURIComponent(call.model)}`,
+        },
+        `a placed call ${stage}, by its ID`,
+      )
   }
 
   /**
