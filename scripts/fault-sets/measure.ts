@@ -1,12 +1,16 @@
 /**
  * Measures how many faults of a held-out fault set the contract suite catches (`npx tsx
- * scripts/fault-sets/measure.ts [--only name] [--explore-only] [--set held-out-3]`).
+ * scripts/fault-sets/measure.ts [--only name] [--explore-only] [--set held-out-3] [--seeds 1,2,3]`).
  *
  * For the correct engine, then for each fault: a fresh `createMockPlatform()`, wrapped with
  * `faultyHandler(platform, fault.make())`, and the whole contract suite run against it in this process as a
  * user's provisioned destructive run (`provision: 'mock'`, `destructive: true`), the requests handed straight
  * to the wrapped engine (`engineFetch`). Exploration runs with a fixed seed and a fixed number of sequences
  * (about what its default 10-second budget runs here), so that a run repeats.
+ *
+ * With `--seeds`, each fault is measured once per exploration seed (a single seed's figure moves by a few faults
+ * between seeds): the table names the seeds that caught it, and the summary gives each seed's count, their mean
+ * and how many faults some seed caught.
  *
  * A fault is caught when at least one check fails. The webhook checks need the mock over the network (their
  * receiver is posted to by the server): in this process they do not run (the table says how they ended).
@@ -39,6 +43,9 @@ const only = option('--only')
 const exploreOnly = args.includes('--explore-only')
 const setName = option('--set') ?? 'held-out-3'
 const skipBaseline = args.includes('--no-baseline')
+const seeds = (option('--seeds') ?? String(SEED)).split(',').map(Number)
+if (seeds.some((seed) => !Number.isInteger(seed) || seed < 0))
+  throw new Error(`--seeds takes whole numbers separated by commas, not '${option('--seeds')}'`)
 
 const { faults } = (await import(`../../test/fault-sets/${setName}.ts`)) as { faults: NamedFault[] }
 
@@ -49,7 +56,7 @@ interface Result {
   error?: string
 }
 
-async function measure(fault: Fault): Promise<Result> {
+async function measure(fault: Fault, seed = seeds[0] as number): Promise<Result> {
   const started = performance.now()
   const platform = await createMockPlatform()
   const faulty = faultyHandler(platform, fault)
@@ -60,7 +67,7 @@ async function measure(fault: Fault): Promise<Result> {
         provision: 'mock',
         destructive: true,
         fetch: engineFetch(() => faulty, BASE_URL),
-        seed: SEED,
+        seed,
         exploreSequences: EXPLORE_SEQUENCES,
       },
       { filter: exploreOnly ? (check) => check.area === 'explore' : undefined },
@@ -104,33 +111,42 @@ if (!skipBaseline) {
 
 const selected = faults.filter((f) => !only || f.name === only)
 if (only && selected.length === 0) throw new Error(`no fault named ${only}`)
-const rows: { fault: NamedFault; result: Result }[] = []
+const rows: { fault: NamedFault; result: Result; caughtAt: number[] }[] = []
 for (const fault of selected) {
-  const result = await measure(fault.make())
-  rows.push({ fault, result })
-  const caught = result.failed.length > 0
+  const results = []
+  for (const seed of seeds) results.push({ seed, result: await measure(fault.make(), seed) })
+  const result = (results.find((r) => r.result.failed.length > 0) ?? results[0])?.result as Result
+  const caughtAt = results.filter((r) => r.result.failed.length > 0).map((r) => r.seed)
+  rows.push({ fault, result, caughtAt })
+  const caught = caughtAt.length > 0
+  const ms = results.reduce((sum, r) => sum + r.result.ms, 0)
+  const at = seeds.length > 1 && caught ? ` (seeds ${caughtAt.join(', ')})` : ''
   console.log(
-    `${pad(fault.name, 44)} ${pad(fault.kind, 12)} ${pad(caught ? 'caught' : 'MISSED', 7)} ${(result.ms / 1000).toFixed(1).padStart(5)} s  ${result.failed.join(', ')}${result.error ? ` [${result.error.slice(0, 160)}]` : ''}`,
+    `${pad(fault.name, 44)} ${pad(fault.kind, 12)} ${pad(caught ? 'caught' : 'MISSED', 7)} ${(ms / 1000).toFixed(1).padStart(5)} s  ${result.failed.join(', ')}${at}${result.error ? ` [${result.error.slice(0, 160)}]` : ''}`,
   )
   if (process.env.VERBOSE)
     for (const o of result.outcomes.filter((o) => o.status === 'failed'))
       console.log(`    ${o.check.id}: ${o.failure?.expected} / ${o.failure?.actual?.slice(0, 300)}`)
 }
 
-const caught = rows.filter((r) => r.result.failed.length > 0)
+const caught = rows.filter((r) => r.caughtAt.length > 0)
 const exploreFailed = (r: { result: Result }) =>
   r.result.outcomes.some((o) => o.check.area === 'explore' && o.status === 'failed')
 const byExplore = rows.filter(exploreFailed)
 const byExploreAlone = rows.filter((r) => exploreFailed(r) && r.result.failed.length === 1)
 const percent = (n: number) => (rows.length ? `${((100 * n) / rows.length).toFixed(1)}%` : '-')
 console.log()
-if (exploreOnly)
-  console.log(`exploration only: ${caught.length}/${rows.length} caught (${percent(caught.length)})`)
-else {
-  console.log(`whole suite: ${caught.length}/${rows.length} caught (${percent(caught.length)})`)
+const what = exploreOnly ? 'exploration only' : 'whole suite'
+if (seeds.length > 1) {
+  const perSeed = seeds.map((seed) => rows.filter((r) => r.caughtAt.includes(seed)).length)
+  const mean = perSeed.reduce((a, b) => a + b, 0) / seeds.length
+  console.log(
+    `${what}, per seed: ${seeds.map((seed, i) => `seed ${seed} ${perSeed[i]}/${rows.length}`).join(', ')}; mean ${mean.toFixed(1)} (${percent(mean)}); some seed: ${caught.length}/${rows.length} (${percent(caught.length)})`,
+  )
+} else console.log(`${what}: ${caught.length}/${rows.length} caught (${percent(caught.length)})`)
+if (!exploreOnly)
   console.log(
     `exploration among the failing checks: ${byExplore.length}/${rows.length} (${percent(byExplore.length)}); the only failing check: ${byExploreAlone.length}`,
   )
-}
-const missed = rows.filter((r) => r.result.failed.length === 0).map((r) => r.fault.name)
+const missed = rows.filter((r) => r.caughtAt.length === 0).map((r) => r.fault.name)
 if (missed.length) console.log(`missed: ${missed.join(', ')}`)
