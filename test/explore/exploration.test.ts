@@ -31,7 +31,7 @@ describe('exploration against a faulty implementation (a deleted agent still rea
     expect(first?.outcome.status).toBe('failed')
     const failure = first?.outcome.failure
     expect(failure?.actual).toMatch(
-      /^at step \d \(GET \/agents\/agt_\S+ \(read back\)\), status: target 200, model 404/,
+      /^at step \d \(GET \/agents\/agt_\S+ (\(read back\)|\(key: secret\), sent with the others at once)\), status: target 200, model 404/,
     )
     expect(failure?.actual).toContain('--seed 1')
     // Shrunk: the delete (with its read back) is all it takes, after the setup's agents.

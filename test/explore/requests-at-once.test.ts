@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { ordersOf } from '../../contracts/explore/sequence.ts'
-import { createMockPlatform } from '../../mocks/platform.ts'
 import { faults } from '../fault-sets/held-out-17.ts'
-import { faultyHandler } from '../reliability/support/faulty-handler.ts'
-import { exploreInProcess, FIXED_SEEDS, firstSeedThatFinds } from './support/explore-run.ts'
+import { exploresHeldOutSet } from './support/held-out-exploration.ts'
 
 // Requests sent at once: faults of held-out set 17 (requests in flight together) that exploration alone could not
 // meet while it sent one request at a time (4 of its 30 caught, all through a request's own answer). Each fault is
 // the correct engine wrapped in test code, looked for with the first of sixteen fixed seeds that finds it.
-
-const SEQUENCES = 40
-const SEEDS = FIXED_SEEDS
 
 describe('ordersOf', () => {
   it('gives every order of the requests, the order of the seconds the target handled them in first', () => {
@@ -22,8 +17,10 @@ describe('ordersOf', () => {
   })
 })
 
-describe('exploration alone against requests in flight together', () => {
-  it.each([
+exploresHeldOutSet(
+  'exploration alone against requests in flight together',
+  faults,
+  [
     // A DELETE answered 200 while a PATCH of the agent was in flight, the PATCH then writing it back.
     'agent-delete-lost-to-concurrent-patch',
     // Two changes of one integration at once, the later writing back what the earlier changed.
@@ -34,27 +31,14 @@ describe('exploration alone against requests in flight together', () => {
     'idempotent-creates-in-flight-both-carried-out',
     // Answers in flight together sharing one Request-Id ("Unique ID of this request").
     'request-id-shared-by-requests-in-flight',
-  ])(
-    'catches %s (within sixteen fixed seeds), showing the requests sent at once',
-    async (name) => {
-      const fault = faults.find((f) => f.name === name) as (typeof faults)[number]
-      const run = await firstSeedThatFinds((platform) => faultyHandler(platform, fault.make()), {
-        seeds: SEEDS,
-        sequences: SEQUENCES,
-      })
-      expect(run?.outcome.status, `no seed of ${SEEDS.length} found ${name}`).toBe('failed')
-      expect(run?.outcome.failure?.steps).toMatch(/^\d+\. \d requests at once: /m)
+  ],
+  {
+    showing: 'showing the requests sent at once',
+    more: (run) => {
+      expect(run.outcome.failure?.steps).toMatch(/^\d+\. \d requests at once: /m)
       // The script sends them at once too, and reads their answers once all are back.
-      expect(run?.outcome.failure?.script).toMatch(/^api \S+ [A-Z]+ .* &$/m)
-      expect(run?.outcome.failure?.script).toMatch(/^wait$/m)
+      expect(run.outcome.failure?.script).toMatch(/^api \S+ [A-Z]+ .* &$/m)
+      expect(run.outcome.failure?.script).toMatch(/^wait$/m)
     },
-    120_000,
-  )
-
-  it('passes the correct engine behind the same wrapping (seed 1)', async () => {
-    const platform = await createMockPlatform({ seedSize: { callLogs: 0 } })
-    const run = await exploreInProcess(faultyHandler(platform, {}), { seed: 1, sequences: SEQUENCES })
-    await platform.close()
-    expect(run.outcome.status, run.outcome.failure?.actual).toBe('passed')
-  }, 120_000)
-})
+  },
+)
