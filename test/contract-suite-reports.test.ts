@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bodyBreakages } from '../contracts/contract/breakages.ts'
+import { bodyBreakages, parameterBreakages } from '../contracts/contract/breakages.ts'
 import { createContract } from '../contracts/contract/contract.ts'
 import { describeExchange, redactText, toCurl } from '../contracts/http/exchange.ts'
 import type { ReportEntry } from '../contracts/report/entries.ts'
@@ -86,6 +86,18 @@ describe('reports', () => {
     expect(xml).toContain('<testsuite name="Authentication" tests="2" failures="1"')
     expect(xml).toContain('name="revoked &lt;key&gt;"')
     expect(xml).toContain('<skipped message="run with --destructive"/>')
+  })
+})
+
+describe('parameterBreakages', () => {
+  it("breaks a pattern with a value the pattern refuses: a key of two words where printable characters are asked for, '!!' where an ID is", () => {
+    const contract = createContract()
+    const idempotency = contract.operation('createAgent').parameters.find((p) => p.name === 'Idempotency-Key')
+    const cursor = contract.operation('listAgents').parameters.find((p) => p.name === 'starting_after')
+    const refusing = (schema: unknown) =>
+      parameterBreakages(contract.document, schema).find((b) => b.what === 'not matching the pattern')?.value
+    expect(refusing(idempotency?.schema)).toBe('two words')
+    expect(refusing(cursor?.schema)).toBe('!!')
   })
 })
 

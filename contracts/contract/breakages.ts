@@ -105,8 +105,13 @@ function valueBreakages(document: OpenApiDocument, schema: Schema): ValueBreakag
       what: `not a valid ${schema.format}`,
       codes: ['format', 'pattern'],
     })
-  else if (typeof schema.pattern === 'string')
-    out.push({ value: '!!', what: 'not matching the pattern', codes: ['pattern'] })
+  else if (typeof schema.pattern === 'string') {
+    // The first of a few values that the pattern refuses: punctuation where IDs and words are asked for, a space
+    // where printable characters are (an Idempotency-Key of two words), a letter outside ASCII, a tab.
+    const pattern = new RegExp(schema.pattern, 'u')
+    const refused = ['!!', 'two words', 'é', '\t'].find((value) => !pattern.test(value))
+    if (refused !== undefined) out.push({ value: refused, what: 'not matching the pattern', codes: ['pattern'] })
+  }
   // A value of the format that the pattern narrows out (a URL of another scheme where only http and https are
   // allowed): a target that checks the format alone lets it through.
   const ofFormat = typeof schema.format === 'string' ? FORMAT_VALUES[schema.format] : undefined
