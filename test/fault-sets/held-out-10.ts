@@ -27,7 +27,18 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, urlOf } from './request-parts.ts'
+import {
+  errorOf,
+  isObject,
+  isRead,
+  isV1,
+  type Json,
+  jsonOf,
+  ok,
+  pathOf,
+  queryOf,
+  urlOf,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -49,19 +60,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
 /** The request with its query changed by `change` (the URL keeps its path). */
 function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
   const url = urlOf(request)
@@ -74,9 +72,6 @@ const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
   ...request,
   body: JSON.stringify(body),
 })
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 /** The objects of a v1 answer: the list's items, or the object itself. */
 function objectsOf(response: EngineResponse): Json[] {

@@ -26,7 +26,18 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  isObject,
+  isRead,
+  isV1,
+  type Json,
+  jsonOf,
+  ok,
+  pathOf,
+  queryOf,
+  tokenOf,
+  urlOf,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -37,19 +48,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
 
 /** The objects of a v1 answer: the list's items, or the object itself. */
 function objectsOf(response: EngineResponse): Json[] {

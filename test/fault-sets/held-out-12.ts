@@ -24,7 +24,18 @@
 import { cidrContains, parseCidr, parseIp } from '../../mocks/engine/cidr.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, withToken } from './request-parts.ts'
+import {
+  errorOf,
+  isObject,
+  isRead,
+  isV1,
+  type Json,
+  jsonOf,
+  ok,
+  pathOf,
+  queryOf,
+  withToken,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -44,20 +55,8 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
 /** The path without its trailing slash (the router takes both). */
 const routeOf = (request: EngineRequest) => pathOf(request).replace(/(.)\/$/, '$1')
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
 
 /** The objects of a v1 answer: the list's items, or the object itself. */
 function objectsOf(response: EngineResponse): Json[] {
@@ -65,11 +64,6 @@ function objectsOf(response: EngineResponse): Json[] {
   if (response.body.object === 'list' && Array.isArray(response.body.data))
     return response.body.data.filter(isObject)
   return [response.body]
-}
-
-/** The error object of an answer, or undefined. */
-function errorOf(response: EngineResponse): Json | undefined {
-  return isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 }
 
 /** The bearer token as the engine reads it (scheme in any case, the rest of the header trimmed), or undefined. */

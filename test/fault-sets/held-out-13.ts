@@ -29,7 +29,19 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { canonical, isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  canonical,
+  isObject,
+  isRead,
+  isV1,
+  type Json,
+  jsonOf,
+  ok,
+  pathOf,
+  queryOf,
+  tokenOf,
+  urlOf,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -41,21 +53,10 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 /** Idempotency keys are kept 24 hours (by the platform clock). */
 const IDEMPOTENCY_SECONDS = 24 * 3600
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
 
 /** The request with its query changed by `change` (the path kept as sent). */
 function withQuery(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
@@ -66,9 +67,6 @@ function withQuery(request: EngineRequest, change: (query: URLSearchParams) => v
 }
 
 const LIST_PATH = /^\/v1\/(agents|call-logs|team-members)\/?$/
-
-/** A read: GET, or HEAD (answered like the GET, without the body). */
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
 
 /** The collection a read lists (`agents`, `call-logs`, `team-members`), or undefined. */
 function listOf(request: EngineRequest): string | undefined {

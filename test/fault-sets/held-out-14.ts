@@ -30,7 +30,7 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import { isObject, isV1, type Json, jsonOf, ok, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -52,18 +52,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
 
 /** The request with another JSON body. */
 const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({

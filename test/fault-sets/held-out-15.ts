@@ -29,7 +29,7 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, urlOf } from './request-parts.ts'
+import { errorOf, isObject, type Json, jsonOf, pathOf, queryOf, urlOf } from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -51,15 +51,6 @@ export interface HeldOutFault {
 
 const isV1 = (request: EngineRequest) => /^\/v1(\/|$)/.test(pathOf(request))
 const header = (request: EngineRequest, name: string) => request.headers[name]?.trim() || undefined
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
 
 /** Whether the request's body is sent as JSON (what the engine's body parser takes). */
 const sentAsJson = (request: EngineRequest) =>
@@ -126,10 +117,6 @@ const htmlPage = (status: number, html: string, headers: Record<string, string> 
 
 const nginxPage = (status: number, reason: string) =>
   `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`
-
-/** The engine's error object of an answer, if it is one. */
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 /** An item path of v1: its collection and the ID as sent. */
 const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/

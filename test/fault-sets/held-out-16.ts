@@ -31,7 +31,18 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { canonical, isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  canonical,
+  isObject,
+  isV1,
+  type Json,
+  jsonOf,
+  ok,
+  pathOf,
+  queryOf,
+  tokenOf,
+  urlOf,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -58,18 +69,7 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
 const replayed = (response: EngineResponse) => response.headers['idempotent-replayed'] === 'true'
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
 
 /** The request with `value` as its JSON body. */
 const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({

@@ -37,7 +37,19 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import { corsHeaders } from '../../mocks/engine/v1/cors.ts'
 import { v1Document } from '../../openapi/generated/v1.document.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  codeOf,
+  errorOf,
+  isObject,
+  isV1,
+  type Json,
+  jsonOf,
+  ok,
+  pathOf,
+  queryOf,
+  tokenOf,
+  urlOf,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -58,21 +70,7 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
 const replayed = (response: EngineResponse) => response.headers['idempotent-replayed'] === 'true'
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
-const codeOf = (response: EngineResponse) => errorOf(response)?.code
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
 
 /** The request with `value` as its JSON body. */
 const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({

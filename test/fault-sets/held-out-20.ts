@@ -40,7 +40,22 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import { mockControlDocument } from '../../openapi/generated/mock-control.document.ts'
 import { v1Document } from '../../openapi/generated/v1.document.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { canonical, isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  canonical,
+  codeOf,
+  errorOf,
+  isObject,
+  isRead,
+  isV1,
+  type Json,
+  jsonOf,
+  objectBody,
+  ok,
+  pathOf,
+  queryOf,
+  tokenOf,
+  urlOf,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -63,29 +78,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
-const codeOf = (response: EngineResponse) => errorOf(response)?.code
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request's JSON object body, when it is one the engine would read as JSON. */
-function objectBody(request: EngineRequest): Json | undefined {
-  if (!isJsonContentType(request.headers['content-type'])) return undefined
-  const body = jsonOf(request)
-  return isObject(body) ? body : undefined
-}
 
 /** The request with `value` as its JSON body. */
 const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({

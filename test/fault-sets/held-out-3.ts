@@ -13,8 +13,10 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
+  errorOf,
   isObject,
   type Json,
+  jsonOf,
   pathOf,
   queryOf,
   tokenOf,
@@ -32,15 +34,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
 /** The query with `name` set to `value` (only when the parameter appears exactly once). */
 function withQuery(request: EngineRequest, name: string, value: string): EngineRequest | undefined {
   const url = urlOf(request)
@@ -48,9 +41,6 @@ function withQuery(request: EngineRequest, name: string, value: string): EngineR
   url.searchParams.set(name, value)
   return { ...request, url: `${url.pathname}?${url.searchParams.toString()}` }
 }
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 /** An error answer in the platform's envelope, built on the engine's answer (its Request-Id and rate-limit headers). */
 function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {

@@ -17,8 +17,11 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
+  errorOf,
   isObject,
+  isRead,
   type Json,
+  jsonOf,
   pathOf,
   queryOf,
   tokenOf,
@@ -46,17 +49,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
 /** The request with its query changed by `change` (the URL keeps its path). */
 function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
   const url = urlOf(request)
@@ -69,9 +61,6 @@ const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
   ...request,
   body: JSON.stringify(body),
 })
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 /** A `req_` identifier of the engine's shape (base62), not the one of the answer. */
 const otherRequestId = () => `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 20)}`

@@ -19,8 +19,12 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
+  errorOf,
   isObject,
+  isRead,
+  isV1,
   type Json,
+  jsonOf,
   pathOf,
   queryOf,
   tokenOf,
@@ -48,18 +52,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
 /** The request with its query changed by `change` (the URL keeps its path). */
 function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
   const url = urlOf(request)
@@ -77,9 +69,6 @@ const withHeader = (request: EngineRequest, name: string, value: string): Engine
   ...request,
   headers: { ...request.headers, [name]: value },
 })
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined

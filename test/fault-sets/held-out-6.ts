@@ -22,8 +22,13 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
+  errorOf,
   isObject,
+  isRead,
+  isV1,
   type Json,
+  jsonOf,
+  ok,
   pathOf,
   queryOf,
   tokenOf,
@@ -51,19 +56,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
 /** The request with its query changed by `change` (the URL keeps its path). */
 function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
   const url = urlOf(request)
@@ -87,9 +79,6 @@ function neutralRead(request: EngineRequest, url: string): EngineRequest {
   delete headers['idempotency-key']
   return { ...request, method: 'GET', url, headers, body: null }
 }
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined

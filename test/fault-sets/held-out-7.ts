@@ -22,8 +22,12 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
+  errorOf,
   isObject,
+  isV1,
   type Json,
+  jsonOf,
+  ok,
   pathOf,
   queryOf,
   tokenOf,
@@ -51,18 +55,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
 /** The request with its query changed by `change` (the URL keeps its path). */
 function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
   const url = urlOf(request)
@@ -86,9 +78,6 @@ function neutralRead(request: EngineRequest, url = '/v1/user'): EngineRequest {
   delete headers['idempotency-key']
   return { ...request, method: 'GET', url, headers, body: null }
 }
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined

@@ -1,8 +1,9 @@
 /**
  * Reading and rewriting engine requests, shared by the held-out fault sets (test/fault-sets/held-out-*.ts): the
- * parts of a request a fault looks at, and the one rewrite several faults make.
+ * parts of a request or an answer a fault looks at, and the rewrites several faults make.
  */
-import type { EngineRequest } from '../../mocks/engine/types.ts'
+import { isJsonContentType } from '../../mocks/engine/request-body.ts'
+import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 
 export type Json = Record<string, unknown>
 export const isObject = (value: unknown): value is Json =>
@@ -34,3 +35,36 @@ export const withToken = (request: EngineRequest, token: string): EngineRequest 
   ...request,
   headers: { ...request.headers, authorization: `Bearer ${token}` },
 })
+
+/** The request's body parsed as JSON, whatever its Content-Type; undefined when there is none or it does not parse. */
+export function jsonOf(request: EngineRequest): unknown {
+  if (request.body === null) return undefined
+  try {
+    return JSON.parse(request.body)
+  } catch {
+    return undefined
+  }
+}
+
+/** The request's JSON object body, when it is one the engine would read as JSON. */
+export function objectBody(request: EngineRequest): Json | undefined {
+  if (!isJsonContentType(request.headers['content-type'])) return undefined
+  const body = jsonOf(request)
+  return isObject(body) ? body : undefined
+}
+
+/** Whether the request is one of the v1 API (a path under `/v1/`). */
+export const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
+
+/** Whether the request only reads (GET or HEAD). */
+export const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
+
+/** Whether the answer is a success (2xx). */
+export const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
+
+/** The answer's error object (`body.error`), or undefined. */
+export const errorOf = (response: EngineResponse): Json | undefined =>
+  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
+
+/** The answer's error code, or undefined. */
+export const codeOf = (response: EngineResponse) => errorOf(response)?.code
