@@ -38,6 +38,8 @@ import {
   pathOf,
   queryOf,
   urlOf,
+  withJson,
+  withQuery,
 } from './request-parts.ts'
 
 export interface HeldOutFault {
@@ -59,19 +61,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
 
 /** The objects of a v1 answer: the list's items, or the object itself. */
 function objectsOf(response: EngineResponse): Json[] {
@@ -506,7 +495,7 @@ export const faults: HeldOutFault[] = [
             folded.push([name, value.toLowerCase()])
         }
         if (folded.length === 0) return request
-        return withUrl(request, (q) => {
+        return withQuery(request, (q) => {
           for (const [name, value] of folded) q.set(name, value)
         })
       },
@@ -558,7 +547,7 @@ export const faults: HeldOutFault[] = [
             changed = true
           }
         }
-        return changed ? withBody(request, body) : request
+        return changed ? withJson(request, body) : request
       },
     }),
   },
@@ -574,7 +563,7 @@ export const faults: HeldOutFault[] = [
           return request
         const body = jsonOf(request)
         if (!isObject(body) || typeof body.enabled !== 'string') return request
-        return withBody(request, { ...body, enabled: Boolean(body.enabled) })
+        return withJson(request, { ...body, enabled: Boolean(body.enabled) })
       },
     }),
   },
@@ -594,7 +583,7 @@ export const faults: HeldOutFault[] = [
         for (const [field, value] of Object.entries(body))
           if (value === null && (field === 'description' || field === 'first_message')) dropped = true
           else kept[field] = value
-        return dropped ? withBody(request, kept) : request
+        return dropped ? withJson(request, kept) : request
       },
     }),
   },
@@ -615,7 +604,7 @@ export const faults: HeldOutFault[] = [
         if (!isObject(body) || typeof body.system_prompt !== 'string') return request
         const characters = Array.from(body.system_prompt)
         if (characters.length <= 10_000 || characters.length > 20_000) return request
-        return withBody(request, { ...body, system_prompt: characters.slice(0, 10_000).join('') })
+        return withJson(request, { ...body, system_prompt: characters.slice(0, 10_000).join('') })
       },
     }),
   },
@@ -631,7 +620,7 @@ export const faults: HeldOutFault[] = [
         const body = jsonOf(request)
         if (!isObject(body) || typeof body.name !== 'string') return request
         const name = body.name.replace(/[\u{10000}-\u{10FFFF}]/gu, '?')
-        return name === body.name ? request : withBody(request, { ...body, name })
+        return name === body.name ? request : withJson(request, { ...body, name })
       },
     }),
   },
@@ -651,7 +640,7 @@ export const faults: HeldOutFault[] = [
         const local = (match[1] as string).split('+')[0]?.replace(/\./g, '').toLowerCase() ?? ''
         if (local === '') return request
         const email = `${local}@gmail.com`
-        return email === body.email ? request : withBody(request, { ...body, email })
+        return email === body.email ? request : withJson(request, { ...body, email })
       },
     }),
   },
@@ -668,7 +657,7 @@ export const faults: HeldOutFault[] = [
         if (!isRead(request) || pathOf(request) !== '/v1/team-members') return request
         const values = queryOf(request).getAll('limit')
         if (values.length !== 1 || values[0] !== '') return request
-        return withUrl(request, (q) => q.delete('limit'))
+        return withQuery(request, (q) => q.delete('limit'))
       },
     }),
   },

@@ -40,7 +40,7 @@ import {
   pathOf,
   queryOf,
   tokenOf,
-  urlOf,
+  withQuery,
 } from './request-parts.ts'
 
 export interface HeldOutFault {
@@ -57,14 +57,6 @@ const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 /** Idempotency keys are kept 24 hours (by the platform clock). */
 const IDEMPOTENCY_SECONDS = 24 * 3600
-
-/** The request with its query changed by `change` (the path kept as sent). */
-function withQuery(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: `${url.pathname}${query ? `?${query}` : ''}` }
-}
 
 const LIST_PATH = /^\/v1\/(agents|call-logs|team-members)\/?$/
 

@@ -30,7 +30,18 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, isV1, type Json, jsonOf, ok, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  isObject,
+  isV1,
+  type Json,
+  jsonOf,
+  ok,
+  pathOf,
+  queryOf,
+  tokenOf,
+  urlOf,
+  withJson,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -52,12 +63,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/** The request with another JSON body. */
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
 
 const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 
@@ -432,7 +437,7 @@ function teamBook(book: Book) {
         standsFor.set(stand, email)
         if (slot !== undefined) retried.set(slot, stand)
       }
-      return withBody(request, { ...body, email: stand })
+      return withJson(request, { ...body, email: stand })
     },
     /** Shows placeholders as the addresses they stand for, and learns the team from the answer. */
     observe(request: EngineRequest, response: EngineResponse): void {
@@ -471,7 +476,7 @@ export const faults: HeldOutFault[] = [
         if (!isCreate(request, 'agents')) return request
         const body = jsonOf(request)
         if (!isObject(body) || !isObject(body.llm) || body.llm.temperature !== 0) return request
-        return withBody(request, { ...body, llm: { ...body.llm, temperature: 0.7 } })
+        return withJson(request, { ...body, llm: { ...body.llm, temperature: 0.7 } })
       },
     }),
   },
@@ -486,7 +491,7 @@ export const faults: HeldOutFault[] = [
         if (!isCreate(request, 'agents')) return request
         const body = jsonOf(request)
         if (!isObject(body) || body.status !== 'inactive') return request
-        return withBody(request, { ...body, status: 'active' })
+        return withJson(request, { ...body, status: 'active' })
       },
     }),
   },
@@ -502,7 +507,7 @@ export const faults: HeldOutFault[] = [
         const body = jsonOf(request)
         if (!isObject(body) || typeof body.webhook_url !== 'string' || 'webhook_events' in body)
           return request
-        return withBody(request, { ...body, webhook_events: [...WEBHOOK_EVENTS] })
+        return withJson(request, { ...body, webhook_events: [...WEBHOOK_EVENTS] })
       },
     }),
   },
@@ -521,7 +526,7 @@ export const faults: HeldOutFault[] = [
         const changed = { ...body }
         if (changed.description === '') changed.description = null
         if (changed.first_message === '') changed.first_message = null
-        return withBody(request, changed)
+        return withJson(request, changed)
       },
     }),
   },
@@ -570,7 +575,7 @@ export const faults: HeldOutFault[] = [
         const body = jsonOf(request)
         if (!isObject(body) || !isObject(body.credentials) || Object.keys(body.credentials).length > 0)
           return request
-        return withBody(request, { ...body, credentials: null })
+        return withJson(request, { ...body, credentials: null })
       },
     }),
   },
@@ -672,7 +677,7 @@ export const faults: HeldOutFault[] = [
           }
           return changed.voice === body.voice && changed.llm === body.llm
             ? request
-            : withBody(request, changed)
+            : withJson(request, changed)
         },
         response(response, request) {
           book.observe(request, response)
@@ -699,7 +704,7 @@ export const faults: HeldOutFault[] = [
           const language = body?.language
           if (!body || typeof language !== 'string' || STRICT.test(language)) return request
           if (!LANGUAGE.test(language) || !text(language, 2, 35)) return request
-          const sent = withBody(request, { ...body, language: 'XX' })
+          const sent = withJson(request, { ...body, language: 'XX' })
           refused.add(sent)
           return sent
         },
@@ -728,7 +733,7 @@ export const faults: HeldOutFault[] = [
         request(request) {
           const body = agentWrite(request)
           if (!body || !isObject(body.llm) || !wholeBetween(body.llm.max_tokens, 4097, 32000)) return request
-          const sent = withBody(request, { ...body, llm: { ...body.llm, max_tokens: 32001 } })
+          const sent = withJson(request, { ...body, llm: { ...body.llm, max_tokens: 32001 } })
           refused.add(sent)
           return sent
         },
@@ -765,7 +770,7 @@ export const faults: HeldOutFault[] = [
         }
         const same =
           changed.max_call_duration_seconds === body.max_call_duration_seconds && changed.llm === body.llm
-        return same ? request : withBody(request, changed)
+        return same ? request : withJson(request, changed)
       },
     }),
   },
@@ -793,7 +798,7 @@ export const faults: HeldOutFault[] = [
             placeholders.set(url, placeholder)
             standsFor.set(placeholder, url)
           }
-          return withBody(request, { ...body, webhook_url: placeholder })
+          return withJson(request, { ...body, webhook_url: placeholder })
         },
         response(response, request) {
           book.observe(request, response)
@@ -822,7 +827,7 @@ export const faults: HeldOutFault[] = [
         const at = email.lastIndexOf('@')
         if (at < 1 || !email.slice(0, at).includes('+') || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
           return request
-        return withBody(request, { ...body, email: 'not-an-address' })
+        return withJson(request, { ...body, email: 'not-an-address' })
       },
     }),
   },
@@ -848,7 +853,7 @@ export const faults: HeldOutFault[] = [
             return request
           const union = [...stored, ...sent.filter((event) => !stored.includes(event))]
           if (union.length === sent.length) return request
-          return withBody(request, { ...body, webhook_events: union })
+          return withJson(request, { ...body, webhook_events: union })
         },
         response(response, request) {
           book.observe(request, response)
@@ -915,7 +920,7 @@ export const faults: HeldOutFault[] = [
             return request
           const row: Json = {}
           for (const field of AGENT_FIELDS) if (field in agent) row[field] = structuredClone(agent[field])
-          return withBody(request, applyUpdate(row, body))
+          return withJson(request, applyUpdate(row, body))
         },
         response(response, request) {
           book.observe(request, response)

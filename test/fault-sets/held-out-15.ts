@@ -29,7 +29,7 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { errorOf, isObject, type Json, jsonOf, pathOf, queryOf, urlOf } from './request-parts.ts'
+import { errorOf, isObject, type Json, jsonOf, pathOf, queryOf, urlOf, withJson } from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -55,12 +55,6 @@ const header = (request: EngineRequest, name: string) => request.headers[name]?.
 /** Whether the request's body is sent as JSON (what the engine's body parser takes). */
 const sentAsJson = (request: EngineRequest) =>
   /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(header(request, 'content-type') ?? '')
-
-/** The request with `value` as its JSON body. */
-const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(value),
-})
 
 /** Every string of a JSON value changed by `change` (object keys kept). */
 function mapStrings(value: unknown, change: (text: string) => unknown): unknown {

@@ -42,6 +42,7 @@ import {
   queryOf,
   tokenOf,
   urlOf,
+  withJson,
 } from './request-parts.ts'
 
 export interface HeldOutFault {
@@ -70,12 +71,6 @@ export interface HeldOutFault {
 // ------------------------------------------------------------------------------------------------- helpers
 
 const replayed = (response: EngineResponse) => response.headers['idempotent-replayed'] === 'true'
-
-/** The request with `value` as its JSON body. */
-const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(value),
-})
 
 /** Whole seconds since the epoch of a timestamp, or undefined. */
 function secondOf(value: unknown): number | undefined {

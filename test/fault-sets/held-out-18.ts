@@ -51,6 +51,8 @@ import {
   queryOf,
   tokenOf,
   urlOf,
+  withJson,
+  withQuery,
 } from './request-parts.ts'
 
 export interface HeldOutFault {
@@ -75,20 +77,6 @@ export interface HeldOutFault {
 // ------------------------------------------------------------------------------------------------- helpers
 
 const paramOf = (response: EngineResponse) => errorOf(response)?.param
-
-/** The request with `value` as its JSON body. */
-const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(value),
-})
-
-/** The request with its query rewritten by `change`. */
-function withQuery(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: `${url.pathname}${query ? `?${query}` : ''}` }
-}
 
 /** Whole seconds since the epoch of a timestamp, or undefined. */
 function secondOf(value: unknown): number | undefined {

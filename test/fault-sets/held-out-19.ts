@@ -55,7 +55,8 @@ import {
   pathOf,
   queryOf,
   tokenOf,
-  urlOf,
+  withJson,
+  withQuery,
 } from './request-parts.ts'
 
 export interface HeldOutFault {
@@ -78,20 +79,6 @@ export interface HeldOutFault {
 // ------------------------------------------------------------------------------------------------- helpers
 
 const replayed = (response: EngineResponse) => response.headers['idempotent-replayed'] === 'true'
-
-/** The request with `value` as its JSON body. */
-const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(value),
-})
-
-/** The request with its query rewritten by `change`. */
-function withQuery(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: `${url.pathname}${query ? `?${query}` : ''}` }
-}
 
 /** Whole seconds since the epoch of a timestamp, or undefined. */
 function secondOf(value: unknown): number | undefined {

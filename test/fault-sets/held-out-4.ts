@@ -25,7 +25,8 @@ import {
   pathOf,
   queryOf,
   tokenOf,
-  urlOf,
+  withJson,
+  withQuery,
   withToken,
 } from './request-parts.ts'
 
@@ -48,19 +49,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
 
 /** A `req_` identifier of the engine's shape (base62), not the one of the answer. */
 const otherRequestId = () => `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 20)}`
@@ -535,7 +523,7 @@ export const faults: HeldOutFault[] = [
           const limit = limitAsSent(query)
           if (!other || other.account === seen.keys.account(tokenOf(request)) || limit === undefined)
             return request
-          const sent = withUrl(request, (q) => {
+          const sent = withQuery(request, (q) => {
             q.delete('starting_after')
             q.delete('ending_before')
             q.set('limit', '100')
@@ -847,7 +835,7 @@ export const faults: HeldOutFault[] = [
             return request
           // With a minimum above 0, a duration read as 0 matches nothing more.
           if (min.length > 1 || (min.length === 1 && min[0] !== '0')) return request
-          const sent = withUrl(request, (q) => {
+          const sent = withQuery(request, (q) => {
             q.delete('max_duration_seconds')
             q.delete('min_duration_seconds')
             q.set('limit', '100')
@@ -1012,7 +1000,7 @@ export const faults: HeldOutFault[] = [
         if (!events.every((event) => typeof event === 'string')) return request
         const unique = [...new Set(events)]
         if (unique.length === events.length) return request
-        return withBody(request, { ...body, webhook_events: unique })
+        return withJson(request, { ...body, webhook_events: unique })
       },
     }),
   },
@@ -1036,7 +1024,7 @@ export const faults: HeldOutFault[] = [
           if (Number.isSafeInteger(value) && value >= 0) lenient.push([name, String(value)])
         }
         if (lenient.length === 0) return request
-        return withUrl(request, (q) => {
+        return withQuery(request, (q) => {
           for (const [name, value] of lenient) q.set(name, value)
         })
       },
@@ -1276,7 +1264,7 @@ export const faults: HeldOutFault[] = [
           if (stored.account !== seen.keys.account(tokenOf(request))) return request
           const merged = { ...stored.body.metadata, ...body.metadata }
           if (canonical(merged) === canonical(body.metadata)) return request
-          return withBody(request, { ...body, metadata: merged })
+          return withJson(request, { ...body, metadata: merged })
         },
         response(response, request) {
           seen.observe(request, response)
@@ -1309,7 +1297,7 @@ export const faults: HeldOutFault[] = [
             [...seen.members.values()].find((m) => m.account === account && m.body.role === 'owner')?.body
               .email
           if (typeof owner !== 'string') return request
-          const sent = withBody(request, { ...body, email: owner })
+          const sent = withJson(request, { ...body, email: owner })
           substituted.set(sent, { original: email, used: owner })
           return sent
         },

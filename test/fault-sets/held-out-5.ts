@@ -28,7 +28,9 @@ import {
   pathOf,
   queryOf,
   tokenOf,
-  urlOf,
+  withHeader,
+  withJson,
+  withQuery,
   withToken,
 } from './request-parts.ts'
 
@@ -51,24 +53,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
-
-const withHeader = (request: EngineRequest, name: string, value: string): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, [name]: value },
-})
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined
@@ -482,7 +466,7 @@ export const faults: HeldOutFault[] = [
           if (query.getAll('ending_before').length !== 1 || query.has('starting_after')) return request
           const limit = limitAsSent(query)
           if (limit === undefined || limit === 100) return request
-          const sent = withUrl(request, (q) => q.set('limit', '100'))
+          const sent = withQuery(request, (q) => q.set('limit', '100'))
           plans.set(sent, limit)
           return sent
         },
@@ -520,7 +504,7 @@ export const faults: HeldOutFault[] = [
           if (after.length + before.length !== 1) return request
           const limit = limitAsSent(query)
           if (limit === undefined) return request
-          const sent = withUrl(request, (q) => q.set('limit', '100'))
+          const sent = withQuery(request, (q) => q.set('limit', '100'))
           plans.set(sent, { limit, cursor: (after[0] ?? before[0]) as string })
           return sent
         },
@@ -559,7 +543,7 @@ export const faults: HeldOutFault[] = [
         const dropDirection =
           direction.length === 1 && (direction[0] === 'inbound' || direction[0] === 'outbound')
         if (!dropStatus && !dropDirection) return request
-        return withUrl(request, (q) => {
+        return withQuery(request, (q) => {
           if (dropStatus) q.delete('status')
           if (dropDirection) q.delete('direction')
         })
@@ -672,7 +656,7 @@ export const faults: HeldOutFault[] = [
             members.find(([, m]) => m.account === account && m.body.role === 'owner')?.[1].body.email ??
             seen.keys.emails.get(account)
           if (typeof owner !== 'string') return request
-          const sent = withBody(request, { ...body, email: owner })
+          const sent = withJson(request, { ...body, email: owner })
           swapped.set(sent, { original: email, used: owner })
           return sent
         },
@@ -881,7 +865,7 @@ export const faults: HeldOutFault[] = [
           } catch {
             return request
           }
-          const sent = withUrl(request, (q) => q.set('timezone', 'UTC'))
+          const sent = withQuery(request, (q) => q.set('timezone', 'UTC'))
           zones.set(sent, name)
           return sent
         },
@@ -923,7 +907,7 @@ export const faults: HeldOutFault[] = [
           if (end === undefined || (startAll.length === 1 && (start === undefined || end <= start)))
             return request
           const whole = Math.floor(end / 1000) * 1000
-          const sent = withUrl(request, (q) => q.set('end', toTimestamp(whole + 1000)))
+          const sent = withQuery(request, (q) => q.set('end', toTimestamp(whole + 1000)))
           ends.set(sent, toTimestamp(whole))
           return sent
         },
@@ -1148,7 +1132,7 @@ export const faults: HeldOutFault[] = [
                 changed = true
               }
           }
-          return changed ? withBody(request, body) : request
+          return changed ? withJson(request, body) : request
         },
       }
     },
@@ -1166,7 +1150,7 @@ export const faults: HeldOutFault[] = [
         if (all.length !== 1 || !/^-?(0|[1-9][0-9]{0,8})$/.test(all[0] as string)) return request
         const value = Number(all[0])
         if (value >= 1 && value <= 100) return request
-        return withUrl(request, (q) => q.set('limit', value < 1 ? '1' : '100'))
+        return withQuery(request, (q) => q.set('limit', value < 1 ? '1' : '100'))
       },
     }),
   },
@@ -1186,7 +1170,7 @@ export const faults: HeldOutFault[] = [
         const a = instantOf(after[0])
         const b = instantOf(before[0])
         if (a === undefined || b === undefined || a !== b) return request
-        return withUrl(request, (q) => q.set('started_before', new Date(b + 1).toISOString()))
+        return withQuery(request, (q) => q.set('started_before', new Date(b + 1).toISOString()))
       },
     }),
   },
@@ -1347,7 +1331,7 @@ export const faults: HeldOutFault[] = [
         }
         fill(body.llm, { temperature: 0.7, max_tokens: 1024 })
         fill(body.voice, { speed: 1 })
-        return changed ? withBody(request, body) : request
+        return changed ? withJson(request, body) : request
       },
     }),
   },
@@ -1363,7 +1347,7 @@ export const faults: HeldOutFault[] = [
           return request
         const body = jsonOf(request)
         if (!isObject(body) || body.credentials !== null || 'enabled' in body) return request
-        return withBody(request, { ...body, enabled: false })
+        return withJson(request, { ...body, enabled: false })
       },
     }),
   },

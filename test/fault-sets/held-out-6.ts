@@ -32,7 +32,8 @@ import {
   pathOf,
   queryOf,
   tokenOf,
-  urlOf,
+  withJson,
+  withQuery,
   withToken,
 } from './request-parts.ts'
 
@@ -55,19 +56,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
 
 /**
  * A harmless read of the same key in place of a write the faulty implementation would not carry out (the engine
@@ -877,7 +865,7 @@ export const faults: HeldOutFault[] = [
           const end = ends.length === 1 ? instantOf(ends[0]) : clock.now()
           if ((starts.length === 1 && start === undefined) || end === undefined) return request
           if (start !== undefined && end - start > 740 * DAY_MS) return request
-          const sent = withUrl(request, (q) => q.set('granularity', 'day'))
+          const sent = withQuery(request, (q) => q.set('granularity', 'day'))
           plans.set(sent, query.get('timezone') ?? 'UTC')
           return sent
         },
@@ -925,7 +913,7 @@ export const faults: HeldOutFault[] = [
           if (after !== undefined && before !== undefined && after >= before) return request
           const limit = limitAsSent(query)
           if (limit === undefined) return request
-          const sent = withUrl(request, (q) => {
+          const sent = withQuery(request, (q) => {
             q.delete('started_after')
             q.delete('started_before')
             q.set('limit', '100')
@@ -1144,7 +1132,7 @@ export const faults: HeldOutFault[] = [
               changed = true
             }
           }
-          return changed ? withBody(request, body) : request
+          return changed ? withJson(request, body) : request
         },
       }
     },
@@ -1167,7 +1155,7 @@ export const faults: HeldOutFault[] = [
             body.credentials[name] = value.padStart(8, '*')
             changed = true
           }
-        return changed ? withBody(request, body) : request
+        return changed ? withJson(request, body) : request
       },
     }),
   },
@@ -1414,7 +1402,7 @@ export const faults: HeldOutFault[] = [
           if (!gone || gone.size === 0) return request
           const groupBy = queryOf(request).getAll('group_by')
           if (groupBy.length > 1 || (groupBy.length === 1 && groupBy[0] !== 'agent_id')) return request
-          const sent = withUrl(request, (q) => q.set('group_by', 'agent_id'))
+          const sent = withQuery(request, (q) => q.set('group_by', 'agent_id'))
           plans.set(sent, { grouped: groupBy.length === 1, gone: new Set(gone) })
           return sent
         },

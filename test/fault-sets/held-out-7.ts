@@ -32,6 +32,8 @@ import {
   queryOf,
   tokenOf,
   urlOf,
+  withJson,
+  withQuery,
   withToken,
 } from './request-parts.ts'
 
@@ -54,19 +56,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
 
 /**
  * A harmless read of the same key in place of a write the faulty implementation would not carry out (the engine
@@ -555,7 +544,7 @@ export const faults: HeldOutFault[] = [
           const sent = query.get('limit')
           if (sent !== null && !/^([1-9][0-9]?)$/.test(sent)) return request
           const limit = sent === null ? 20 : Number(sent)
-          const rewritten = withUrl(request, (q) => {
+          const rewritten = withQuery(request, (q) => {
             q.delete('status')
             q.delete('direction')
             q.set('limit', String(limit + 1))
@@ -593,7 +582,7 @@ export const faults: HeldOutFault[] = [
         const limit = query.get('limit')
         if (limit === null || query.getAll('limit').length > 1 || !/^(100|[1-9][0-9]?)$/.test(limit))
           return request
-        return withUrl(request, (q) => q.set('limit', '100'))
+        return withQuery(request, (q) => q.set('limit', '100'))
       },
     }),
   },
@@ -625,7 +614,7 @@ export const faults: HeldOutFault[] = [
             (before !== undefined && !SLUGS.includes(before))
           )
             return request
-          const rewritten = withUrl(request, (q) => {
+          const rewritten = withQuery(request, (q) => {
             q.delete('limit')
             q.delete('starting_after')
             q.delete('ending_before')
@@ -935,7 +924,7 @@ export const faults: HeldOutFault[] = [
           if (at === undefined) return request
           const offset = offsetMinutes(timezone, at)
           if (offset === undefined || offset % 60 === 0) return request
-          const rewritten = withUrl(request, (q) => q.set('timezone', 'UTC'))
+          const rewritten = withQuery(request, (q) => q.set('timezone', 'UTC'))
           zone.set(rewritten, timezone)
           return rewritten
         },
@@ -973,7 +962,7 @@ export const faults: HeldOutFault[] = [
           const a = offsetMinutes(timezone, start)
           const b = offsetMinutes(timezone, end)
           if (a === undefined || b === undefined || a === b) return request
-          const rewritten = withUrl(request, (q) => q.set('granularity', 'hour'))
+          const rewritten = withQuery(request, (q) => q.set('granularity', 'hour'))
           pending.set(rewritten, timezone)
           return rewritten
         },
@@ -1016,7 +1005,7 @@ export const faults: HeldOutFault[] = [
         if (before === undefined) return request
         const after = query.has('started_after') ? instantOf(query.get('started_after')) : undefined
         if (query.has('started_after') && (after === undefined || after >= before)) return request
-        return withUrl(request, (q) => q.set('started_before', new Date(before + 1).toISOString()))
+        return withQuery(request, (q) => q.set('started_before', new Date(before + 1).toISOString()))
       },
     }),
   },
@@ -1035,7 +1024,7 @@ export const faults: HeldOutFault[] = [
           const now = clock.now()
           if (query.has('start') || !query.has('end') || now === undefined) return request
           if (instantOf(query.get('end')) === undefined) return request
-          return withUrl(request, (q) => q.set('start', toTimestamp(now - 7 * DAY_MS)))
+          return withQuery(request, (q) => q.set('start', toTimestamp(now - 7 * DAY_MS)))
         },
         response(response, request) {
           clock.observe(request, response)
@@ -1191,7 +1180,7 @@ export const faults: HeldOutFault[] = [
         )
         if (scalar.length === 0) return request
         for (const [name, value] of scalar) metadata[name] = String(value)
-        return withBody(request, body)
+        return withJson(request, body)
       },
     }),
   },
@@ -1210,7 +1199,7 @@ export const faults: HeldOutFault[] = [
         const cleared = Object.keys(empty).filter((field) => field in body && body[field] === null)
         if (cleared.length === 0) return request
         for (const field of cleared) body[field] = empty[field]
-        return withBody(request, body)
+        return withJson(request, body)
       },
     }),
   },
@@ -1246,7 +1235,7 @@ export const faults: HeldOutFault[] = [
               values[name] = value
               config[name] = placeholder(name)
             }
-          const rewritten = withBody(request, body)
+          const rewritten = withJson(request, body)
           sent.set(rewritten, values)
           return rewritten
         },
@@ -1387,7 +1376,7 @@ export const faults: HeldOutFault[] = [
         if (request.method !== 'PATCH' || itemOf(pathOf(request))?.collection !== 'agents') return request
         const body = jsonOf(request)
         if (!isObject(body) || body.webhook_url !== null || 'webhook_events' in body) return request
-        return withBody(request, { ...body, webhook_events: [] })
+        return withJson(request, { ...body, webhook_events: [] })
       },
     }),
   },

@@ -35,7 +35,9 @@ import {
   pathOf,
   queryOf,
   tokenOf,
-  urlOf,
+  withHeader,
+  withJson,
+  withQuery,
   withToken,
 } from './request-parts.ts'
 
@@ -58,24 +60,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
-
-const withHeader = (request: EngineRequest, name: string, value: string): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, [name]: value },
-})
 
 /**
  * A harmless read of the same key in place of a write the faulty implementation would not carry out (the engine
@@ -584,7 +568,7 @@ export const faults: HeldOutFault[] = [
         const body = jsonOf(request)
         if (!isObject(body) || !isObject(body.llm) || body.llm.provider !== 'anthropic') return request
         if ('temperature' in body.llm) return request
-        return withBody(request, { ...body, llm: { ...body.llm, temperature: 1 } })
+        return withJson(request, { ...body, llm: { ...body.llm, temperature: 1 } })
       },
     }),
   },
@@ -606,7 +590,7 @@ export const faults: HeldOutFault[] = [
           const speed = body.voice.speed
           if (typeof speed !== 'number' || !Number.isFinite(speed) || (speed >= 0.5 && speed <= 2))
             return request
-          const rewritten = withBody(request, {
+          const rewritten = withJson(request, {
             ...body,
             voice: { ...body.voice, speed: Math.min(2, Math.max(0.5, speed)) },
           })
@@ -658,7 +642,7 @@ export const faults: HeldOutFault[] = [
         const renamed: Json = {}
         for (const [key, value] of Object.entries(metadata))
           renamed[key.length === 40 ? `${key}_` : key] = value
-        return withBody(request, { ...body, metadata: renamed })
+        return withJson(request, { ...body, metadata: renamed })
       },
     }),
   },
@@ -675,7 +659,7 @@ export const faults: HeldOutFault[] = [
         const min = single(query, 'min_duration_seconds')
         const max = single(query, 'max_duration_seconds')
         if (min === undefined || min !== max || !/^(0|[1-9][0-9]{0,8})$/.test(min)) return request
-        return withUrl(request, (q) => q.set('max_duration_seconds', String(Number(min) - 1)))
+        return withQuery(request, (q) => q.set('max_duration_seconds', String(Number(min) - 1)))
       },
     }),
   },
@@ -800,7 +784,7 @@ export const faults: HeldOutFault[] = [
         if (Object.keys(body).length < 2) return request
         const rest = { ...body }
         delete rest.config
-        return withBody(request, rest)
+        return withJson(request, rest)
       },
     }),
   },
@@ -891,7 +875,7 @@ export const faults: HeldOutFault[] = [
         if (start === undefined || end === undefined || start % HOUR_MS !== 0 || end % HOUR_MS !== 0)
           return request
         if (end - start !== 744 * HOUR_MS) return request
-        return withUrl(request, (q) => q.set('end', toTimestamp(end + HOUR_MS)))
+        return withQuery(request, (q) => q.set('end', toTimestamp(end + HOUR_MS)))
       },
     }),
   },
@@ -936,7 +920,7 @@ export const faults: HeldOutFault[] = [
           changes.push([name, `${match[1]}Z`])
         }
         if (changes.length === 0) return request
-        return withUrl(request, (q) => {
+        return withQuery(request, (q) => {
           for (const [name, value] of changes) q.set(name, value)
         })
       },

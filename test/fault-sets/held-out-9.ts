@@ -34,6 +34,8 @@ import {
   queryOf,
   tokenOf,
   urlOf,
+  withJson,
+  withQuery,
 } from './request-parts.ts'
 
 export interface HeldOutFault {
@@ -55,19 +57,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
 
 /**
  * A harmless read of the same key in place of a request the faulty implementation would not carry out (the engine
@@ -608,7 +597,7 @@ class CallLogHider {
       const query = queryOf(request)
       const limit = limitOf(query)
       if (hidden === 0 || limit === undefined || query.getAll('limit').length > 1) return request
-      return withUrl(request, (q) => q.set('limit', String(Math.min(100, limit + hidden))))
+      return withQuery(request, (q) => q.set('limit', String(Math.min(100, limit + hidden))))
     }
     return request
   }
@@ -675,7 +664,7 @@ export const faults: HeldOutFault[] = [
           const token = tokenOf(request) ?? ''
           const at = positions.get(`${token} ${cursor}`)
           if (at === undefined || at + 1 + limit > 100) return request
-          const rewritten = withUrl(request, (q) => {
+          const rewritten = withQuery(request, (q) => {
             q.delete('starting_after')
             q.set('limit', '100')
           })
@@ -1351,7 +1340,7 @@ export const faults: HeldOutFault[] = [
           if (!status || !STATUSES.includes(status) || limit === undefined || !onlyParams(query, FILTERS))
             return request
           if (![...t.calls.keys()].length) return request
-          const rewritten = withUrl(request, (q) => {
+          const rewritten = withQuery(request, (q) => {
             q.delete('status')
             q.set('limit', '100')
           })
@@ -1456,7 +1445,7 @@ export const faults: HeldOutFault[] = [
             sentStart === null ? (end === undefined ? undefined : end - 7 * DAY_MS) : instantOf(sentStart)
           if (start === undefined || end === undefined || end <= start || end - start > 740 * DAY_MS)
             return request
-          const rewritten = withUrl(request, (q) => q.set('granularity', 'day'))
+          const rewritten = withQuery(request, (q) => q.set('granularity', 'day'))
           pending.set(rewritten, query.get('timezone') ?? 'UTC')
           return rewritten
         },
@@ -1528,7 +1517,7 @@ export const faults: HeldOutFault[] = [
           if (request.method !== 'GET' || pathOf(request) !== ANALYTICS) return request
           const end = fixed.get('end')
           if (queryOf(request).has('end') || end === undefined) return request
-          const sent = withUrl(request, (q) => q.set('end', end))
+          const sent = withQuery(request, (q) => q.set('end', end))
           rewritten.add(sent)
           return sent
         },
@@ -1622,7 +1611,7 @@ export const faults: HeldOutFault[] = [
           const name = `${t.account(tokenOf(request))}\n${item.id}`
           if (!isObject(body) || body.enabled !== true || 'config' in body || enabled.get(name) !== false)
             return request
-          return withBody(request, { ...body, config: {} })
+          return withJson(request, { ...body, config: {} })
         },
         response(response, request) {
           t.observe(request, response)

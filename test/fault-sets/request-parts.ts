@@ -68,3 +68,23 @@ export const errorOf = (response: EngineResponse): Json | undefined =>
 
 /** The answer's error code, or undefined. */
 export const codeOf = (response: EngineResponse) => errorOf(response)?.code
+
+/** The request with `value` as its JSON body. */
+export const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
+  ...request,
+  body: JSON.stringify(value),
+})
+
+/** The request with its query rewritten by `change` (the path kept; no `?` when the query ends up empty). */
+export function withQuery(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
+  const url = urlOf(request)
+  change(url.searchParams)
+  const query = url.searchParams.toString()
+  return { ...request, url: `${url.pathname}${query ? `?${query}` : ''}` }
+}
+
+/** The request with header `name` (lower case) set to `value`. */
+export const withHeader = (request: EngineRequest, name: string, value: string): EngineRequest => ({
+  ...request,
+  headers: { ...request.headers, [name]: value },
+})
