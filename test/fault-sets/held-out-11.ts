@@ -30,6 +30,7 @@ import {
   isObject,
   isRead,
   isV1,
+  itemOf,
   type Json,
   jsonOf,
   ok,
@@ -102,21 +103,6 @@ function neutralRead(request: EngineRequest, url: string): EngineRequest {
   delete headers['content-type']
   delete headers['idempotency-key']
   return { ...request, method: 'GET', url, headers, body: null }
-}
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path, the ID decoded as the router decodes it. */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
 }
 
 /** Whether a Content-Type names JSON as the engine takes it (`application/json`, `+json` types, parameters). */

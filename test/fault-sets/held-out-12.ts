@@ -29,6 +29,7 @@ import {
   isObject,
   isRead,
   isV1,
+  itemOf,
   type Json,
   jsonOf,
   ok,
@@ -167,21 +168,6 @@ function harmless(request: EngineRequest, token: string, url = '/v1/user'): Engi
 
 /** A token that no key has (the engine answers 401 for it, uncounted), derived from `token`. */
 const unknownToken = (token: string) => `${token}x0`
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path, the ID decoded as the router decodes it. */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
 
 /**
  * The scopes a documented v1 operation needs (`x-required-permission`), by method and path; undefined for a method

@@ -34,6 +34,7 @@ import {
   isObject,
   isRead,
   isV1,
+  itemOf,
   type Json,
   jsonOf,
   ok,
@@ -64,21 +65,6 @@ const LIST_PATH = /^\/v1\/(agents|call-logs|team-members)\/?$/
 function listOf(request: EngineRequest): string | undefined {
   if (!isRead(request)) return undefined
   return LIST_PATH.exec(pathOf(request))?.[1]
-}
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path. */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
 }
 
 /** The items of a list answer. */

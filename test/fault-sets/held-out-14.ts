@@ -31,10 +31,13 @@
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
+  isCreate,
   isObject,
   isV1,
+  itemOf,
   type Json,
   jsonOf,
+  objectsOf,
   ok,
   pathOf,
   queryOf,
@@ -64,30 +67,12 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path. */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
 /** The ID of `method` on an item of `collection`, or undefined. */
 const itemId = (request: EngineRequest, method: string, collection: string) => {
   if (request.method !== method) return undefined
   const item = itemOf(request)
   return item?.collection === collection ? item.id : undefined
 }
-
-const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
-  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
 
 /** A create or an update of an agent: its JSON body when it is an object. */
 function agentWrite(request: EngineRequest): Json | undefined {
@@ -100,18 +85,6 @@ function agentWrite(request: EngineRequest): Json | undefined {
 function listOf(request: EngineRequest): string | undefined {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
   return /^\/v1\/(agents|call-logs|team-members|integrations)\/?$/.exec(pathOf(request))?.[1]
-}
-
-/**
- * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
- * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
- */
-function objectsOf(response: EngineResponse, type: string): Json[] {
-  if (!ok(response) || !isObject(response.body)) return []
-  const body = response.body
-  if (body.object === 'list' && Array.isArray(body.data))
-    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
-  return body.object === type && body.deleted !== true ? [body] : []
 }
 
 /** Newest first, as lists order objects: `created_at` descending, then `id` descending. */

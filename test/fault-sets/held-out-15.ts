@@ -29,7 +29,17 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { errorOf, isObject, type Json, jsonOf, pathOf, queryOf, urlOf, withJson } from './request-parts.ts'
+import {
+  errorOf,
+  ITEM_PATH,
+  isObject,
+  type Json,
+  jsonOf,
+  pathOf,
+  queryOf,
+  urlOf,
+  withJson,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -111,9 +121,6 @@ const htmlPage = (status: number, html: string, headers: Record<string, string> 
 
 const nginxPage = (status: number, reason: string) =>
   `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`
-
-/** An item path of v1: its collection and the ID as sent. */
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 
 // -------------------------------------------------------------------------------------- the platform clock
 

@@ -33,10 +33,15 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
+  isAnalytics,
+  isCreate,
   isObject,
   isV1,
+  itemId,
+  itemOf,
   type Json,
   jsonOf,
+  objectsOf,
   ok,
   pathOf,
   queryOf,
@@ -82,52 +87,10 @@ function secondOf(value: unknown): number | undefined {
 /** The contract's form of an instant given in whole seconds. */
 const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
 
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path. */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
-/** The ID of `method` (GET also matches HEAD) on an item of `collection`, or undefined. */
-function itemId(request: EngineRequest, method: string, collection: string): string | undefined {
-  const sent = request.method.toUpperCase()
-  if (sent !== method && !(method === 'GET' && sent === 'HEAD')) return undefined
-  const item = itemOf(request)
-  return item?.collection === collection ? item.id : undefined
-}
-
-const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
-  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
-
 /** The list a read asks for (`agents`, `call-logs`, `team-members`, `integrations`), or undefined. */
 function listOf(request: EngineRequest): string | undefined {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
   return /^\/v1\/(agents|call-logs|team-members|integrations)\/?$/.exec(pathOf(request))?.[1]
-}
-
-const isAnalytics = (request: EngineRequest) =>
-  (request.method === 'GET' || request.method === 'HEAD') &&
-  /^\/v1\/analytics\/calls\/?$/.test(pathOf(request))
-
-/**
- * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
- * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
- */
-function objectsOf(response: EngineResponse, type: string): Json[] {
-  if (!ok(response) || !isObject(response.body)) return []
-  const body = response.body
-  if (body.object === 'list' && Array.isArray(body.data))
-    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
-  return body.object === type && body.deleted !== true ? [body] : []
 }
 
 /** Newest first, as lists order objects: `created_at` descending, then `id` descending. */

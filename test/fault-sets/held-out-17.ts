@@ -40,10 +40,14 @@ import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   codeOf,
   errorOf,
+  isAnalytics,
+  isCreate,
   isObject,
   isV1,
+  itemOf,
   type Json,
   jsonOf,
+  objectsOf,
   ok,
   pathOf,
   queryOf,
@@ -83,21 +87,6 @@ function secondOf(value: unknown): number | undefined {
 /** The contract's form of an instant given in whole seconds. */
 const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
 
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path (the ID decoded as the engine decodes it). */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
 /** The ID of `method` on an item of `collection`, or undefined. */
 function itemId(request: EngineRequest, method: string, collection: string): string | undefined {
   if (request.method.toUpperCase() !== method) return undefined
@@ -105,29 +94,10 @@ function itemId(request: EngineRequest, method: string, collection: string): str
   return item?.collection === collection ? item.id : undefined
 }
 
-const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
-  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
-
 /** The list a GET asks for (`agents`, `call-logs`, `team-members`, `integrations`), or undefined. */
 function listOf(request: EngineRequest): string | undefined {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
   return /^\/v1\/(agents|call-logs|team-members|integrations)\/?$/.exec(pathOf(request))?.[1]
-}
-
-const isAnalytics = (request: EngineRequest) =>
-  (request.method === 'GET' || request.method === 'HEAD') &&
-  /^\/v1\/analytics\/calls\/?$/.test(pathOf(request))
-
-/**
- * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
- * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
- */
-function objectsOf(response: EngineResponse, type: string): Json[] {
-  if (!ok(response) || !isObject(response.body)) return []
-  const body = response.body
-  if (body.object === 'list' && Array.isArray(body.data))
-    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
-  return body.object === type && body.deleted !== true ? [body] : []
 }
 
 const sortKey = (item: Json) => `${String(item.created_at)}\u0000${String(item.id)}`

@@ -44,12 +44,18 @@ import {
   canonical,
   codeOf,
   errorOf,
+  isAnalytics,
+  isCreate,
+  isList,
   isObject,
   isRead,
   isV1,
+  itemId,
+  itemOf,
   type Json,
   jsonOf,
   objectBody,
+  objectsOf,
   ok,
   pathOf,
   queryOf,
@@ -91,50 +97,6 @@ function secondOf(value: unknown): number | undefined {
 const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
 
 const DAY = 86_400
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path (the ID decoded as the engine decodes it). */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
-/** The ID of `method` (GET also matches HEAD) on an item of `collection`, or undefined. */
-function itemId(request: EngineRequest, method: string, collection: string): string | undefined {
-  const sent = request.method.toUpperCase()
-  if (sent !== method && !(method === 'GET' && sent === 'HEAD')) return undefined
-  const item = itemOf(request)
-  return item?.collection === collection ? item.id : undefined
-}
-
-const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
-  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
-
-/** Whether the request reads the list of `collection`. */
-const isList = (request: EngineRequest, collection: string) =>
-  isRead(request) && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
-
-const isAnalytics = (request: EngineRequest) => isList(request, 'analytics/calls')
-
-/**
- * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
- * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
- */
-function objectsOf(response: EngineResponse, type: string): Json[] {
-  if (!ok(response) || !isObject(response.body)) return []
-  const body = response.body
-  if (body.object === 'list' && Array.isArray(body.data))
-    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
-  return body.object === type && body.deleted !== true ? [body] : []
-}
 
 /** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
 function ownHeaders(current: EngineResponse): Record<string, string> {

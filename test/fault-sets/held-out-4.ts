@@ -18,6 +18,7 @@ import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
   errorOf,
+  ITEM_PATH,
   isObject,
   isRead,
   type Json,
@@ -82,7 +83,6 @@ function replayOf(stored: EngineResponse, current: EngineResponse): EngineRespon
 }
 
 const isListPath = (path: string) => /^\/v1\/(agents|call-logs|team-members)\/?$/.test(path)
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 
 /** The ID in an item path, decoded as the router decodes it. */
 function itemOf(path: string): { collection: string; id: string } | undefined {

@@ -20,6 +20,7 @@ import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
   errorOf,
+  ITEM_PATH,
   isObject,
   isRead,
   isV1,
@@ -95,7 +96,6 @@ function cachedOf(stored: EngineResponse, current: EngineResponse): EngineRespon
 }
 
 const LIST_PATH = /^\/v1\/(agents|call-logs|team-members)\/?$/
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 const PATH_PARAM: Record<string, string> = {
   agents: 'agent_id',
   'call-logs': 'call_log_id',

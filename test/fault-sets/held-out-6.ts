@@ -23,6 +23,7 @@ import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
   errorOf,
+  ITEM_PATH,
   isObject,
   isRead,
   isV1,
@@ -109,7 +110,6 @@ function cachedOf(stored: EngineResponse, current: EngineResponse): EngineRespon
 }
 
 const LIST_PATH = /^\/v1\/(agents|call-logs|team-members)\/?$/
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 const SENSITIVE = ['system_prompt', 'webhook_url', 'metadata']
 
 /** The ID in an item path, decoded as the router decodes it. */

@@ -23,6 +23,7 @@ import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
   errorOf,
+  ITEM_PATH,
   isObject,
   isV1,
   type Json,
@@ -99,7 +100,6 @@ function replayOf(stored: EngineResponse, current: EngineResponse): EngineRespon
   }
 }
 
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 const SLUGS = ['twilio', 'salesforce', 'hubspot', 'google_calendar', 'slack', 'zapier', 'webhook']
 const ID_FORM: Record<string, RegExp> = {
   agents: /^agt_[A-Za-z0-9]+$/,

@@ -27,6 +27,7 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   errorOf,
+  ITEM_PATH,
   isObject,
   isV1,
   type Json,
@@ -104,7 +105,6 @@ function single(query: URLSearchParams, name: string): string | undefined {
   return values.length === 1 ? values[0] : undefined
 }
 
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 const ANALYTICS = '/v1/analytics/calls'
 const LISTS = ['/v1/agents', '/v1/call-logs', '/v1/team-members']
 const SENSITIVE = ['system_prompt', 'webhook_url', 'metadata']

@@ -25,6 +25,7 @@ import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
   errorOf,
+  ITEM_PATH,
   isObject,
   isV1,
   type Json,
@@ -111,7 +112,6 @@ function replayOf(stored: EngineResponse, current: EngineResponse): EngineRespon
   }
 }
 
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 const KIND: Record<string, string> = {
   agents: 'agent',
   'call-logs': 'call log',

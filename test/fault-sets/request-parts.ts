@@ -88,3 +88,50 @@ export const withHeader = (request: EngineRequest, name: string, value: string):
   ...request,
   headers: { ...request.headers, [name]: value },
 })
+
+/** A path of one item of a v1 collection: the collection and the ID as sent. */
+export const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
+
+/** The collection and ID of an item path (the ID decoded as the engine decodes it). */
+export function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
+  const match = ITEM_PATH.exec(pathOf(request))
+  if (!match) return undefined
+  let id = match[2] as string
+  try {
+    id = decodeURIComponent(id)
+  } catch {
+    // kept as sent
+  }
+  return { collection: match[1] as string, id }
+}
+
+/** The ID of `method` (GET also matches HEAD) on an item of `collection`, or undefined. */
+export function itemId(request: EngineRequest, method: string, collection: string): string | undefined {
+  const sent = request.method.toUpperCase()
+  if (sent !== method && !(method === 'GET' && sent === 'HEAD')) return undefined
+  const item = itemOf(request)
+  return item?.collection === collection ? item.id : undefined
+}
+
+/** Whether the request creates an item of `collection`. */
+export const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
+  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
+
+/** Whether the request reads the list of `collection`. */
+export const isList = (request: EngineRequest, collection: string) =>
+  isRead(request) && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
+
+/**
+ * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
+ * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
+ */
+export function objectsOf(response: EngineResponse, type: string): Json[] {
+  if (!ok(response) || !isObject(response.body)) return []
+  const body = response.body
+  if (body.object === 'list' && Array.isArray(body.data))
+    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
+  return body.object === type && body.deleted !== true ? [body] : []
+}
+
+/** Whether the request reads the call analytics. */
+export const isAnalytics = (request: EngineRequest) => isList(request, 'analytics/calls')
