@@ -33,6 +33,7 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
+  errorAnswer,
   isAnalytics,
   isCreate,
   isObject,
@@ -43,8 +44,13 @@ import {
   jsonOf,
   objectsOf,
   ok,
+  ownHeaders,
   pathOf,
   queryOf,
+  replayed,
+  secondOf,
+  startedCall,
+  timestampOf,
   tokenOf,
   urlOf,
   withJson,
@@ -75,18 +81,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const replayed = (response: EngineResponse) => response.headers['idempotent-replayed'] === 'true'
-
-/** Whole seconds since the epoch of a timestamp, or undefined. */
-function secondOf(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined
-  const ms = Date.parse(value)
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined
-}
-
-/** The contract's form of an instant given in whole seconds. */
-const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
-
 /** The list a read asks for (`agents`, `call-logs`, `team-members`, `integrations`), or undefined. */
 function listOf(request: EngineRequest): string | undefined {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
@@ -99,34 +93,12 @@ const newestFirst = (a: Json, b: Json) => {
   return ka < kb ? 1 : ka > kb ? -1 : 0
 }
 
-/** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
-function ownHeaders(current: EngineResponse): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(current.headers))
-    if (
-      name === 'request-id' ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit') ||
-      name === 'access-control-allow-origin' ||
-      name === 'access-control-expose-headers' ||
-      name === 'vary'
-    )
-      headers[name] = value
-  return headers
-}
-
 /** A JSON answer built on the engine's answer (its Request-Id, rate-limit and CORS headers). */
 const answer = (base: EngineResponse, status: number, body: unknown): EngineResponse => ({
   status,
   headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base) },
   body,
 })
-
-/** An error answer in the platform's envelope, built on the engine's answer. */
-function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
-  const requestId = base.headers['request-id']
-  return answer(base, status, { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } })
-}
 
 /**
  * What the engine is sent in place of a request that the faulty platform answers without the engine's help: a
@@ -143,17 +115,6 @@ function answeredInFront(request: EngineRequest): EngineRequest {
     clientIp: request.clientIp,
     baseUrl: request.baseUrl,
   }
-}
-
-/** A startCall answer of the control plane: the account and the new call log. */
-function startedCall(
-  request: EngineRequest,
-  response: EngineResponse,
-): { account: string; log: Json } | undefined {
-  const match = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/.exec(pathOf(request))
-  if (!match || request.method !== 'POST' || response.status !== 201 || !isObject(response.body))
-    return undefined
-  return { account: match[1] as string, log: response.body }
 }
 
 // ---------------------------------------------------------------------------------------- the platform clock

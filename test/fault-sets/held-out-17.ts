@@ -29,7 +29,7 @@
  * is unchanged), and never where the spec leaves a choice open (docs/decisions/011-allowed-forms.md). Liveness:
  * `scripts/fault-sets/held-out-17-live.ts`.
  */
-import { type ApiError, errors } from '../../mocks/engine/api-error.ts'
+import { errors } from '../../mocks/engine/api-error.ts'
 import { createRouter, type Operation } from '../../mocks/engine/contract/router.ts'
 import { createValidators } from '../../mocks/engine/contract/validators.ts'
 import { exceedsBodyLimit, isJsonContentType } from '../../mocks/engine/request-body.ts'
@@ -40,6 +40,8 @@ import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   codeOf,
   errorOf,
+  failWith,
+  harmless,
   isAnalytics,
   isCreate,
   isObject,
@@ -49,8 +51,15 @@ import {
   jsonOf,
   objectsOf,
   ok,
+  ownHeaders,
+  passedToBody,
   pathOf,
+  preflightInstead,
   queryOf,
+  replayed,
+  secondOf,
+  startedCall,
+  timestampOf,
   tokenOf,
   withJson,
   withQuery,
@@ -75,18 +84,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const replayed = (response: EngineResponse) => response.headers['idempotent-replayed'] === 'true'
-
-/** Whole seconds since the epoch of a timestamp, or undefined. */
-function secondOf(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined
-  const ms = Date.parse(value)
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined
-}
-
-/** The contract's form of an instant given in whole seconds. */
-const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
-
 /** The ID of `method` on an item of `collection`, or undefined. */
 function itemId(request: EngineRequest, method: string, collection: string): string | undefined {
   if (request.method.toUpperCase() !== method) return undefined
@@ -108,22 +105,6 @@ const newestFirst = (a: Json, b: Json) => {
   return ka < kb ? 1 : ka > kb ? -1 : 0
 }
 
-/** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
-function ownHeaders(current: EngineResponse): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(current.headers))
-    if (
-      name === 'request-id' ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit') ||
-      name === 'access-control-allow-origin' ||
-      name === 'access-control-expose-headers' ||
-      name === 'vary'
-    )
-      headers[name] = value
-  return headers
-}
-
 /** A JSON answer built on the engine's answer (its Request-Id, rate-limit and CORS headers). */
 const answer = (
   base: EngineResponse,
@@ -135,52 +116,6 @@ const answer = (
   headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base), ...extra },
   body,
 })
-
-/** An error of the engine's own making, answered with the headers the engine's answer carried. */
-const failWith = (base: EngineResponse, error: ApiError): EngineResponse =>
-  error.toResponse(base.headers['request-id'] ?? '', ownHeaders(base))
-
-/**
- * What the engine is sent in place of a request that the faulty platform answers without the engine's help: a
- * CORS preflight of a documented path (with the request's Origin), which the engine answers without
- * authenticating, counting or changing anything.
- */
-function preflightInstead(request: EngineRequest): EngineRequest {
-  const origin = request.headers.origin
-  return {
-    method: 'OPTIONS',
-    url: '/v1/user',
-    headers: origin ? { origin } : {},
-    body: null,
-    clientIp: request.clientIp,
-    baseUrl: request.baseUrl,
-  }
-}
-
-/**
- * The same request with an empty JSON array for a body: the engine takes it through authentication, the rate limit,
- * the route, the permission and the query, counts it as the request would have been counted, and answers 400
- * `invalid_json` where it would have read the body; nothing is carried out.
- */
-const harmless = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: '[]',
-})
-
-const passedToBody = (response: EngineResponse) =>
-  response.status === 400 && codeOf(response) === 'invalid_json'
-
-/** A startCall answer of the control plane: the account and the new call log. */
-function startedCall(
-  request: EngineRequest,
-  response: EngineResponse,
-): { account: string; log: Json } | undefined {
-  const match = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/.exec(pathOf(request))
-  if (!match || request.method !== 'POST' || response.status !== 201 || !isObject(response.body))
-    return undefined
-  return { account: match[1] as string, log: response.body }
-}
 
 // ------------------------------------------------------------------------------------------ the contract
 

@@ -34,12 +34,15 @@
  * a create and a read, is unchanged), and never where the spec leaves a choice open
  * (docs/decisions/011-allowed-forms.md). Liveness: `scripts/fault-sets/held-out-18-live.ts`.
  */
-import { type ApiError, errors } from '../../mocks/engine/api-error.ts'
+import { errors } from '../../mocks/engine/api-error.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   codeOf,
+  errorAnswer,
   errorOf,
+  failWith,
+  harmless,
   isAnalytics,
   isCreate,
   isObject,
@@ -52,8 +55,14 @@ import {
   objectBody,
   objectsOf,
   ok,
+  ownHeaders,
+  passedToBody,
   pathOf,
+  preflightInstead,
   queryOf,
+  secondOf,
+  startedCall,
+  timestampOf,
   tokenOf,
   urlOf,
   withJson,
@@ -83,79 +92,8 @@ export interface HeldOutFault {
 
 const paramOf = (response: EngineResponse) => errorOf(response)?.param
 
-/** Whole seconds since the epoch of a timestamp, or undefined. */
-function secondOf(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined
-  const ms = Date.parse(value)
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined
-}
-
-/** The contract's form of an instant given in whole seconds. */
-const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
-
 const isCallLogList = (request: EngineRequest) =>
   isRead(request) && /^\/v1\/call-logs\/?$/.test(pathOf(request))
-
-/** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
-function ownHeaders(current: EngineResponse): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(current.headers))
-    if (
-      name === 'request-id' ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit') ||
-      name === 'access-control-allow-origin' ||
-      name === 'access-control-expose-headers' ||
-      name === 'vary'
-    )
-      headers[name] = value
-  return headers
-}
-
-/** An error of the engine's own making, answered with the headers the engine's answer carried. */
-const failWith = (base: EngineResponse, error: ApiError): EngineResponse =>
-  error.toResponse(base.headers['request-id'] ?? '', ownHeaders(base))
-
-/** An error envelope the engine has no builder for (a code of the faulty platform's own), on the engine's answer. */
-function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
-  const requestId = base.headers['request-id']
-  return {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base) },
-    body: { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } },
-  }
-}
-
-/**
- * What the engine is sent in place of a request that the faulty platform answers with an answer that is not counted
- * (a 401, a 429): a CORS preflight of a documented path (with the request's Origin), which the engine answers
- * without authenticating, counting or changing anything.
- */
-function preflightInstead(request: EngineRequest): EngineRequest {
-  const origin = request.headers.origin
-  return {
-    method: 'OPTIONS',
-    url: '/v1/user',
-    headers: origin ? { origin } : {},
-    body: null,
-    clientIp: request.clientIp,
-    baseUrl: request.baseUrl,
-  }
-}
-
-/**
- * The same request with an empty JSON array for a body: the engine takes it through authentication, the rate limit,
- * the route, the permission and the query, counts it as the request would have been counted, and answers 400
- * `invalid_json` where it would have read the body; nothing is carried out.
- */
-const harmless = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: '[]',
-})
-
-const passedToBody = (response: EngineResponse) =>
-  response.status === 400 && codeOf(response) === 'invalid_json'
 
 /**
  * A DELETE made harmless: the same request with a body over 1 MiB, which the engine takes through authentication,
@@ -177,17 +115,6 @@ const probed = (request: EngineRequest): EngineRequest =>
   withQuery(request, (query) => {
     query.set(PROBE, '1')
   })
-
-/** A startCall answer of the control plane: the account and the new call log. */
-function startedCall(
-  request: EngineRequest,
-  response: EngineResponse,
-): { account: string; log: Json } | undefined {
-  const match = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/.exec(pathOf(request))
-  if (!match || request.method !== 'POST' || response.status !== 201 || !isObject(response.body))
-    return undefined
-  return { account: match[1] as string, log: response.body }
-}
 
 /** The accounts a control-plane answer shows (create, get, update, list): `{id, plan, custom_limits, ...}`. */
 function controlAccounts(request: EngineRequest, response: EngineResponse): Json[] {

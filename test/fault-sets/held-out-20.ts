@@ -43,7 +43,9 @@ import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
   codeOf,
+  errorAnswer,
   errorOf,
+  harmless,
   isAnalytics,
   isCreate,
   isList,
@@ -57,8 +59,13 @@ import {
   objectBody,
   objectsOf,
   ok,
+  ownHeaders,
+  passedToBody,
   pathOf,
+  preflightInstead,
   queryOf,
+  secondOf,
+  timestampOf,
   tokenOf,
   withJson,
   withQuery,
@@ -86,74 +93,7 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-/** Whole seconds since the epoch of a timestamp, or undefined. */
-function secondOf(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined
-  const ms = Date.parse(value)
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined
-}
-
-/** The contract's form of an instant given in whole seconds. */
-const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
-
 const DAY = 86_400
-
-/** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
-function ownHeaders(current: EngineResponse): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(current.headers))
-    if (
-      name === 'request-id' ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit') ||
-      name === 'access-control-allow-origin' ||
-      name === 'access-control-expose-headers' ||
-      name === 'vary'
-    )
-      headers[name] = value
-  return headers
-}
-
-/** An error envelope the engine has no builder for (a code or a wording of the faulty platform's own). */
-function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
-  const requestId = base.headers['request-id']
-  return {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base) },
-    body: { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } },
-  }
-}
-
-/**
- * What the engine is sent in place of a request that the faulty platform answers with an answer that is not counted
- * (a 429): a CORS preflight of a documented path (with the request's Origin), which the engine answers without
- * authenticating, counting or changing anything.
- */
-function preflightInstead(request: EngineRequest): EngineRequest {
-  const origin = request.headers.origin
-  return {
-    method: 'OPTIONS',
-    url: '/v1/user',
-    headers: origin ? { origin } : {},
-    body: null,
-    clientIp: request.clientIp,
-    baseUrl: request.baseUrl,
-  }
-}
-
-/**
- * The same request with an empty JSON array for a body: the engine takes it through authentication, the rate limit,
- * the route, the permission and the query, counts it as the request would have been counted, and answers 400
- * `invalid_json` where it would have read the body; nothing is carried out.
- */
-const harmless = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: '[]',
-})
-
-const passedToBody = (response: EngineResponse) =>
-  response.status === 400 && codeOf(response) === 'invalid_json'
 
 // ------------------------------------------------------------------------------------------ the contracts
 

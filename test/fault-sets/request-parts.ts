@@ -2,6 +2,7 @@
  * Reading and rewriting engine requests, shared by the held-out fault sets (test/fault-sets/held-out-*.ts): the
  * parts of a request or an answer a fault looks at, and the rewrites several faults make.
  */
+import type { ApiError } from '../../mocks/engine/api-error.ts'
 import { isJsonContentType } from '../../mocks/engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 
@@ -135,3 +136,89 @@ export function objectsOf(response: EngineResponse, type: string): Json[] {
 
 /** Whether the request reads the call analytics. */
 export const isAnalytics = (request: EngineRequest) => isList(request, 'analytics/calls')
+
+/** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
+export function ownHeaders(current: EngineResponse): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(current.headers))
+    if (
+      name === 'request-id' ||
+      name.startsWith('ratelimit') ||
+      name.startsWith('x-ratelimit') ||
+      name === 'access-control-allow-origin' ||
+      name === 'access-control-expose-headers' ||
+      name === 'vary'
+    )
+      headers[name] = value
+  return headers
+}
+
+/** An error envelope the engine has no builder for (a code or a wording of the faulty platform's own). */
+export function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
+  const requestId = base.headers['request-id']
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base) },
+    body: { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } },
+  }
+}
+
+/**
+ * What the engine is sent in place of a request that the faulty platform answers with an answer that is not counted
+ * (a 401, a 429): a CORS preflight of a documented path (with the request's Origin), which the engine answers
+ * without authenticating, counting or changing anything.
+ */
+export function preflightInstead(request: EngineRequest): EngineRequest {
+  const origin = request.headers.origin
+  return {
+    method: 'OPTIONS',
+    url: '/v1/user',
+    headers: origin ? { origin } : {},
+    body: null,
+    clientIp: request.clientIp,
+    baseUrl: request.baseUrl,
+  }
+}
+
+/**
+ * The same request with an empty JSON array for a body: the engine takes it through authentication, the rate limit,
+ * the route, the permission and the query, counts it as the request would have been counted, and answers 400
+ * `invalid_json` where it would have read the body; nothing is carried out.
+ */
+export const harmless = (request: EngineRequest): EngineRequest => ({
+  ...request,
+  headers: { ...request.headers, 'content-type': 'application/json' },
+  body: '[]',
+})
+
+/** Whether the engine took a `harmless` stand-in as far as reading its body (and refused it there). */
+export const passedToBody = (response: EngineResponse) =>
+  response.status === 400 && codeOf(response) === 'invalid_json'
+
+/** An error of the engine's own making, answered with the headers the engine's answer carried. */
+export const failWith = (base: EngineResponse, error: ApiError): EngineResponse =>
+  error.toResponse(base.headers['request-id'] ?? '', ownHeaders(base))
+
+/** Whether the answer is an idempotent replay (`Idempotent-Replayed: true`). */
+export const replayed = (response: EngineResponse) => response.headers['idempotent-replayed'] === 'true'
+
+/** A startCall answer of the control plane: the account and the new call log. */
+export function startedCall(
+  request: EngineRequest,
+  response: EngineResponse,
+): { account: string; log: Json } | undefined {
+  const match = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/.exec(pathOf(request))
+  if (!match || request.method !== 'POST' || response.status !== 201 || !isObject(response.body))
+    return undefined
+  return { account: match[1] as string, log: response.body }
+}
+
+/** Whole seconds since the epoch of a timestamp, or undefined. */
+export function secondOf(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined
+  const ms = Date.parse(value)
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined
+}
+
+/** The contract's form of an instant given in whole seconds. */
+export const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
