@@ -40,7 +40,9 @@ import {
   ok,
   pathOf,
   queryOf,
+  tightest,
   tokenOf,
+  type Window,
   withQuery,
 } from './request-parts.ts'
 
@@ -147,14 +149,6 @@ const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 
 // ------------------------------------------------------------------------------------- rate-limit headers
 
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
 /** The two windows of an answer's `RateLimit-Policy` and `RateLimit` (hourly first), or undefined. */
 function windowsOf(headers: Record<string, string>): Window[] | undefined {
   const policy = headers['ratelimit-policy']
@@ -170,14 +164,6 @@ function windowsOf(headers: Record<string, string>): Window[] | undefined {
     r: Number(states[i]?.[2]),
     t: Number(states[i]?.[3]),
   }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter (`burst`). */
-function tightest(windows: Window[]): Window {
-  let best = windows[0] as Window
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
 }
 
 /** The platform clock (whole seconds) of an authenticated answer: `X-RateLimit-Reset` less that window's `t`. */

@@ -37,7 +37,9 @@ import {
   jsonOf,
   pathOf,
   queryOf,
+  tightest,
   urlOf,
+  type Window,
   withJson,
 } from './request-parts.ts'
 
@@ -124,14 +126,6 @@ const nginxPage = (status: number, reason: string) =>
 
 // -------------------------------------------------------------------------------------- the platform clock
 
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
 /** The two windows of an answer's `RateLimit-Policy` and `RateLimit` (hourly first), or undefined. */
 function windowsOf(headers: Record<string, string>): Window[] | undefined {
   const policy = headers['ratelimit-policy']
@@ -147,14 +141,6 @@ function windowsOf(headers: Record<string, string>): Window[] | undefined {
     r: Number(states[i]?.[2]),
     t: Number(states[i]?.[3]),
   }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter (`burst`). */
-function tightest(windows: Window[]): Window {
-  let best = windows[0] as Window
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
 }
 
 /**

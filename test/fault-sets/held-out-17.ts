@@ -59,8 +59,11 @@ import {
   replayed,
   secondOf,
   startedCall,
+  tightest,
   timestampOf,
   tokenOf,
+  type Window,
+  windowsOf,
   withJson,
   withQuery,
 } from './request-parts.ts'
@@ -144,39 +147,6 @@ function bodyProblems(request: EngineRequest): unknown[] | undefined {
 const validBody = (request: EngineRequest) => bodyProblems(request)?.length === 0
 
 // ---------------------------------------------------------------------------------------- the platform clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of an answer's `RateLimit-Policy` and `RateLimit`, in the headers' order, or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = [...policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g)]
-  const states = [...current.matchAll(/"(\w+)";r=(-?\d+);t=(\d+)/g)]
-  if (quotas.length === 0 || quotas.length !== states.length) return undefined
-  return quotas.map((quota, i) => ({
-    policy: quota[1] as string,
-    q: Number(quota[2]),
-    w: Number(quota[3]),
-    r: Number(states[i]?.[2]),
-    t: Number(states[i]?.[3]),
-  }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter. */
-function tightest(windows: Window[]): Window {
-  let best = windows[0] as Window
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
-}
 
 /** The platform clock of an authenticated answer's headers, in whole seconds: `X-RateLimit-Reset` less its `t`. */
 function clockOf(headers: Record<string, string>): number | undefined {

@@ -56,6 +56,7 @@ import {
   itemOf,
   type Json,
   jsonOf,
+  nowOf,
   objectBody,
   objectsOf,
   ok,
@@ -67,6 +68,9 @@ import {
   secondOf,
   timestampOf,
   tokenOf,
+  type Window,
+  windowHeaders,
+  windowsOf,
   withJson,
   withQuery,
 } from './request-parts.ts'
@@ -122,59 +126,6 @@ function validBody(request: EngineRequest): boolean {
 }
 
 // ---------------------------------------------------------------------------------------- the platform clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of an answer's `RateLimit-Policy` and `RateLimit`, in the headers' order, or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = [...policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g)]
-  const states = [...current.matchAll(/"(\w+)";r=(-?\d+);t=(\d+)/g)]
-  if (quotas.length === 0 || quotas.length !== states.length) return undefined
-  return quotas.map((quota, i) => ({
-    policy: quota[1] as string,
-    q: Number(quota[2]),
-    w: Number(quota[3]),
-    r: Number(states[i]?.[2]),
-    t: Number(states[i]?.[3]),
-  }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter. */
-function tightest<T extends { r: number; w: number }>(windows: T[]): T {
-  let best = windows[0] as T
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
-}
-
-/** The platform clock of an authenticated answer, in whole seconds: `X-RateLimit-Reset` less that window's `t`. */
-function nowOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightest(windows).t
-}
-
-/** `RateLimit-Policy`, `RateLimit` and the legacy fields of windows, as the engine writes them. */
-function windowHeaders(windows: Window[], now: number): Record<string, string> {
-  const best = tightest(windows)
-  return {
-    'ratelimit-policy': windows.map((window) => `"${window.policy}";q=${window.q};w=${window.w}`).join(', '),
-    ratelimit: windows.map((window) => `"${window.policy}";r=${window.r};t=${window.t}`).join(', '),
-    'x-ratelimit-limit': String(best.q),
-    'x-ratelimit-remaining': String(best.r),
-    'x-ratelimit-reset': String(now + best.t),
-  }
-}
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 

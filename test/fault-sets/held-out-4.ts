@@ -25,7 +25,9 @@ import {
   jsonOf,
   pathOf,
   queryOf,
+  tightest as tightestOf,
   tokenOf,
+  type Window,
   withJson,
   withQuery,
   withToken,
@@ -132,14 +134,6 @@ const pastPermission = (request: EngineRequest, response: EngineResponse) =>
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
 
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
 /** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
 function windowsOf(headers: Record<string, string>): Window[] | undefined {
   const policy = headers['ratelimit-policy']
@@ -159,14 +153,6 @@ function windowsOf(headers: Record<string, string>): Window[] | undefined {
 
 const rateLimitHeader = (windows: Window[]) =>
   windows.map((window) => `"${window.policy}";r=${window.r};t=${window.t}`).join(', ')
-
-/** The window the X-RateLimit-* fields describe: the least remaining, ties to the shorter (burst). */
-function tightestOf(windows: Window[]): Window {
-  let tightest = windows[0] as Window
-  for (const window of windows)
-    if (window.r < tightest.r || (window.r === tightest.r && window.w < tightest.w)) tightest = window
-  return tightest
-}
 
 /**
  * The mock clock as the answers show it: `now` of `GET /_mock/clock` and `POST /_mock/clock/advance`, and the

@@ -29,6 +29,7 @@ import {
   pathOf,
   queryOf,
   tokenOf,
+  type Window,
   withHeader,
   withJson,
   withQuery,
@@ -166,14 +167,6 @@ function pastPermission(response: EngineResponse): boolean {
 }
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
 
 /** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
 function windowsOf(headers: Record<string, string>): Window[] | undefined {

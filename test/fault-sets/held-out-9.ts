@@ -33,8 +33,10 @@ import {
   ok,
   pathOf,
   queryOf,
+  tightest as tightestOf,
   tokenOf,
   urlOf,
+  type Window,
   withJson,
   withQuery,
 } from './request-parts.ts'
@@ -186,14 +188,6 @@ function limitOf(query: URLSearchParams): number | undefined {
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
 
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
 /** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
 function windowsOf(headers: Record<string, string>): Window[] | undefined {
   const policy = headers['ratelimit-policy']
@@ -209,14 +203,6 @@ function windowsOf(headers: Record<string, string>): Window[] | undefined {
     windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
   }
   return windows.length > 0 ? windows : undefined
-}
-
-/** The window the `X-RateLimit-*` fields describe: the least remaining, ties to the shorter window. */
-function tightestOf(windows: Window[]): Window {
-  let tightest = windows[0] as Window
-  for (const window of windows)
-    if (window.r < tightest.r || (window.r === tightest.r && window.w < tightest.w)) tightest = window
-  return tightest
 }
 
 /** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
