@@ -33,13 +33,8 @@
  * (docs/decisions/011-allowed-forms.md). Liveness: `scripts/fault-sets/held-out-19-live.ts`.
  */
 import { errors } from '../../mocks/engine/api-error.ts'
-import { createRouter } from '../../mocks/engine/contract/router.ts'
-import { createValidators } from '../../mocks/engine/contract/validators.ts'
-import { exceedsBodyLimit, isJsonContentType } from '../../mocks/engine/request-body.ts'
 import { redactKey } from '../../mocks/engine/secrets.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
-import { mockControlDocument } from '../../openapi/generated/mock-control.document.ts'
-import { v1Document } from '../../openapi/generated/v1.document.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
@@ -71,6 +66,7 @@ import {
   startedCall,
   timestampOf,
   tokenOf,
+  validBody,
   type Window,
   windowHeaders,
   withJson,
@@ -127,30 +123,6 @@ const revokedKey = (token: string) =>
   )
 
 // ------------------------------------------------------------------------------------------ the contracts
-
-const v1Router = createRouter(v1Document)
-const v1Validators = createValidators(v1Document)
-const controlRouter = createRouter(mockControlDocument)
-const controlValidators = createValidators(mockControlDocument)
-
-/**
- * Whether a request's body is one the contract accepts for the operation the request is routed to: a JSON object the
- * engine reads (not over 1 MiB, sent as JSON) without a validation problem.
- */
-function validBody(request: EngineRequest): boolean {
-  const control = pathOf(request).startsWith('/_mock/')
-  const router = control ? controlRouter : v1Router
-  const validators = control ? controlValidators : v1Validators
-  const path = pathOf(request).replace(/^\/(v1|_mock)/, '') || '/'
-  const route = router.match(request.method, path)
-  if (route.kind !== 'operation' || !route.operation.hasBody || request.body === null) return false
-  if (exceedsBodyLimit(request.body) || !isJsonContentType(request.headers['content-type'])) return false
-  const body = jsonOf(request)
-  if (!isObject(body)) return false
-  return (
-    validators.body(route.operation.operationId, route.operation.object, structuredClone(body)).length === 0
-  )
-}
 
 // ---------------------------------------------------------------------------------------- the platform clock
 

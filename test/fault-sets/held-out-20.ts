@@ -32,13 +32,8 @@
  */
 import { errors } from '../../mocks/engine/api-error.ts'
 import { cidrContains, parseCidr, parseIp } from '../../mocks/engine/cidr.ts'
-import { createRouter } from '../../mocks/engine/contract/router.ts'
-import { createValidators } from '../../mocks/engine/contract/validators.ts'
-import { exceedsBodyLimit, isJsonContentType } from '../../mocks/engine/request-body.ts'
 import { sha256Hex } from '../../mocks/engine/secrets.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
-import { mockControlDocument } from '../../openapi/generated/mock-control.document.ts'
-import { v1Document } from '../../openapi/generated/v1.document.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
@@ -68,6 +63,7 @@ import {
   secondOf,
   timestampOf,
   tokenOf,
+  validBody,
   type Window,
   windowHeaders,
   windowsOf,
@@ -100,30 +96,6 @@ export interface HeldOutFault {
 const DAY = 86_400
 
 // ------------------------------------------------------------------------------------------ the contracts
-
-const v1Router = createRouter(v1Document)
-const v1Validators = createValidators(v1Document)
-const controlRouter = createRouter(mockControlDocument)
-const controlValidators = createValidators(mockControlDocument)
-
-/**
- * Whether a request's body is one the contract accepts for the operation the request is routed to: a JSON object the
- * engine reads (not over 1 MiB, sent as JSON) without a validation problem.
- */
-function validBody(request: EngineRequest): boolean {
-  const control = pathOf(request).startsWith('/_mock/')
-  const router = control ? controlRouter : v1Router
-  const validators = control ? controlValidators : v1Validators
-  const path = pathOf(request).replace(/^\/(v1|_mock)/, '') || '/'
-  const route = router.match(request.method, path)
-  if (route.kind !== 'operation' || !route.operation.hasBody || request.body === null) return false
-  if (exceedsBodyLimit(request.body) || !isJsonContentType(request.headers['content-type'])) return false
-  const body = jsonOf(request)
-  if (!isObject(body)) return false
-  return (
-    validators.body(route.operation.operationId, route.operation.object, structuredClone(body)).length === 0
-  )
-}
 
 // ---------------------------------------------------------------------------------------- the platform clock
 

@@ -3,8 +3,12 @@
  * parts of a request or an answer a fault looks at, and the rewrites several faults make.
  */
 import type { ApiError } from '../../mocks/engine/api-error.ts'
-import { isJsonContentType } from '../../mocks/engine/request-body.ts'
+import { createRouter } from '../../mocks/engine/contract/router.ts'
+import { createValidators } from '../../mocks/engine/contract/validators.ts'
+import { exceedsBodyLimit, isJsonContentType } from '../../mocks/engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
+import { mockControlDocument } from '../../openapi/generated/mock-control.document.ts'
+import { v1Document } from '../../openapi/generated/v1.document.ts'
 
 export type Json = Record<string, unknown>
 export const isObject = (value: unknown): value is Json =>
@@ -278,4 +282,32 @@ export function tightest<T extends { r: number; w: number }>(windows: T[]): T {
   for (const window of windows)
     if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
   return best
+}
+
+/** Routers and body validators built from the contract documents (`openapi/v1.yaml`, `openapi/mock-control.yaml`). */
+export const v1Router = createRouter(v1Document)
+
+export const v1Validators = createValidators(v1Document)
+
+export const controlRouter = createRouter(mockControlDocument)
+
+export const controlValidators = createValidators(mockControlDocument)
+
+/**
+ * Whether a request's body is one the contract accepts for the operation the request is routed to: a JSON object the
+ * engine reads (not over 1 MiB, sent as JSON) without a validation problem.
+ */
+export function validBody(request: EngineRequest): boolean {
+  const control = pathOf(request).startsWith('/_mock/')
+  const router = control ? controlRouter : v1Router
+  const validators = control ? controlValidators : v1Validators
+  const path = pathOf(request).replace(/^\/(v1|_mock)/, '') || '/'
+  const route = router.match(request.method, path)
+  if (route.kind !== 'operation' || !route.operation.hasBody || request.body === null) return false
+  if (exceedsBodyLimit(request.body) || !isJsonContentType(request.headers['content-type'])) return false
+  const body = jsonOf(request)
+  if (!isObject(body)) return false
+  return (
+    validators.body(route.operation.operationId, route.operation.object, structuredClone(body)).length === 0
+  )
 }
