@@ -36,6 +36,7 @@ import { errors } from '../../mocks/engine/api-error.ts'
 import { redactKey } from '../../mocks/engine/secrets.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import { Seen } from './fault-books.ts'
 import {
   canonical,
   codeOf,
@@ -258,41 +259,6 @@ class Book {
     const record = this.records.get(token)
     const restrictions = isObject(record?.restrictions) ? record.restrictions : undefined
     return typeof restrictions?.expires_at === 'string' ? restrictions.expires_at : undefined
-  }
-}
-
-/** The objects of one type as the answers last showed them, per account; removals forget them. */
-class Seen {
-  private readonly objects = new Map<string, Json>()
-
-  constructor(
-    private readonly type: string,
-    private readonly collection: string,
-  ) {}
-
-  get(account: string, id: unknown): Json | undefined {
-    return this.objects.get(`${account} ${String(id)}`)
-  }
-
-  all(account: string): Json[] {
-    return [...this.objects.entries()]
-      .filter(([key]) => key.startsWith(`${account} `))
-      .map(([, value]) => value)
-  }
-
-  clear(): void {
-    this.objects.clear()
-  }
-
-  /** Learns from a v1 answer (objects merged over what was seen, so that a partial view keeps the rest). */
-  observe(request: EngineRequest, response: EngineResponse, account: string): void {
-    if (!isV1(request)) return
-    for (const object of objectsOf(response, this.type)) {
-      const key = `${account} ${String(object.id)}`
-      this.objects.set(key, { ...this.objects.get(key), ...structuredClone(object) })
-    }
-    const removed = itemId(request, 'DELETE', this.collection)
-    if (removed !== undefined && response.status === 200) this.objects.delete(`${account} ${removed}`)
   }
 }
 

@@ -35,6 +35,7 @@ import { cidrContains, parseCidr, parseIp } from '../../mocks/engine/cidr.ts'
 import { sha256Hex } from '../../mocks/engine/secrets.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import { Seen } from './fault-books.ts'
 import {
   canonical,
   codeOf,
@@ -207,40 +208,6 @@ class Book {
   /** Whether an account was made through the control plane since the platform started (its objects all seen). */
   isFresh(account: string): boolean {
     return this.fresh.has(account)
-  }
-}
-
-/** The objects of one type as the answers last showed them, per account; removals forget them. */
-class Seen {
-  private readonly objects = new Map<string, Json>()
-
-  constructor(
-    private readonly type: string,
-    private readonly collection: string,
-  ) {}
-
-  get(account: string, id: unknown): Json | undefined {
-    return this.objects.get(`${account} ${String(id)}`)
-  }
-
-  clear(): void {
-    this.objects.clear()
-  }
-
-  /** Learns the objects of an answer (merged over what was seen, so that a partial view keeps the rest). */
-  learn(response: EngineResponse, account: string): void {
-    for (const object of objectsOf(response, this.type)) {
-      const key = `${account} ${String(object.id)}`
-      this.objects.set(key, { ...this.objects.get(key), ...structuredClone(object) })
-    }
-  }
-
-  /** Learns from a v1 answer: its objects, and a removal. */
-  observe(request: EngineRequest, response: EngineResponse, account: string): void {
-    if (!isV1(request)) return
-    this.learn(response, account)
-    const removed = itemId(request, 'DELETE', this.collection)
-    if (removed !== undefined && response.status === 200) this.objects.delete(`${account} ${removed}`)
   }
 }
 

@@ -11,6 +11,7 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import type { KeyInfo } from './fault-books.ts'
 import {
   canonical,
   errorOf,
@@ -95,15 +96,6 @@ function newestFirst(a: Json, b: Json): number {
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 
 // ----------------------------------------------------------- what a fault learns by watching the traffic
-
-interface KeyInfo {
-  id: string
-  account: string
-  type: string
-  permissions: string[]
-  restrictions: { allowed_ips: string[]; allowed_origins: string[]; expires_at: string | null }
-  revoked: boolean
-}
 
 /**
  * The keys made through the control plane (`POST /_mock/accounts/{id}/keys`, whose 201 shows the value once) and

@@ -20,6 +20,7 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import type { KeyInfo } from './fault-books.ts'
 import {
   canonical,
   errorOf,
@@ -222,15 +223,6 @@ class ClockWatch {
 }
 
 // ----------------------------------------------------------- what a fault learns by watching the traffic
-
-interface KeyInfo {
-  id: string
-  account: string
-  type: string
-  permissions: string[]
-  restrictions: { allowed_ips: string[]; allowed_origins: string[]; expires_at: string | null }
-  revoked: boolean
-}
 
 interface AccountInfo {
   plan: string

@@ -25,6 +25,7 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import type { KeyInfo } from './fault-books.ts'
 import {
   errorOf,
   ITEM_PATH,
@@ -224,15 +225,6 @@ class ClockWatch {
 }
 
 // ---------------------------------------------------------------------------------------- what a fault learns
-
-interface KeyInfo {
-  id: string
-  account: string
-  type: string
-  permissions: string[]
-  restrictions: { allowed_ips: string[]; allowed_origins: string[]; expires_at: string | null }
-  revoked: boolean
-}
 
 const unrestricted = (info: KeyInfo) =>
   info.restrictions.allowed_ips.length === 0 &&
