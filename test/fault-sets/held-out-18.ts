@@ -39,6 +39,7 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   codeOf,
+  emptyMetrics,
   errorAnswer,
   errorOf,
   failWith,
@@ -231,20 +232,6 @@ function localTime(
 
 /** Whether a time zone name is one the platform knows. */
 const knownZone = (zone: string) => localTime(zone, 0) !== undefined
-
-/** Analytics metrics of a bucket without calls. */
-const emptyMetrics = (): Json => ({
-  call_count: 0,
-  completed_count: 0,
-  analyzed_count: 0,
-  successful_count: 0,
-  total_duration_seconds: 0,
-  avg_duration_seconds: null,
-  total_cost_usd: 0,
-  avg_cost_usd: null,
-  success_rate: null,
-  sentiment: { positive: 0, neutral: 0, negative: 0 },
-})
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 

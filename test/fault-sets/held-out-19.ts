@@ -40,6 +40,7 @@ import { Seen } from './fault-books.ts'
 import {
   canonical,
   codeOf,
+  emptyMetrics,
   errorAnswer,
   errorOf,
   failWith,
@@ -415,20 +416,6 @@ function presented(agent: Json, token: string | undefined): Json {
   if (token?.startsWith('pk-svc-')) for (const field of SENSITIVE) delete shown[field]
   return shown
 }
-
-/** Analytics metrics of a bucket without calls. */
-const emptyMetrics = (): Json => ({
-  call_count: 0,
-  completed_count: 0,
-  analyzed_count: 0,
-  successful_count: 0,
-  total_duration_seconds: 0,
-  avg_duration_seconds: null,
-  total_cost_usd: 0,
-  avg_cost_usd: null,
-  success_rate: null,
-  sentiment: { positive: 0, neutral: 0, negative: 0 },
-})
 
 // ----------------------------------------------------------------------------------- windows kept by a fault
 

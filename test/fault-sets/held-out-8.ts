@@ -27,6 +27,7 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import type { KeyInfo } from './fault-books.ts'
 import {
+  emptyMetrics,
   errorOf,
   ITEM_PATH,
   isObject,
@@ -335,19 +336,6 @@ class Overrides {
 }
 
 // ---------------------------------------------------------------------------------------- analytics parts
-
-const emptyMetrics = (): Json => ({
-  call_count: 0,
-  completed_count: 0,
-  analyzed_count: 0,
-  successful_count: 0,
-  total_duration_seconds: 0,
-  avg_duration_seconds: null,
-  total_cost_usd: 0,
-  avg_cost_usd: null,
-  success_rate: null,
-  sentiment: { positive: 0, neutral: 0, negative: 0 },
-})
 
 const GROUP_VALUES: Record<string, string[]> = {
   direction: ['inbound', 'outbound'],

@@ -24,6 +24,7 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
+  emptyMetrics,
   errorOf,
   ITEM_PATH,
   isObject,
@@ -421,19 +422,6 @@ function digest(text: string): string {
 // ---------------------------------------------------------------------------------------- analytics parts
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
-
-const emptyMetrics = (): Json => ({
-  call_count: 0,
-  completed_count: 0,
-  analyzed_count: 0,
-  successful_count: 0,
-  total_duration_seconds: 0,
-  avg_duration_seconds: null,
-  total_cost_usd: 0,
-  avg_cost_usd: null,
-  success_rate: null,
-  sentiment: { positive: 0, neutral: 0, negative: 0 },
-})
 
 /** The metrics of two buckets together (counts and totals added, averages and rates recomputed). */
 function addMetrics(a: Json, b: Json): Json {

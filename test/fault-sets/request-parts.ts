@@ -311,3 +311,17 @@ export function validBody(request: EngineRequest): boolean {
     validators.body(route.operation.operationId, route.operation.object, structuredClone(body)).length === 0
   )
 }
+
+/** The metrics of an analytics bucket that holds no call. */
+export const emptyMetrics = (): Json => ({
+  call_count: 0,
+  completed_count: 0,
+  analyzed_count: 0,
+  successful_count: 0,
+  total_duration_seconds: 0,
+  avg_duration_seconds: null,
+  total_cost_usd: 0,
+  avg_cost_usd: null,
+  success_rate: null,
+  sentiment: { positive: 0, neutral: 0, negative: 0 },
+})
