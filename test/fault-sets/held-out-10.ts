@@ -37,6 +37,8 @@ import {
   ok,
   pathOf,
   queryOf,
+  RFC3339,
+  single,
   tightest as tightestOf,
   urlOf,
   type Window,
@@ -121,16 +123,7 @@ function itemOf(path: string): { collection: string; id: string } | undefined {
   return { collection: match[1] as string, id }
 }
 
-/** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction, T/Z in any case). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-
 const ANALYTICS = '/v1/analytics/calls'
-
-/** The one value of query parameter `name`, or undefined when absent or repeated. */
-function single(query: URLSearchParams, name: string): string | undefined {
-  const values = query.getAll(name)
-  return values.length === 1 ? values[0] : undefined
-}
 
 /** Whether a time zone name is one the runtime knows (as the engine asks it). */
 function knownZone(name: string): boolean {

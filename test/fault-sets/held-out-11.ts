@@ -33,6 +33,7 @@ import {
   itemOf,
   type Json,
   jsonOf,
+  neutralRead,
   ok,
   pathOf,
   queryOf,
@@ -92,17 +93,6 @@ function validationAnswer(base: EngineResponse, param: string, code: string, mes
     param,
     errors: [{ param, code, message }],
   })
-}
-
-/**
- * A harmless read of the same key in place of a write the faulty implementation would not carry out (the engine
- * still authenticates, permission-checks and counts it, as the faulty platform would count the refused request).
- */
-function neutralRead(request: EngineRequest, url: string): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
 }
 
 /** Whether a Content-Type names JSON as the engine takes it (`application/json`, `+json` types, parameters). */

@@ -37,6 +37,8 @@ import {
   itemOf,
   type Json,
   jsonOf,
+  neutralRead,
+  newestFirst,
   ok,
   pathOf,
   queryOf,
@@ -83,12 +85,6 @@ function limitOf(request: EngineRequest): number {
   return sent !== null && /^[1-9][0-9]*$/.test(sent) ? Number(sent) : 20
 }
 
-/** Newest first, as lists order objects: `created_at` descending, then `id` descending. */
-const newestFirst = (a: Json, b: Json) => {
-  const [ka, kb] = [`${String(a.created_at)} ${String(a.id)}`, `${String(b.created_at)} ${String(b.id)}`]
-  return ka < kb ? 1 : ka > kb ? -1 : 0
-}
-
 /** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
 function ownHeaders(current: EngineResponse): Record<string, string> {
   const headers: Record<string, string> = {}
@@ -116,17 +112,6 @@ function errorAnswer(base: EngineResponse, status: number, error: Json): EngineR
 
 const invalidParameter = (base: EngineResponse, param: string, message: string) =>
   errorAnswer(base, 400, { type: 'invalid_request_error', code: 'invalid_parameter', message, param })
-
-/**
- * A harmless read in place of a write the faulty implementation would not carry out (the engine still
- * authenticates, permission-checks and counts it, as the faulty platform would count the refused request).
- */
-function neutralRead(request: EngineRequest, url: string): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
-}
 
 /** A query that lists nothing (queued calls have no duration): what a filter that can match no call answers. */
 function matchingNothing(request: EngineRequest): EngineRequest {

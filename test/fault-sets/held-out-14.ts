@@ -37,6 +37,8 @@ import {
   itemOf,
   type Json,
   jsonOf,
+  neutralRead,
+  newestFirst,
   objectsOf,
   ok,
   pathOf,
@@ -87,12 +89,6 @@ function listOf(request: EngineRequest): string | undefined {
   return /^\/v1\/(agents|call-logs|team-members|integrations)\/?$/.exec(pathOf(request))?.[1]
 }
 
-/** Newest first, as lists order objects: `created_at` descending, then `id` descending. */
-const newestFirst = (a: Json, b: Json) => {
-  const [ka, kb] = [`${String(a.created_at)} ${String(a.id)}`, `${String(b.created_at)} ${String(b.id)}`]
-  return ka < kb ? 1 : ka > kb ? -1 : 0
-}
-
 /** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
 function ownHeaders(current: EngineResponse): Record<string, string> {
   const headers: Record<string, string> = {}
@@ -119,17 +115,6 @@ const answer = (base: EngineResponse, status: number, body: unknown): EngineResp
 function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
   const requestId = base.headers['request-id']
   return answer(base, status, { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } })
-}
-
-/**
- * A harmless read in place of a request the faulty implementation would refuse (the engine still authenticates,
- * rate-limits and counts it, as the faulty platform would count the refused request).
- */
-function neutralRead(request: EngineRequest, url: string): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
 }
 
 /** The 422's field errors, as the answer's own objects. */

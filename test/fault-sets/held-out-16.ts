@@ -42,6 +42,7 @@ import {
   itemOf,
   type Json,
   jsonOf,
+  newestFirst,
   nowOf,
   objectsOf,
   ok,
@@ -88,12 +89,6 @@ export interface HeldOutFault {
 function listOf(request: EngineRequest): string | undefined {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
   return /^\/v1\/(agents|call-logs|team-members|integrations)\/?$/.exec(pathOf(request))?.[1]
-}
-
-/** Newest first, as lists order objects: `created_at` descending, then `id` descending. */
-const newestFirst = (a: Json, b: Json) => {
-  const [ka, kb] = [`${String(a.created_at)} ${String(a.id)}`, `${String(b.created_at)} ${String(b.id)}`]
-  return ka < kb ? 1 : ka > kb ? -1 : 0
 }
 
 /** A JSON answer built on the engine's answer (its Request-Id, rate-limit and CORS headers). */

@@ -58,6 +58,7 @@ import {
   queryOf,
   replayed,
   secondOf,
+  sortKey,
   startedCall,
   tightest,
   timestampOf,
@@ -99,8 +100,6 @@ function listOf(request: EngineRequest): string | undefined {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
   return /^\/v1\/(agents|call-logs|team-members|integrations)\/?$/.exec(pathOf(request))?.[1]
 }
-
-const sortKey = (item: Json) => `${String(item.created_at)}\u0000${String(item.id)}`
 
 /** Newest first, as lists order objects: `created_at` descending, then `id` descending. */
 const newestFirst = (a: Json, b: Json) => {

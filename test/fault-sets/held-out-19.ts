@@ -65,6 +65,7 @@ import {
   queryOf,
   replayed,
   secondOf,
+  sortKey,
   startedCall,
   timestampOf,
   tokenOf,
@@ -96,8 +97,6 @@ export interface HeldOutFault {
 
 const DAY = 86_400
 
-/** The position of an object in the lists: newest first by `created_at`, then by `id`. */
-const sortKey = (item: Json) => `${String(item.created_at)}\u0000${String(item.id)}`
 const newestFirst = (a: Json, b: Json) => {
   const ka = sortKey(a)
   const kb = sortKey(b)

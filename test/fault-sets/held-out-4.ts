@@ -24,6 +24,7 @@ import {
   isRead,
   type Json,
   jsonOf,
+  limitAsSent,
   pathOf,
   queryOf,
   tightest as tightestOf,
@@ -103,14 +104,6 @@ function itemOf(path: string): { collection: string; id: string } | undefined {
 /** An `Idempotency-Key` the engine takes (1-255 printable ASCII characters), leaving room for a suffix. */
 const suffixableKey = (key: string | undefined): key is string =>
   key !== undefined && /^[\x21-\x7E]{1,240}$/.test(key)
-
-/** A valid `limit` as sent (absent: the default 20), or undefined when the engine would refuse it. */
-function limitAsSent(query: URLSearchParams): number | undefined {
-  const all = query.getAll('limit')
-  if (all.length === 0) return 20
-  if (all.length > 1 || !/^(100|[1-9][0-9]?)$/.test(all[0] as string)) return undefined
-  return Number(all[0])
-}
 
 /** Newest first: created_at descending, then id descending (docs/decisions/008). Negative: `a` comes first. */
 function newestFirst(a: Json, b: Json): number {

@@ -22,14 +22,17 @@ import {
   canonical,
   errorOf,
   ITEM_PATH,
+  instantOf,
   isObject,
   isRead,
   isV1,
   type Json,
   jsonOf,
+  limitAsSent,
   pathOf,
   queryOf,
   tokenOf,
+  toTimestamp,
   type Window,
   withHeader,
   withJson,
@@ -129,29 +132,9 @@ function itemOf(path: string): { collection: string; id: string } | undefined {
   return { collection: match[1] as string, id }
 }
 
-/** A valid `limit` as sent (absent: the default 20), or undefined when the engine would refuse it. */
-function limitAsSent(query: URLSearchParams): number | undefined {
-  const all = query.getAll('limit')
-  if (all.length === 0) return 20
-  if (all.length > 1 || !/^(100|[1-9][0-9]?)$/.test(all[0] as string)) return undefined
-  return Number(all[0])
-}
-
 /** An `Idempotency-Key` the engine takes (1-255 printable ASCII characters). */
 const validIdempotencyKey = (key: string | undefined): key is string =>
   key !== undefined && /^[\x21-\x7E]{1,255}$/.test(key)
-
-/** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-
-function instantOf(value: string | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined
-  const ms = Date.parse(value.toUpperCase())
-  return Number.isFinite(ms) ? ms : undefined
-}
-
-/** ISO 8601 UTC in whole seconds with `Z`, as the engine writes it. */
-const toTimestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 
 const hasScope = (permissions: string[], scope: string) =>
   permissions.includes(scope) ||

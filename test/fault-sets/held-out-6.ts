@@ -26,16 +26,21 @@ import {
   emptyMetrics,
   errorOf,
   ITEM_PATH,
+  instantOf,
   isObject,
   isRead,
   isV1,
   type Json,
   jsonOf,
+  limitAsSent,
+  neutralRead,
   ok,
   pathOf,
   queryOf,
+  sortKey,
   tightest as tightestOf,
   tokenOf,
+  toTimestamp,
   type Window,
   withJson,
   withQuery,
@@ -61,17 +66,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/**
- * A harmless read of the same key in place of a write the faulty implementation would not carry out (the engine
- * still authenticates and counts it, as the faulty platform would count the refused or replayed request).
- */
-function neutralRead(request: EngineRequest, url: string): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
-}
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined
@@ -131,29 +125,9 @@ function itemOf(path: string): { collection: string; id: string } | undefined {
 
 const collectionOf = (path: string) => LIST_PATH.exec(path)?.[1]
 
-/** A valid `limit` as sent (absent: the default 20), or undefined when the engine would refuse it. */
-function limitAsSent(query: URLSearchParams): number | undefined {
-  const all = query.getAll('limit')
-  if (all.length === 0) return 20
-  if (all.length > 1 || !/^(100|[1-9][0-9]?)$/.test(all[0] as string)) return undefined
-  return Number(all[0])
-}
-
 /** An `Idempotency-Key` the engine takes (1-255 printable ASCII characters). */
 const validIdempotencyKey = (key: string | undefined): key is string =>
   key !== undefined && /^[\x21-\x7E]{1,255}$/.test(key)
-
-/** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-
-function instantOf(value: string | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined
-  const ms = Date.parse(value.toUpperCase())
-  return Number.isFinite(ms) ? ms : undefined
-}
-
-/** ISO 8601 UTC in whole seconds with `Z`, as the engine writes it. */
-const toTimestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 
 const hasScope = (permissions: string[], scope: string) =>
   permissions.includes(scope) ||
@@ -165,8 +139,6 @@ function isJsonContentType(contentType: string | undefined): boolean {
   const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? ''
   return type === 'application/json' || /^application\/[a-z0-9.+-]*\+json$/.test(type)
 }
-
-const sortKey = (item: Json) => `${String(item.created_at)}\u0000${String(item.id)}`
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
 

@@ -30,15 +30,19 @@ import {
   emptyMetrics,
   errorOf,
   ITEM_PATH,
+  instantOf,
   isObject,
   isV1,
   type Json,
   jsonOf,
+  neutralRead,
   ok,
   pathOf,
   queryOf,
+  single,
   tightest as tightestOf,
   tokenOf,
+  toTimestamp,
   type Window,
   withHeader,
   withJson,
@@ -66,17 +70,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-/**
- * A harmless read of the same key in place of a write the faulty implementation would not carry out (the engine
- * still authenticates, rate-limits and checks the key's restrictions, as the faulty platform would).
- */
-function neutralRead(request: EngineRequest, url = '/v1/user'): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
-}
-
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined
 
@@ -101,12 +94,6 @@ function errorAnswer(base: EngineResponse, status: number, error: Json): EngineR
     headers: { ...ownHeaders(base), 'content-type': 'application/json; charset=utf-8' },
     body: { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } },
   }
-}
-
-/** A single value of a query parameter sent once, or undefined. */
-function single(query: URLSearchParams, name: string): string | undefined {
-  const values = query.getAll(name)
-  return values.length === 1 ? values[0] : undefined
 }
 
 const ANALYTICS = '/v1/analytics/calls'
@@ -158,15 +145,6 @@ const hasScope = (permissions: string[], scope: string) =>
 
 /** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
 const RFC3339 = /^(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?)([Zz]|[+-]\d{2}:\d{2})$/
-
-function instantOf(value: string | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined
-  const ms = Date.parse(value.toUpperCase())
-  return Number.isFinite(ms) ? ms : undefined
-}
-
-/** ISO 8601 UTC in whole seconds with `Z`, as the engine writes it. */
-const toTimestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 
 const HOUR_MS = 3_600_000
 

@@ -27,15 +27,19 @@ import {
   emptyMetrics,
   errorOf,
   ITEM_PATH,
+  instantOf,
   isObject,
   isV1,
   type Json,
   jsonOf,
+  neutralRead,
   ok,
   pathOf,
   queryOf,
+  single,
   tightest as tightestOf,
   tokenOf,
+  toTimestamp,
   urlOf,
   type Window,
   withJson,
@@ -61,17 +65,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/**
- * A harmless read of the same key in place of a request the faulty implementation would not carry out (the engine
- * still authenticates and counts it, as the faulty platform would count the refused request).
- */
-function neutralRead(request: EngineRequest, url = '/v1/user'): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
-}
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined
@@ -153,28 +146,10 @@ function notFound(base: EngineResponse, collection: string, id: string, head = f
   return answer
 }
 
-/** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-
-function instantOf(value: string | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined
-  const ms = Date.parse(value.toUpperCase())
-  return Number.isFinite(ms) ? ms : undefined
-}
-
-/** ISO 8601 UTC in whole seconds with `Z`, as the engine writes it. */
-const toTimestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
-
 const SECOND_MS = 1000
 const MINUTE_MS = 60_000
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
-
-/** The one value of query parameter `name`, or undefined when absent or repeated. */
-function single(query: URLSearchParams, name: string): string | undefined {
-  const values = query.getAll(name)
-  return values.length === 1 ? values[0] : undefined
-}
 
 /** Whether the query has only parameters of `allowed`, each at most once. */
 const onlyParams = (query: URLSearchParams, allowed: string[]) =>

@@ -325,3 +325,51 @@ export const emptyMetrics = (): Json => ({
   success_rate: null,
   sentiment: { positive: 0, neutral: 0, negative: 0 },
 })
+
+/** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
+export const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+
+/** The instant (milliseconds) of an RFC 3339 timestamp, or undefined when the value is not one. */
+export function instantOf(value: string | null | undefined): number | undefined {
+  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined
+  const ms = Date.parse(value.toUpperCase())
+  return Number.isFinite(ms) ? ms : undefined
+}
+
+/** ISO 8601 UTC in whole seconds with `Z`, as the engine writes it. */
+export const toTimestamp = (ms: number) =>
+  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+
+/** A single value of a query parameter sent once, or undefined. */
+export function single(query: URLSearchParams, name: string): string | undefined {
+  const values = query.getAll(name)
+  return values.length === 1 ? values[0] : undefined
+}
+
+/** A valid `limit` as sent (absent: the default 20), or undefined when the engine would refuse it. */
+export function limitAsSent(query: URLSearchParams): number | undefined {
+  const all = query.getAll('limit')
+  if (all.length === 0) return 20
+  if (all.length > 1 || !/^(100|[1-9][0-9]?)$/.test(all[0] as string)) return undefined
+  return Number(all[0])
+}
+
+/** Newest first, as lists order objects: `created_at` descending, then `id` descending. */
+export const newestFirst = (a: Json, b: Json) => {
+  const [ka, kb] = [`${String(a.created_at)} ${String(a.id)}`, `${String(b.created_at)} ${String(b.id)}`]
+  return ka < kb ? 1 : ka > kb ? -1 : 0
+}
+
+/** The key the lists are ordered by: creation time, then ID. */
+export const sortKey = (item: Json) => `${String(item.created_at)}\u0000${String(item.id)}`
+
+/**
+ * A harmless read of the same key in place of a write the faulty implementation would not carry out (the engine
+ * still authenticates and counts it, as the faulty platform would count the refused or replayed request).
+ */
+export function neutralRead(request: EngineRequest, url = '/v1/user'): EngineRequest {
+  const headers = { ...request.headers }
+  delete headers['content-type']
+  delete headers['idempotency-key']
+  return { ...request, method: 'GET', url, headers, body: null }
+}
