@@ -27,6 +27,7 @@
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
+  ALL_SCOPES,
   isObject,
   isRead,
   isV1,
@@ -110,17 +111,6 @@ interface KeyInfo {
   type: string
   permissions: string[]
 }
-
-const ALL_SCOPES = [
-  'agents:read',
-  'call_logs:read',
-  'analytics:read',
-  'integrations:read',
-  'agents:write',
-  'integrations:write',
-  'team_members:write',
-  'resources:delete',
-]
 
 /** A simulated call as the control plane started it. */
 interface LiveCall {

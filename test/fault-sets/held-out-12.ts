@@ -25,6 +25,7 @@ import { cidrContains, parseCidr, parseIp } from '../../mocks/engine/cidr.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
+  ALL_SCOPES,
   errorOf,
   isObject,
   isRead,
@@ -249,17 +250,6 @@ function writeWindows(headers: Record<string, string>, windows: Window[], nowSec
 const stamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 
 // ---------------------------------------------------------------------------------------- what a fault learns
-
-const ALL_SCOPES = [
-  'agents:read',
-  'call_logs:read',
-  'analytics:read',
-  'integrations:read',
-  'agents:write',
-  'integrations:write',
-  'team_members:write',
-  'resources:delete',
-]
 
 /** A key made through the control plane, as its 201 showed it (the only time its value is seen). */
 interface KeyInfo {

@@ -30,6 +30,7 @@
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
+  type Bucket,
   canonical,
   isObject,
   isRead,
@@ -351,12 +352,6 @@ function sumOf(metrics: unknown[]): Json {
     for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += tally[key]
   }
   return present(total)
-}
-
-interface Bucket {
-  start: string
-  end: string
-  metrics: Json
 }
 
 const seriesOf = (value: unknown): Bucket[] =>

@@ -27,6 +27,7 @@ import {
   limitAsSent,
   pathOf,
   queryOf,
+  round,
   tightest as tightestOf,
   tokenOf,
   type Window,
@@ -368,8 +369,6 @@ function metricsOf(body: Json): Json[] {
   if (Array.isArray(body.groups)) for (const group of body.groups) if (isObject(group)) part(group)
   return found
 }
-
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
 
 // ------------------------------------------------------------------------------------------------- faults
 

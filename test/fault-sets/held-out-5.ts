@@ -19,8 +19,10 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import type { KeyInfo } from './fault-books.ts'
 import {
+  addMetrics,
   canonical,
   errorOf,
+  hasScope,
   ITEM_PATH,
   instantOf,
   isObject,
@@ -135,11 +137,6 @@ function itemOf(path: string): { collection: string; id: string } | undefined {
 /** An `Idempotency-Key` the engine takes (1-255 printable ASCII characters). */
 const validIdempotencyKey = (key: string | undefined): key is string =>
   key !== undefined && /^[\x21-\x7E]{1,255}$/.test(key)
-
-const hasScope = (permissions: string[], scope: string) =>
-  permissions.includes(scope) ||
-  (scope === 'agents:read' && permissions.includes('agents:write')) ||
-  (scope === 'integrations:read' && permissions.includes('integrations:write'))
 
 /**
  * Whether the engine's answer got past authentication, the rate limit, the route and the permission check
@@ -383,37 +380,6 @@ class Objects {
 }
 
 // ---------------------------------------------------------------------------------------- analytics parts
-
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
-
-/** The metrics of two buckets together (counts and totals added, averages and rates recomputed). */
-function addMetrics(a: Json, b: Json): Json {
-  const sum = (name: string) => Number(a[name] ?? 0) + Number(b[name] ?? 0)
-  const completed = sum('completed_count')
-  const analyzed = sum('analyzed_count')
-  const successful = sum('successful_count')
-  const duration = sum('total_duration_seconds')
-  const cost = round(sum('total_cost_usd'), 4)
-  const sa = isObject(a.sentiment) ? a.sentiment : {}
-  const sb = isObject(b.sentiment) ? b.sentiment : {}
-  const sentiment = (name: string) => Number(sa[name] ?? 0) + Number(sb[name] ?? 0)
-  return {
-    call_count: sum('call_count'),
-    completed_count: completed,
-    analyzed_count: analyzed,
-    successful_count: successful,
-    total_duration_seconds: duration,
-    avg_duration_seconds: completed > 0 ? round(duration / completed, 2) : null,
-    total_cost_usd: cost,
-    avg_cost_usd: completed > 0 ? round(cost / completed, 4) : null,
-    success_rate: analyzed > 0 ? round(successful / analyzed, 4) : null,
-    sentiment: {
-      positive: sentiment('positive'),
-      neutral: sentiment('neutral'),
-      negative: sentiment('negative'),
-    },
-  }
-}
 
 // ------------------------------------------------------------------------------------------------- faults
 

@@ -21,9 +21,13 @@
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
+  ALL_SCOPES,
+  addMetrics,
+  type Bucket,
   canonical,
   emptyMetrics,
   errorOf,
+  hasScope,
   ITEM_PATH,
   instantOf,
   isObject,
@@ -107,16 +111,6 @@ const PATH_PARAM: Record<string, string> = {
   'team-members': 'member_id',
   integrations: 'integration_id',
 }
-const ALL_SCOPES = [
-  'agents:read',
-  'call_logs:read',
-  'analytics:read',
-  'integrations:read',
-  'agents:write',
-  'integrations:write',
-  'team_members:write',
-  'resources:delete',
-]
 
 /** The collection and ID of an item path, the ID decoded as the router decodes it. */
 function itemOf(path: string): { collection: string; id: string } | undefined {
@@ -140,11 +134,6 @@ function scopeOf(method: string, collection: string): string {
     return method === 'GET' || method === 'HEAD' ? 'integrations:read' : 'integrations:write'
   return 'team_members:write'
 }
-
-const hasScope = (permissions: string[], scope: string) =>
-  permissions.includes(scope) ||
-  (scope === 'agents:read' && permissions.includes('agents:write')) ||
-  (scope === 'integrations:read' && permissions.includes('integrations:write'))
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -330,43 +319,6 @@ class Owners {
 }
 
 // ---------------------------------------------------------------------------------------- analytics parts
-
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
-
-/** The metrics of two buckets together (counts and totals added, averages and rates recomputed). */
-function addMetrics(a: Json, b: Json): Json {
-  const sum = (name: string) => Number(a[name] ?? 0) + Number(b[name] ?? 0)
-  const completed = sum('completed_count')
-  const analyzed = sum('analyzed_count')
-  const successful = sum('successful_count')
-  const duration = sum('total_duration_seconds')
-  const cost = round(sum('total_cost_usd'), 4)
-  const sa = isObject(a.sentiment) ? a.sentiment : {}
-  const sb = isObject(b.sentiment) ? b.sentiment : {}
-  const sentiment = (name: string) => Number(sa[name] ?? 0) + Number(sb[name] ?? 0)
-  return {
-    call_count: sum('call_count'),
-    completed_count: completed,
-    analyzed_count: analyzed,
-    successful_count: successful,
-    total_duration_seconds: duration,
-    avg_duration_seconds: completed > 0 ? round(duration / completed, 2) : null,
-    total_cost_usd: cost,
-    avg_cost_usd: completed > 0 ? round(cost / completed, 4) : null,
-    success_rate: analyzed > 0 ? round(successful / analyzed, 4) : null,
-    sentiment: {
-      positive: sentiment('positive'),
-      neutral: sentiment('neutral'),
-      negative: sentiment('negative'),
-    },
-  }
-}
-
-interface Bucket {
-  start: string
-  end: string
-  metrics: Json
-}
 
 /** The offset of `timezone` from UTC at `ms`, in minutes (undefined for an unknown zone). */
 function offsetMinutes(timezone: string, ms: number): number | undefined {

@@ -29,6 +29,7 @@ import type { KeyInfo } from './fault-books.ts'
 import {
   emptyMetrics,
   errorOf,
+  hasScope,
   ITEM_PATH,
   instantOf,
   isObject,
@@ -137,11 +138,6 @@ function methodsOf(path: string): string[] | undefined {
   const item = itemOf(route)
   return item ? ITEM_METHODS[item.collection] : COLLECTION_METHODS[route]
 }
-
-const hasScope = (permissions: string[], scope: string) =>
-  permissions.includes(scope) ||
-  (scope === 'agents:read' && permissions.includes('agents:write')) ||
-  (scope === 'integrations:read' && permissions.includes('integrations:write'))
 
 /** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
 const RFC3339 = /^(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?)([Zz]|[+-]\d{2}:\d{2})$/

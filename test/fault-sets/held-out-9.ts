@@ -23,6 +23,9 @@
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
+  ALL_SCOPES,
+  addMetrics,
+  type Bucket,
   canonical,
   emptyMetrics,
   errorOf,
@@ -255,17 +258,6 @@ interface KeyInfo {
   permissions: string[]
 }
 
-const ALL_SCOPES = [
-  'agents:read',
-  'call_logs:read',
-  'analytics:read',
-  'integrations:read',
-  'agents:write',
-  'integrations:write',
-  'team_members:write',
-  'resources:delete',
-]
-
 /** A simulated call as the control plane started it: its account and when it ends. */
 interface PlannedCall {
   account: string
@@ -395,43 +387,6 @@ function digest(text: string): string {
 }
 
 // ---------------------------------------------------------------------------------------- analytics parts
-
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
-
-/** The metrics of two buckets together (counts and totals added, averages and rates recomputed). */
-function addMetrics(a: Json, b: Json): Json {
-  const sum = (name: string) => Number(a[name] ?? 0) + Number(b[name] ?? 0)
-  const completed = sum('completed_count')
-  const analyzed = sum('analyzed_count')
-  const successful = sum('successful_count')
-  const duration = sum('total_duration_seconds')
-  const cost = round(sum('total_cost_usd'), 4)
-  const sa = isObject(a.sentiment) ? a.sentiment : {}
-  const sb = isObject(b.sentiment) ? b.sentiment : {}
-  const sentiment = (name: string) => Number(sa[name] ?? 0) + Number(sb[name] ?? 0)
-  return {
-    call_count: sum('call_count'),
-    completed_count: completed,
-    analyzed_count: analyzed,
-    successful_count: successful,
-    total_duration_seconds: duration,
-    avg_duration_seconds: completed > 0 ? round(duration / completed, 2) : null,
-    total_cost_usd: cost,
-    avg_cost_usd: completed > 0 ? round(cost / completed, 4) : null,
-    success_rate: analyzed > 0 ? round(successful / analyzed, 4) : null,
-    sentiment: {
-      positive: sentiment('positive'),
-      neutral: sentiment('neutral'),
-      negative: sentiment('negative'),
-    },
-  }
-}
-
-interface Bucket {
-  start: string
-  end: string
-  metrics: Json
-}
 
 const bucketsOf = (value: unknown): Bucket[] | undefined =>
   Array.isArray(value) && value.every((b) => isObject(b) && isObject(b.metrics))

@@ -373,3 +373,60 @@ export function neutralRead(request: EngineRequest, url = '/v1/user'): EngineReq
   delete headers['idempotency-key']
   return { ...request, method: 'GET', url, headers, body: null }
 }
+
+/** Whether `permissions` grant `scope` (a write permission also grants the read of the same resource). */
+export const hasScope = (permissions: string[], scope: string) =>
+  permissions.includes(scope) ||
+  (scope === 'agents:read' && permissions.includes('agents:write')) ||
+  (scope === 'integrations:read' && permissions.includes('integrations:write'))
+
+/** Every permission a key may be given. */
+export const ALL_SCOPES = [
+  'agents:read',
+  'call_logs:read',
+  'analytics:read',
+  'integrations:read',
+  'agents:write',
+  'integrations:write',
+  'team_members:write',
+  'resources:delete',
+]
+
+/** `value` rounded to `places` decimal places. */
+export const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
+
+/** The metrics of two buckets together (counts and totals added, averages and rates recomputed). */
+export function addMetrics(a: Json, b: Json): Json {
+  const sum = (name: string) => Number(a[name] ?? 0) + Number(b[name] ?? 0)
+  const completed = sum('completed_count')
+  const analyzed = sum('analyzed_count')
+  const successful = sum('successful_count')
+  const duration = sum('total_duration_seconds')
+  const cost = round(sum('total_cost_usd'), 4)
+  const sa = isObject(a.sentiment) ? a.sentiment : {}
+  const sb = isObject(b.sentiment) ? b.sentiment : {}
+  const sentiment = (name: string) => Number(sa[name] ?? 0) + Number(sb[name] ?? 0)
+  return {
+    call_count: sum('call_count'),
+    completed_count: completed,
+    analyzed_count: analyzed,
+    successful_count: successful,
+    total_duration_seconds: duration,
+    avg_duration_seconds: completed > 0 ? round(duration / completed, 2) : null,
+    total_cost_usd: cost,
+    avg_cost_usd: completed > 0 ? round(cost / completed, 4) : null,
+    success_rate: analyzed > 0 ? round(successful / analyzed, 4) : null,
+    sentiment: {
+      positive: sentiment('positive'),
+      neutral: sentiment('neutral'),
+      negative: sentiment('negative'),
+    },
+  }
+}
+
+/** One bucket of an analytics series: its bounds and its metrics. */
+export interface Bucket {
+  start: string
+  end: string
+  metrics: Json
+}
