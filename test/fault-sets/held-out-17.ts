@@ -59,6 +59,7 @@ import {
   replayed,
   secondOf,
   sortKey,
+  spliceIntoPage,
   startedCall,
   tightest,
   timestampOf,
@@ -471,44 +472,6 @@ function countedIn(totals: Json, logs: Json[]): Json {
     success_rate: analyzed > 0 ? rounded(successful / analyzed, 4) : null,
     sentiment,
   }
-}
-
-/**
- * Puts `extras` into a list page where the order of lists puts them (newest first), as far as the page reaches:
- * past its cursor, and not beyond its far end when more objects lie there; a page over its limit drops the
- * objects farthest from the cursor and says `has_more`.
- */
-function spliceIntoPage(
-  body: Json,
-  extras: Json[],
-  query: URLSearchParams,
-  keyOf: (id: string) => string | undefined,
-): void {
-  const sent = query.get('limit')
-  const limit = sent === null ? 20 : Number(sent)
-  const after = query.get('starting_after')
-  const before = query.get('ending_before')
-  const cursor = after ?? before
-  const cursorKey = cursor === null ? undefined : keyOf(cursor)
-  if ((cursor !== null && cursorKey === undefined) || !Array.isArray(body.data)) return
-  const data = body.data as Json[]
-  const newest = data[0] === undefined ? undefined : sortKey(data[0])
-  const last = data[data.length - 1]
-  const oldest = last === undefined ? undefined : sortKey(last)
-  const fits = extras.filter((item) => {
-    const key = sortKey(item)
-    if (after !== null && cursorKey !== undefined && key >= cursorKey) return false
-    if (before !== null && cursorKey !== undefined && key <= cursorKey) return false
-    if (body.has_more !== true) return true
-    return before !== null ? newest === undefined || key < newest : oldest === undefined || key > oldest
-  })
-  if (fits.length === 0) return
-  let merged = [...data, ...fits].sort(newestFirst)
-  if (merged.length > limit) {
-    merged = before !== null ? merged.slice(merged.length - limit) : merged.slice(0, limit)
-    body.has_more = true
-  }
-  body.data = merged
 }
 
 const isInvite = (flight: Flight<unknown>) =>

@@ -38,7 +38,7 @@ import { errors } from '../../mocks/engine/api-error.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
-  codeOf,
+  controlAccounts,
   emptyMetrics,
   errorAnswer,
   errorOf,
@@ -57,8 +57,10 @@ import {
   objectBody,
   objectsOf,
   ok,
+  oversized,
   ownHeaders,
   passedToBody,
+  passedToSize,
   pathOf,
   preflightInstead,
   queryOf,
@@ -99,38 +101,12 @@ const paramOf = (response: EngineResponse) => errorOf(response)?.param
 const isCallLogList = (request: EngineRequest) =>
   isRead(request) && /^\/v1\/call-logs\/?$/.test(pathOf(request))
 
-/**
- * A DELETE made harmless: the same request with a body over 1 MiB, which the engine takes through authentication,
- * the rate limit, the route, the permission and the query, counts, and refuses with 413 before it looks the object
- * up; nothing is deleted.
- */
-const oversized = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: ' '.repeat(1024 * 1024 + 1),
-})
-
-const passedToSize = (response: EngineResponse) =>
-  response.status === 413 && codeOf(response) === 'payload_too_large'
-
 /** A read made harmless: an unknown query parameter added, which the engine refuses after the permission check. */
 const PROBE = 'h18_probe'
 const probed = (request: EngineRequest): EngineRequest =>
   withQuery(request, (query) => {
     query.set(PROBE, '1')
   })
-
-/** The accounts a control-plane answer shows (create, get, update, list): `{id, plan, custom_limits, ...}`. */
-function controlAccounts(request: EngineRequest, response: EngineResponse): Json[] {
-  const path = pathOf(request)
-  if (!ok(response) || !isObject(response.body)) return []
-  if (!/^\/_mock\/accounts(\/[^/]+)?\/?$/.test(path) || request.method === 'DELETE') return []
-  const body = response.body
-  const all = body.object === 'list' && Array.isArray(body.data) ? body.data : [body]
-  return all.filter(
-    (item): item is Json => isObject(item) && item.object === 'user' && typeof item.id === 'string',
-  )
-}
 
 /** The account a control-plane `POST /_mock/accounts` just created, or undefined. */
 function createdAccount(request: EngineRequest, response: EngineResponse): string | undefined {
@@ -172,8 +148,6 @@ function rewordParam(response: EngineResponse, param: string, code: string, mess
     return { param, code, message }
   })
 }
-
-// ---------------------------------------------------------------------------------------- the platform clock
 
 // ---------------------------------------------------------------------------------------------- time zones
 

@@ -39,7 +39,7 @@ import type { Fault } from '../reliability/support/faulty-handler.ts'
 import { Seen } from './fault-books.ts'
 import {
   canonical,
-  codeOf,
+  controlAccounts,
   emptyMetrics,
   errorAnswer,
   errorOf,
@@ -58,14 +58,17 @@ import {
   objectBody,
   objectsOf,
   ok,
+  oversized,
   ownHeaders,
   passedToBody,
+  passedToSize,
   pathOf,
   preflightInstead,
   queryOf,
   replayed,
   secondOf,
   sortKey,
+  spliceIntoPage,
   startedCall,
   timestampOf,
   tokenOf,
@@ -97,35 +100,11 @@ export interface HeldOutFault {
 
 const DAY = 86_400
 
-const newestFirst = (a: Json, b: Json) => {
-  const ka = sortKey(a)
-  const kb = sortKey(b)
-  return ka < kb ? 1 : ka > kb ? -1 : 0
-}
-
-/**
- * A DELETE made harmless: the same request with a body over 1 MiB, which the engine takes through authentication,
- * the rate limit, the route, the permission and the query, counts, and refuses with 413 before it looks the object
- * up; nothing is deleted.
- */
-const oversized = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: ' '.repeat(1024 * 1024 + 1),
-})
-
-const passedToSize = (response: EngineResponse) =>
-  response.status === 413 && codeOf(response) === 'payload_too_large'
-
 /** The 401 of a revoked key, worded as the platform words it. */
 const revokedKey = (token: string) =>
   errors.unauthenticated(
     `This API key${token.length >= 24 && /^[a-z]{2}-svc-/.test(token) ? ` (${redactKey(token)})` : ''} has been revoked. Create a new key in the dashboard.`,
   )
-
-// ------------------------------------------------------------------------------------------ the contracts
-
-// ---------------------------------------------------------------------------------------- the platform clock
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 
@@ -311,18 +290,6 @@ class LiveCalls {
   }
 }
 
-/** The accounts a control-plane answer shows (create, get, update, list): `{id, plan, limits, custom_limits, ...}`. */
-function controlAccounts(request: EngineRequest, response: EngineResponse): Json[] {
-  const path = pathOf(request)
-  if (!ok(response) || !isObject(response.body)) return []
-  if (!/^\/_mock\/accounts(\/[^/]+)?\/?$/.test(path) || request.method === 'DELETE') return []
-  const body = response.body
-  const all = body.object === 'list' && Array.isArray(body.data) ? body.data : [body]
-  return all.filter(
-    (item): item is Json => isObject(item) && item.object === 'user' && typeof item.id === 'string',
-  )
-}
-
 /** The account a control-plane `PATCH /_mock/accounts/{account_id}` names, or undefined. */
 function patchedAccount(request: EngineRequest): string | undefined {
   if (request.method !== 'PATCH') return undefined
@@ -358,44 +325,6 @@ class StoredKeys {
     if (!stored || now === undefined || stored.at + DAY <= now) return false
     return stored.fingerprint === StoredKeys.fingerprint(request)
   }
-}
-
-/**
- * Puts `extras` into a list page where the order of lists puts them (newest first), as far as the page reaches:
- * past its cursor, and not beyond its far end when more objects lie there; a page over its limit drops the
- * objects farthest from the cursor and says `has_more`.
- */
-function spliceIntoPage(
-  body: Json,
-  extras: Json[],
-  query: URLSearchParams,
-  keyOf: (id: string) => string | undefined,
-): void {
-  const sent = query.get('limit')
-  const limit = sent === null ? 20 : Number(sent)
-  const after = query.get('starting_after')
-  const before = query.get('ending_before')
-  const cursor = after ?? before
-  const cursorKey = cursor === null ? undefined : keyOf(cursor)
-  if ((cursor !== null && cursorKey === undefined) || !Array.isArray(body.data)) return
-  const data = body.data as Json[]
-  const newest = data[0] === undefined ? undefined : sortKey(data[0])
-  const last = data[data.length - 1]
-  const oldest = last === undefined ? undefined : sortKey(last)
-  const fits = extras.filter((item) => {
-    const key = sortKey(item)
-    if (after !== null && cursorKey !== undefined && key >= cursorKey) return false
-    if (before !== null && cursorKey !== undefined && key <= cursorKey) return false
-    if (body.has_more !== true) return true
-    return before !== null ? newest === undefined || key < newest : oldest === undefined || key > oldest
-  })
-  if (fits.length === 0) return
-  let merged = [...data, ...fits].sort(newestFirst)
-  if (merged.length > limit) {
-    merged = before !== null ? merged.slice(merged.length - limit) : merged.slice(0, limit)
-    body.has_more = true
-  }
-  body.data = merged
 }
 
 /** The `limit` a list request asks for, when it is one the contract accepts (absent: the default, 20). */

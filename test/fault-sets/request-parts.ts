@@ -430,3 +430,76 @@ export interface Bucket {
   end: string
   metrics: Json
 }
+
+/**
+ * A DELETE made harmless: the same request with a body over 1 MiB, which the engine takes through authentication,
+ * the rate limit, the route, the permission and the query, counts, and refuses with 413 before it looks the object
+ * up; nothing is deleted.
+ */
+/** The same request with a JSON body one byte over the engine's 1 MiB limit, which the engine refuses with 413. */
+export const oversized = (request: EngineRequest): EngineRequest => ({
+  ...request,
+  headers: { ...request.headers, 'content-type': 'application/json' },
+  body: ' '.repeat(1024 * 1024 + 1),
+})
+
+/** Whether the engine took an `oversized` stand-in as far as its size check (and refused it there). */
+export const passedToSize = (response: EngineResponse) =>
+  response.status === 413 && codeOf(response) === 'payload_too_large'
+
+/** The accounts a control-plane answer shows (create, get, update, list): `{id, plan, custom_limits, ...}`. */
+export function controlAccounts(request: EngineRequest, response: EngineResponse): Json[] {
+  const path = pathOf(request)
+  if (!ok(response) || !isObject(response.body)) return []
+  if (!/^\/_mock\/accounts(\/[^/]+)?\/?$/.test(path) || request.method === 'DELETE') return []
+  const body = response.body
+  const all = body.object === 'list' && Array.isArray(body.data) ? body.data : [body]
+  return all.filter(
+    (item): item is Json => isObject(item) && item.object === 'user' && typeof item.id === 'string',
+  )
+}
+
+/** Newest first by `sortKey` (creation time, then ID): the order `spliceIntoPage` merges a page in. */
+const bySortKeyNewestFirst = (a: Json, b: Json) => {
+  const ka = sortKey(a)
+  const kb = sortKey(b)
+  return ka < kb ? 1 : ka > kb ? -1 : 0
+}
+
+/**
+ * Puts `extras` into a list page where the order of lists puts them (newest first), as far as the page reaches:
+ * past its cursor, and not beyond its far end when more objects lie there; a page over its limit drops the
+ * objects farthest from the cursor and says `has_more`.
+ */
+export function spliceIntoPage(
+  body: Json,
+  extras: Json[],
+  query: URLSearchParams,
+  keyOf: (id: string) => string | undefined,
+): void {
+  const sent = query.get('limit')
+  const limit = sent === null ? 20 : Number(sent)
+  const after = query.get('starting_after')
+  const before = query.get('ending_before')
+  const cursor = after ?? before
+  const cursorKey = cursor === null ? undefined : keyOf(cursor)
+  if ((cursor !== null && cursorKey === undefined) || !Array.isArray(body.data)) return
+  const data = body.data as Json[]
+  const newest = data[0] === undefined ? undefined : sortKey(data[0])
+  const last = data[data.length - 1]
+  const oldest = last === undefined ? undefined : sortKey(last)
+  const fits = extras.filter((item) => {
+    const key = sortKey(item)
+    if (after !== null && cursorKey !== undefined && key >= cursorKey) return false
+    if (before !== null && cursorKey !== undefined && key <= cursorKey) return false
+    if (body.has_more !== true) return true
+    return before !== null ? newest === undefined || key < newest : oldest === undefined || key > oldest
+  })
+  if (fits.length === 0) return
+  let merged = [...data, ...fits].sort(bySortKeyNewestFirst)
+  if (merged.length > limit) {
+    merged = before !== null ? merged.slice(merged.length - limit) : merged.slice(0, limit)
+    body.has_more = true
+  }
+  body.data = merged
+}
