@@ -1,9 +1,9 @@
 /**
  * What the held-out fault sets (test/fault-sets/held-out-*.ts) keep of the traffic they see, where several sets keep
- * it alike: the objects answers showed, per account, and what a key's record says.
+ * it alike: the objects answers showed, per account, what a key's record says, and the platform clock as the answers show it.
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
-import { isV1, itemId, type Json, objectsOf } from './request-parts.ts'
+import { isObject, isV1, itemId, type Json, nowSecondsOf, objectsOf, pathOf } from './request-parts.ts'
 
 /** The objects of one type as the answers last showed them, per account; removals forget them. */
 export class Seen {
@@ -55,4 +55,33 @@ export interface KeyInfo {
   permissions: string[]
   restrictions: { allowed_ips: string[]; allowed_origins: string[]; expires_at: string | null }
   revoked: boolean
+}
+
+/** The mock clock as the answers show it: the control plane's clock answers, and every rate-limited answer. */
+export class ClockWatch {
+  private at: number | undefined
+
+  observe(request: EngineRequest, response: EngineResponse): void {
+    const path = pathOf(request)
+    if (path === '/_mock/reset') {
+      this.at = undefined
+      return
+    }
+    if (
+      (path === '/_mock/clock' || path === '/_mock/clock/advance') &&
+      response.status === 200 &&
+      isObject(response.body) &&
+      typeof response.body.now === 'string'
+    ) {
+      this.at = Date.parse(response.body.now)
+      return
+    }
+    const seconds = nowSecondsOf(response)
+    if (seconds !== undefined && (this.at === undefined || seconds * 1000 > this.at)) this.at = seconds * 1000
+  }
+
+  /** The platform clock in milliseconds, as last seen (undefined until an answer told it). */
+  now(): number | undefined {
+    return this.at
+  }
 }

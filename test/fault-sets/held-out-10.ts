@@ -42,6 +42,7 @@ import {
   tightest as tightestOf,
   urlOf,
   type Window,
+  windowsByName,
   withJson,
   withQuery,
 } from './request-parts.ts'
@@ -139,23 +140,6 @@ function knownZone(name: string): boolean {
 const byteLength = (text: string) => new TextEncoder().encode(text).length
 
 // ------------------------------------------------------------------------------- rate-limit headers
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
 
 /** `headers` with the rate-limit fields written again from `windows`, at the whole second `nowSeconds`. */
 function writeWindows(headers: Record<string, string>, windows: Window[], nowSeconds: number): void {
@@ -323,7 +307,7 @@ export const faults: HeldOutFault[] = [
       response(response, request) {
         if ((request.method !== 'PATCH' && request.method !== 'DELETE') || !isV1(request)) return response
         if (response.status === 429) return response
-        const windows = windowsOf(response.headers)
+        const windows = windowsByName(response.headers)
         const reset = Number(response.headers['x-ratelimit-reset'])
         if (!windows || !Number.isFinite(reset)) return response
         const now = reset - tightestOf(windows).t

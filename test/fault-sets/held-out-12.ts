@@ -33,11 +33,13 @@ import {
   itemOf,
   type Json,
   jsonOf,
+  nowSecondsOf,
   ok,
   pathOf,
   queryOf,
   tightest as tightestOf,
   type Window,
+  windowsByName,
   withToken,
 } from './request-parts.ts'
 
@@ -210,31 +212,6 @@ function scopesOf(request: EngineRequest): string[] | undefined {
 }
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightestOf(windows).t
-}
 
 /** `headers` with the rate-limit fields written again from `windows`, at the whole second `nowSeconds`. */
 function writeWindows(headers: Record<string, string>, windows: Window[], nowSeconds: number): void {
@@ -1236,7 +1213,7 @@ export const faults: HeldOutFault[] = [
           const token = bearerToken(request)
           const account = t.key(token)?.account
           const now = nowSecondsOf(response)
-          const windows = windowsOf(response.headers)
+          const windows = windowsByName(response.headers)
           if (!isV1(request) || token === undefined || account === undefined || now === undefined || !windows)
             return response
           if (response.status === 429) return response

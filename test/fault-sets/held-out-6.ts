@@ -20,7 +20,7 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import type { KeyInfo } from './fault-books.ts'
+import { ClockWatch, type KeyInfo } from './fault-books.ts'
 import {
   addMetrics,
   type Bucket,
@@ -37,6 +37,7 @@ import {
   jsonOf,
   limitAsSent,
   neutralRead,
+  nowSecondsOf,
   ok,
   pathOf,
   queryOf,
@@ -44,7 +45,7 @@ import {
   tightest as tightestOf,
   tokenOf,
   toTimestamp,
-  type Window,
+  windowsByName,
   withJson,
   withQuery,
   withToken,
@@ -139,59 +140,6 @@ function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightestOf(windows).t
-}
-
-/** The mock clock as the answers show it: the control plane's clock answers, and every rate-limited answer. */
-class ClockWatch {
-  private at: number | undefined
-
-  observe(request: EngineRequest, response: EngineResponse): void {
-    const path = pathOf(request)
-    if (path === '/_mock/reset') {
-      this.at = undefined
-      return
-    }
-    if (
-      (path === '/_mock/clock' || path === '/_mock/clock/advance') &&
-      response.status === 200 &&
-      isObject(response.body) &&
-      typeof response.body.now === 'string'
-    ) {
-      this.at = Date.parse(response.body.now)
-      return
-    }
-    const seconds = nowSecondsOf(response)
-    if (seconds !== undefined && (this.at === undefined || seconds * 1000 > this.at)) this.at = seconds * 1000
-  }
-
-  now(): number | undefined {
-    return this.at
-  }
-}
 
 // ----------------------------------------------------------- what a fault learns by watching the traffic
 
@@ -1193,7 +1141,7 @@ export const faults: HeldOutFault[] = [
           if (!isV1(request)) return response
           const account = keys.accounts.get(keys.account(tokenOf(request)))
           const table = account?.custom ? defaults[account.plan] : undefined
-          const windows = windowsOf(response.headers)
+          const windows = windowsByName(response.headers)
           if (!table || !windows) return response
           const tightest = tightestOf(windows)
           response.headers['ratelimit-policy'] = windows

@@ -20,6 +20,7 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import { ClockWatch } from './fault-books.ts'
 import {
   ALL_SCOPES,
   addMetrics,
@@ -35,14 +36,13 @@ import {
   type Json,
   jsonOf,
   neutralRead,
+  nowSecondsOf,
   ok,
   pathOf,
   queryOf,
-  tightest as tightestOf,
   tokenOf,
   toTimestamp,
   urlOf,
-  type Window,
   withJson,
   withQuery,
   withToken,
@@ -140,59 +140,6 @@ const DAY_MS = 86_400_000
 const IDEMPOTENCY_MS = 24 * HOUR_MS
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightestOf(windows).t
-}
-
-/** The mock clock as the answers show it: the control plane's clock answers, and every rate-limited answer. */
-class ClockWatch {
-  private at: number | undefined
-
-  observe(request: EngineRequest, response: EngineResponse): void {
-    const path = pathOf(request)
-    if (path === '/_mock/reset') {
-      this.at = undefined
-      return
-    }
-    if (
-      (path === '/_mock/clock' || path === '/_mock/clock/advance') &&
-      response.status === 200 &&
-      isObject(response.body) &&
-      typeof response.body.now === 'string'
-    ) {
-      this.at = Date.parse(response.body.now)
-      return
-    }
-    const seconds = nowSecondsOf(response)
-    if (seconds !== undefined && (this.at === undefined || seconds * 1000 > this.at)) this.at = seconds * 1000
-  }
-
-  now(): number | undefined {
-    return this.at
-  }
-}
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 

@@ -25,7 +25,7 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import type { KeyInfo } from './fault-books.ts'
+import { ClockWatch, type KeyInfo } from './fault-books.ts'
 import {
   emptyMetrics,
   errorOf,
@@ -37,6 +37,7 @@ import {
   type Json,
   jsonOf,
   neutralRead,
+  nowSecondsOf,
   ok,
   pathOf,
   queryOf,
@@ -44,7 +45,7 @@ import {
   tightest as tightestOf,
   tokenOf,
   toTimestamp,
-  type Window,
+  windowsByName,
   withHeader,
   withJson,
   withQuery,
@@ -145,59 +146,6 @@ const RFC3339 = /^(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?)([Zz]|[+-]\d
 const HOUR_MS = 3_600_000
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightestOf(windows).t
-}
-
-/** The mock clock as the answers show it: the control plane's clock answers, and every rate-limited answer. */
-class ClockWatch {
-  private at: number | undefined
-
-  observe(request: EngineRequest, response: EngineResponse): void {
-    const path = pathOf(request)
-    if (path === '/_mock/reset') {
-      this.at = undefined
-      return
-    }
-    if (
-      (path === '/_mock/clock' || path === '/_mock/clock/advance') &&
-      response.status === 200 &&
-      isObject(response.body) &&
-      typeof response.body.now === 'string'
-    ) {
-      this.at = Date.parse(response.body.now)
-      return
-    }
-    const seconds = nowSecondsOf(response)
-    if (seconds !== undefined && (this.at === undefined || seconds * 1000 > this.at)) this.at = seconds * 1000
-  }
-
-  now(): number | undefined {
-    return this.at
-  }
-}
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 
@@ -939,7 +887,7 @@ export const faults: HeldOutFault[] = [
       'docs/decisions/006: "Two sliding windows ... `t` is the whole seconds until the oldest request counted in that window leaves it"; contract, RateLimit header: "`t` is the whole seconds (rounded up) until the oldest request counted in that window leaves it"; X-RateLimit-Reset: "current time + that window\'s `t`".',
     make: () => ({
       response(response) {
-        const windows = windowsOf(response.headers)
+        const windows = windowsByName(response.headers)
         const now = nowSecondsOf(response)
         if (!windows || now === undefined) return response
         const burst = windows.find((w) => w.policy === 'burst')

@@ -22,6 +22,7 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import { ClockWatch } from './fault-books.ts'
 import {
   ALL_SCOPES,
   addMetrics,
@@ -36,6 +37,7 @@ import {
   type Json,
   jsonOf,
   neutralRead,
+  nowSecondsOf,
   ok,
   pathOf,
   queryOf,
@@ -45,6 +47,7 @@ import {
   toTimestamp,
   urlOf,
   type Window,
+  windowsByName,
   withJson,
   withQuery,
 } from './request-parts.ts'
@@ -167,31 +170,6 @@ function limitOf(query: URLSearchParams): number | undefined {
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
 
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightestOf(windows).t
-}
-
 /** `headers` with the rate-limit fields written again from `windows`, at the whole second `nowSeconds`. */
 function writeWindows(headers: Record<string, string>, windows: Window[], nowSeconds: number): void {
   headers['ratelimit-policy'] = windows.map((w) => `"${w.policy}";q=${w.q};w=${w.w}`).join(', ')
@@ -211,7 +189,7 @@ function tooManyRequests(base: EngineResponse, policy: string, retryAfter: numbe
     policy,
     retry_after: retryAfter,
   })
-  const windows = windowsOf(base.headers)
+  const windows = windowsByName(base.headers)
   const now = nowSecondsOf(base)
   if (windows && now !== undefined) {
     for (const window of windows) if (window.policy === policy) window.r = 0
@@ -219,34 +197,6 @@ function tooManyRequests(base: EngineResponse, policy: string, retryAfter: numbe
   }
   answer.headers['retry-after'] = String(retryAfter)
   return answer
-}
-
-/** The mock clock as the answers show it: the control plane's clock answers, and every rate-limited answer. */
-class ClockWatch {
-  private at: number | undefined
-
-  observe(request: EngineRequest, response: EngineResponse): void {
-    const path = pathOf(request)
-    if (path === '/_mock/reset') {
-      this.at = undefined
-      return
-    }
-    if (
-      (path === '/_mock/clock' || path === '/_mock/clock/advance') &&
-      response.status === 200 &&
-      isObject(response.body) &&
-      typeof response.body.now === 'string'
-    ) {
-      this.at = Date.parse(response.body.now)
-      return
-    }
-    const seconds = nowSecondsOf(response)
-    if (seconds !== undefined && (this.at === undefined || seconds * 1000 > this.at)) this.at = seconds * 1000
-  }
-
-  now(): number | undefined {
-    return this.at
-  }
 }
 
 // ---------------------------------------------------------------------------------------- what a fault learns
@@ -928,7 +878,7 @@ export const faults: HeldOutFault[] = [
           t.observe(request, response)
           const wasRefused = refused.delete(request)
           if (!isV1(request) || response.status === 401) return response
-          const windows = windowsOf(response.headers)
+          const windows = windowsByName(response.headers)
           const nowSeconds = nowSecondsOf(response)
           if (!windows || nowSeconds === undefined)
             return wasRefused ? tooManyRequests(response, 'burst', 1) : response
@@ -992,7 +942,7 @@ export const faults: HeldOutFault[] = [
           t.observe(request, response)
           const wasRefused = refused.delete(request)
           if (!isV1(request) || response.status === 401) return response
-          const windows = windowsOf(response.headers)
+          const windows = windowsByName(response.headers)
           const nowSeconds = nowSecondsOf(response)
           const hourly = windows?.find((w) => w.policy === 'hourly')
           if (!windows || !hourly || nowSeconds === undefined)
@@ -1060,7 +1010,7 @@ export const faults: HeldOutFault[] = [
             )
           if (now === undefined) return response
           if (response.status !== 429 || errorOf(response)?.policy !== 'burst') return response
-          const burst = windowsOf(response.headers)?.find((w) => w.policy === 'burst')
+          const burst = windowsByName(response.headers)?.find((w) => w.policy === 'burst')
           const box = until !== undefined && now < until ? until : now + (burst?.w ?? 60) * 1000
           boxes.set(account, box)
           return tooManyRequests(response, 'burst', Math.max(1, Math.ceil((box - now) / 1000)))

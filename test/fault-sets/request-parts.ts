@@ -503,3 +503,32 @@ export function spliceIntoPage(
   }
   body.data = merged
 }
+
+/**
+ * The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), each state paired with the
+ * policy of its name (a state with a negative remainder is not read), or undefined when a state has no policy or
+ * none is read.
+ */
+export function windowsByName(headers: Record<string, string>): Window[] | undefined {
+  const policy = headers['ratelimit-policy']
+  const current = headers.ratelimit
+  if (!policy || !current) return undefined
+  const quotas = new Map<string, { q: number; w: number }>()
+  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
+    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
+  const windows: Window[] = []
+  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
+    const quota = quotas.get(match[1] as string)
+    if (!quota) return undefined
+    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
+  }
+  return windows.length > 0 ? windows : undefined
+}
+
+/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
+export function nowSecondsOf(response: EngineResponse): number | undefined {
+  const windows = windowsByName(response.headers)
+  const reset = Number(response.headers['x-ratelimit-reset'])
+  if (!windows || !Number.isFinite(reset)) return undefined
+  return reset - tightest(windows).t
+}
