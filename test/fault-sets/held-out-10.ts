@@ -34,6 +34,7 @@ import {
   isV1,
   type Json,
   jsonOf,
+  knownZone,
   ok,
   pathOf,
   queryOf,
@@ -41,10 +42,10 @@ import {
   single,
   tightest as tightestOf,
   urlOf,
-  type Window,
   windowsByName,
   withJson,
   withQuery,
+  writeWindows,
 } from './request-parts.ts'
 
 export interface HeldOutFault {
@@ -126,30 +127,10 @@ function itemOf(path: string): { collection: string; id: string } | undefined {
 
 const ANALYTICS = '/v1/analytics/calls'
 
-/** Whether a time zone name is one the runtime knows (as the engine asks it). */
-function knownZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name })
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** UTF-8 length of a text, in bytes. */
 const byteLength = (text: string) => new TextEncoder().encode(text).length
 
 // ------------------------------------------------------------------------------- rate-limit headers
-
-/** `headers` with the rate-limit fields written again from `windows`, at the whole second `nowSeconds`. */
-function writeWindows(headers: Record<string, string>, windows: Window[], nowSeconds: number): void {
-  headers['ratelimit-policy'] = windows.map((w) => `"${w.policy}";q=${w.q};w=${w.w}`).join(', ')
-  headers.ratelimit = windows.map((w) => `"${w.policy}";r=${w.r};t=${w.t}`).join(', ')
-  const tightest = tightestOf(windows)
-  headers['x-ratelimit-limit'] = String(tightest.q)
-  headers['x-ratelimit-remaining'] = String(tightest.r)
-  headers['x-ratelimit-reset'] = String(nowSeconds + tightest.t)
-}
 
 // ------------------------------------------------------------------------------------------------- faults
 

@@ -37,10 +37,9 @@ import {
   ok,
   pathOf,
   queryOf,
-  tightest as tightestOf,
-  type Window,
   windowsByName,
   withToken,
+  writeWindows,
 } from './request-parts.ts'
 
 export interface HeldOutFault {
@@ -212,16 +211,6 @@ function scopesOf(request: EngineRequest): string[] | undefined {
 }
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
-
-/** `headers` with the rate-limit fields written again from `windows`, at the whole second `nowSeconds`. */
-function writeWindows(headers: Record<string, string>, windows: Window[], nowSeconds: number): void {
-  headers['ratelimit-policy'] = windows.map((w) => `"${w.policy}";q=${w.q};w=${w.w}`).join(', ')
-  headers.ratelimit = windows.map((w) => `"${w.policy}";r=${w.r};t=${w.t}`).join(', ')
-  const tightest = tightestOf(windows)
-  headers['x-ratelimit-limit'] = String(tightest.q)
-  headers['x-ratelimit-remaining'] = String(tightest.r)
-  headers['x-ratelimit-reset'] = String(nowSeconds + tightest.t)
-}
 
 /** A timestamp as the platform writes it (UTC, whole seconds, `Z`). */
 const stamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')

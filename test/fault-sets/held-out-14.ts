@@ -31,6 +31,7 @@
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
+  chars,
   isCreate,
   isObject,
   isV1,
@@ -277,7 +278,6 @@ const LLM_PROVIDERS = ['openai', 'anthropic', 'google', 'groq', 'custom']
 const LANGUAGE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/
 const WEBHOOK_URL = /^https?:\/\/(?:[^/?#@\s]*@)?(?:[^/?#@\s:[\]]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?(?:[/?#]|$)/
 
-const chars = (value: string) => Array.from(value).length
 const text = (value: unknown, min: number, max: number) =>
   typeof value === 'string' && chars(value) >= min && chars(value) <= max
 const between = (value: unknown, min: number, max: number) =>

@@ -33,6 +33,7 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
   canonical,
+  chars,
   errorAnswer,
   isAnalytics,
   isCreate,
@@ -281,8 +282,6 @@ function cutToBytes(text: string, limit: number): string {
   }
   return out
 }
-
-const chars = (value: string) => Array.from(value).length
 
 /** Whether a metadata map is one the contract accepts (at most 50 keys of 1-40 characters, string values of at most 500). */
 const validMetadata = (value: unknown): value is Record<string, string> =>

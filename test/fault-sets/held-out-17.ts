@@ -49,6 +49,7 @@ import {
   itemOf,
   type Json,
   jsonOf,
+  knownZone,
   objectsOf,
   ok,
   ownHeaders,
@@ -423,16 +424,6 @@ const CALL_FILTERS = [
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const randomId = (prefix: string) =>
   `${prefix}_${Array.from({ length: 16 }, () => BASE62[Math.floor(Math.random() * 62)]).join('')}`
-
-/** Whether a time zone name is one the platform knows. */
-function knownZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone })
-    return true
-  } catch {
-    return false
-  }
-}
 
 const num = (value: unknown) => (typeof value === 'number' ? value : 0)
 const rounded = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals

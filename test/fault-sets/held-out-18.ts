@@ -38,6 +38,7 @@ import { errors } from '../../mocks/engine/api-error.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
+  chars,
   controlAccounts,
   emptyMetrics,
   errorAnswer,
@@ -402,7 +403,6 @@ class LiveCalls {
 const SENSITIVE = ['system_prompt', 'webhook_url', 'metadata'] as const
 const NEVER_CONNECTED = new Set(['no_answer', 'busy', 'failed', 'canceled'])
 const CATALOGUE = ['twilio', 'salesforce', 'hubspot', 'google_calendar', 'slack', 'zapier', 'webhook']
-const chars = (value: string) => Array.from(value).length
 
 /** Whether an integration config is one the contract accepts (at most 50 keys of 1-40 characters, simple values). */
 const validConfig = (value: unknown) =>

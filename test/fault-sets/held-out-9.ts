@@ -42,7 +42,6 @@ import {
   pathOf,
   queryOf,
   single,
-  tightest as tightestOf,
   tokenOf,
   toTimestamp,
   urlOf,
@@ -50,6 +49,7 @@ import {
   windowsByName,
   withJson,
   withQuery,
+  writeWindows,
 } from './request-parts.ts'
 
 export interface HeldOutFault {
@@ -169,16 +169,6 @@ function limitOf(query: URLSearchParams): number | undefined {
 }
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
-
-/** `headers` with the rate-limit fields written again from `windows`, at the whole second `nowSeconds`. */
-function writeWindows(headers: Record<string, string>, windows: Window[], nowSeconds: number): void {
-  headers['ratelimit-policy'] = windows.map((w) => `"${w.policy}";q=${w.q};w=${w.w}`).join(', ')
-  headers.ratelimit = windows.map((w) => `"${w.policy}";r=${w.r};t=${w.t}`).join(', ')
-  const tightest = tightestOf(windows)
-  headers['x-ratelimit-limit'] = String(tightest.q)
-  headers['x-ratelimit-remaining'] = String(tightest.r)
-  headers['x-ratelimit-reset'] = String(nowSeconds + tightest.t)
-}
 
 /** A 429 of `policy` in the platform's form, on the rate-limit headers of `base` (that window shown exhausted). */
 function tooManyRequests(base: EngineResponse, policy: string, retryAfter: number): EngineResponse {

@@ -532,3 +532,26 @@ export function nowSecondsOf(response: EngineResponse): number | undefined {
   if (!windows || !Number.isFinite(reset)) return undefined
   return reset - tightest(windows).t
 }
+
+/** `headers` with the rate-limit fields written again from `windows`, at the whole second `nowSeconds`. */
+export function writeWindows(headers: Record<string, string>, windows: Window[], nowSeconds: number): void {
+  headers['ratelimit-policy'] = windows.map((w) => `"${w.policy}";q=${w.q};w=${w.w}`).join(', ')
+  headers.ratelimit = windows.map((w) => `"${w.policy}";r=${w.r};t=${w.t}`).join(', ')
+  const best = tightest(windows)
+  headers['x-ratelimit-limit'] = String(best.q)
+  headers['x-ratelimit-remaining'] = String(best.r)
+  headers['x-ratelimit-reset'] = String(nowSeconds + best.t)
+}
+
+/** Whether a time zone name is one the runtime knows (as the engine asks it). */
+export function knownZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The length of a string in characters (code points), as the contract counts it. */
+export const chars = (value: string) => Array.from(value).length
