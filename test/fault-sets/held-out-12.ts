@@ -37,6 +37,7 @@ import {
   ok,
   pathOf,
   queryOf,
+  toTimestamp as stamp,
   windowsByName,
   withToken,
   writeWindows,
@@ -209,11 +210,6 @@ function scopesOf(request: EngineRequest): string[] | undefined {
   const collection = /^\/v1\/(agents|call-logs|integrations|team-members)$/.exec(path)?.[1]
   return collection ? table[collection]?.list[method] : undefined
 }
-
-// ------------------------------------------------------------------------ rate-limit headers, and the clock
-
-/** A timestamp as the platform writes it (UTC, whole seconds, `Z`). */
-const stamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 

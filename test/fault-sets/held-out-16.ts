@@ -32,6 +32,7 @@
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
 import {
+  preflightInstead as answeredInFront,
   canonical,
   chars,
   errorAnswer,
@@ -98,23 +99,6 @@ const answer = (base: EngineResponse, status: number, body: unknown): EngineResp
   headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base) },
   body,
 })
-
-/**
- * What the engine is sent in place of a request that the faulty platform answers without the engine's help: a
- * CORS preflight of a documented path (with the request's Origin), which the engine answers without
- * authenticating, counting or changing anything.
- */
-function answeredInFront(request: EngineRequest): EngineRequest {
-  const origin = request.headers.origin
-  return {
-    method: 'OPTIONS',
-    url: '/v1/user',
-    headers: origin ? { origin } : {},
-    body: null,
-    clientIp: request.clientIp,
-    baseUrl: request.baseUrl,
-  }
-}
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 
