@@ -9,14 +9,9 @@
  * run sees the same times (`node --import tsx scripts/fault-sets/held-out-11-live.ts`).
  */
 import { faults } from '../../test/fault-sets/held-out-11.ts'
-import { type Answer, type Api, agentBody, at, errorCode, showLive } from './live-harness.ts'
+import { type Answer, type Api, agentBody, at, errorCode, revoke, showLive } from './live-harness.ts'
 
 // -------------------------------------------------------------------------------------------- helpers
-
-const revoke = async (api: Api, keyId: string) => {
-  const revoked = await api.call('POST', `/_mock/keys/${keyId}/revoke`, undefined, { key: '' })
-  if (revoked.status !== 200) throw new Error(`revoke: ${revoked.status}`)
-}
 
 /** An account with a key (the session's key), an agent and a simulated call of it; their ids. */
 async function withCall(

@@ -10,15 +10,9 @@
  * times (`node --import tsx scripts/fault-sets/held-out-12-live.ts`).
  */
 import { faults } from '../../test/fault-sets/held-out-12.ts'
-import { type Answer, type Api, at, errorCode, seconds, showLive } from './live-harness.ts'
+import { type Answer, type Api, at, errorCode, revoke, seconds, showLive } from './live-harness.ts'
 
 // -------------------------------------------------------------------------------------------- helpers
-
-const revoke = async (api: Api, keyId: string) => {
-  const revoked = await api.call('POST', `/_mock/keys/${keyId}/revoke`, undefined, { key: '' })
-  if (revoked.status !== 200) throw new Error(`revoke: ${revoked.status}`)
-  return revoked
-}
 
 /** The error's extra fields (beyond type, code, message and request_id), by name. */
 const errorFields = (answer: Answer) => Object.keys(answer.body?.error ?? {}).sort()

@@ -10,16 +10,18 @@
  * needs them (`node --import tsx scripts/fault-sets/held-out-13-live.ts`).
  */
 import { faults } from '../../test/fault-sets/held-out-13.ts'
-import { type Answer, type Api, agentBody, at, errorCode, showLive } from './live-harness.ts'
+import {
+  type Answer,
+  type Api,
+  agentBody,
+  at,
+  errorCode,
+  freshKey,
+  revoke,
+  showLive,
+} from './live-harness.ts'
 
 // -------------------------------------------------------------------------------------------- helpers
-
-/** A fresh account (pro unless said otherwise) whose key becomes the session's key; the account's id. */
-async function freshKey(api: Api, input?: Record<string, unknown>): Promise<string> {
-  const account = await api.account(input)
-  await api.key(account)
-  return account
-}
 
 /** An account whose limits stay out of the way of a scenario that sends hundreds of requests. */
 const roomy = { plan: 'enterprise', limits: { hourly: 1_000_000, burst: 100_000 } }
@@ -36,11 +38,6 @@ const groupCounts = (answer: Answer) =>
 
 /** The seeded demo account's secret key becomes the session's key. */
 const demo = (api: Api) => api.use(api.demoKey())
-
-const revoke = async (api: Api, keyId: string) => {
-  const revoked = await api.call('POST', `/_mock/keys/${keyId}/revoke`, undefined, { key: '' })
-  if (revoked.status !== 200) throw new Error(`revoke: ${revoked.status}`)
-}
 
 // -------------------------------------------------------------------------------------------- scenarios
 

@@ -10,35 +10,29 @@
  * (`node --import tsx scripts/fault-sets/held-out-14-live.ts`).
  */
 import { faults } from '../../test/fault-sets/held-out-14.ts'
-import { type Answer, type Api, agentBody, errorCode, seconds, showLive } from './live-harness.ts'
+import {
+  type Answer,
+  type Api,
+  agentBody,
+  completedCall,
+  freshKey,
+  seconds,
+  showLive,
+  status,
+} from './live-harness.ts'
 
 // -------------------------------------------------------------------------------------------- helpers
-
-/** A fresh account (pro unless said otherwise) whose key becomes the session's key; the account's id. */
-async function freshKey(api: Api, input?: Record<string, unknown>): Promise<string> {
-  const account = await api.account(input)
-  await api.key(account)
-  return account
-}
 
 /** A new agent's whole answer. */
 async function created(api: Api, name: string, extra: Record<string, unknown> = {}): Promise<Answer> {
   return api.call('POST', '/v1/agents', agentBody(name, extra))
 }
 
-const status = (answer: Answer) => [answer.status, errorCode(answer)]
 const entries = (answer: Answer) =>
   (answer.body?.error?.errors ?? []).map(
     (entry: { param: string; code: string }) => `${entry.param}:${entry.code}`,
   )
 const emails = (answer: Answer) => (answer.body?.data ?? []).map((member: { email: string }) => member.email)
-
-/** A call of `agent` that has completed (60 s of talk after 4 s of ringing). */
-async function completedCall(api: Api, account: string, agent: string): Promise<string> {
-  const call = await api.startCall(account, agent)
-  await api.advance(70)
-  return call
-}
 
 const connectSlack = (api: Api) =>
   api.call('PATCH', '/v1/integrations/slack', {

@@ -10,16 +10,18 @@
  * (`npx tsx scripts/fault-sets/held-out-15-live.ts`).
  */
 import { faults } from '../../test/fault-sets/held-out-15.ts'
-import { type Answer, type Api, agentBody, at, errorCode, showLive } from './live-harness.ts'
+import {
+  type Answer,
+  type Api,
+  agentBody,
+  at,
+  errorCode,
+  freshKey,
+  revoke,
+  showLive,
+} from './live-harness.ts'
 
 // -------------------------------------------------------------------------------------------- helpers
-
-/** A fresh account (pro unless said otherwise) whose key becomes the session's key; the account's id. */
-async function freshKey(api: Api, input?: Record<string, unknown>): Promise<string> {
-  const account = await api.account(input)
-  await api.key(account)
-  return account
-}
 
 /** What a client sees of an answer's form: status, media type, error code, Request-Id and rate-limit fields. */
 const form = (answer: Answer) => [
@@ -34,11 +36,6 @@ const count = (answer: Answer) => answer.body?.data?.length ?? null
 
 /** A browser's `Accept` for a navigation. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
-
-const revoke = async (api: Api, keyId: string) => {
-  const revoked = await api.call('POST', `/_mock/keys/${keyId}/revoke`, undefined, { key: '' })
-  if (revoked.status !== 200) throw new Error(`revoke: ${revoked.status}`)
-}
 
 // -------------------------------------------------------------------------------------------- scenarios
 

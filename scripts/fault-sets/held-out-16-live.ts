@@ -10,16 +10,19 @@
  * (`npx tsx scripts/fault-sets/held-out-16-live.ts`).
  */
 import { faults } from '../../test/fault-sets/held-out-16.ts'
-import { type Answer, type Api, agentBody, at, errorCode, seconds, showLive } from './live-harness.ts'
+import {
+  type Answer,
+  type Api,
+  agentBody,
+  at,
+  completedCall,
+  freshKey,
+  seconds,
+  showLive,
+  status,
+} from './live-harness.ts'
 
 // -------------------------------------------------------------------------------------------- helpers
-
-/** A fresh account (pro unless said otherwise) whose key becomes the session's key; the account's id. */
-async function freshKey(api: Api, input?: Record<string, unknown>): Promise<string> {
-  const account = await api.account(input)
-  await api.key(account)
-  return account
-}
 
 /** A new agent's whole answer. */
 const created = (api: Api, name: string, extra: Record<string, unknown> = {}) =>
@@ -28,7 +31,6 @@ const created = (api: Api, name: string, extra: Record<string, unknown> = {}) =>
 const invite = (api: Api, email: string, headers: Record<string, string> = {}) =>
   api.call('POST', '/v1/team-members', { email }, { headers })
 
-const status = (answer: Answer) => [answer.status, errorCode(answer)]
 const ids = (answer: Answer): string[] => (answer.body?.data ?? []).map((item: { id: string }) => item.id)
 
 /** The same ID with the case of its letters swapped (the prefix kept). */
@@ -36,13 +38,6 @@ const swapCase = (id: string) => {
   const [prefix, rest = ''] = id.split('_')
   const swapped = [...rest].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('')
   return `${prefix}_${swapped}`
-}
-
-/** A completed call of `agent` (60 s of talk after 4 s of ringing). */
-async function completedCall(api: Api, account: string, agent: string): Promise<string> {
-  const call = await api.startCall(account, agent)
-  await api.advance(70)
-  return call
 }
 
 const analytics = (api: Api, query: string) => api.call('GET', `/v1/analytics/calls?${query}`)

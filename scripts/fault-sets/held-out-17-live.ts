@@ -16,20 +16,15 @@ import {
   type Api,
   agentBody,
   agentsApart,
-  errorCode,
+  completedCall,
+  freshKey,
   names,
   seconds,
   showLive,
+  status,
 } from './live-harness.ts'
 
 // -------------------------------------------------------------------------------------------- helpers
-
-/** A fresh account (pro unless said otherwise) whose key becomes the session's key; the account's id. */
-async function freshKey(api: Api, input?: Record<string, unknown>): Promise<string> {
-  const account = await api.account(input)
-  await api.key(account)
-  return account
-}
 
 const post = (api: Api, path: string, body: unknown, headers: Record<string, string> = {}) =>
   api.call('POST', path, body, { headers })
@@ -37,7 +32,6 @@ const post = (api: Api, path: string, body: unknown, headers: Record<string, str
 const invite = (api: Api, email: string, headers: Record<string, string> = {}) =>
   post(api, '/v1/team-members', { email }, headers)
 
-const status = (answer: Answer) => [answer.status, errorCode(answer)]
 const emails = (answer: Answer): string[] =>
   (answer.body?.data ?? []).map((member: { email: string }) => member.email)
 /** The invited addresses a list shows, sorted (members of one second are ordered by their random IDs). */
@@ -45,13 +39,6 @@ const invited = (answer: Answer) =>
   emails(answer)
     .filter((email) => email.endsWith('@live.test'))
     .sort()
-
-/** A call of `agent` that has completed (60 s of talk after 4 s of ringing). */
-async function completedCall(api: Api, account: string, agent: string): Promise<string> {
-  const call = await api.startCall(account, agent)
-  await api.advance(70)
-  return call
-}
 
 // -------------------------------------------------------------------------------------------- scenarios
 

@@ -9,18 +9,10 @@
  * advances them, so that every run sees the same times (`npx tsx scripts/fault-sets/held-out-18-live.ts`).
  */
 import { faults } from '../../test/fault-sets/held-out-18.ts'
-import { type Answer, type Api, agentBody, errorCode, labelled, showLive } from './live-harness.ts'
+import { type Answer, type Api, agentBody, freshKey, labelled, showLive, status } from './live-harness.ts'
 
 // -------------------------------------------------------------------------------------------- helpers
 
-/** A fresh account (pro unless said otherwise) whose key becomes the session's key; the account's id. */
-async function freshKey(api: Api, input?: Record<string, unknown>): Promise<string> {
-  const account = await api.account(input)
-  await api.key(account)
-  return account
-}
-
-const status = (answer: Answer) => [answer.status, errorCode(answer)]
 const invite = (api: Api, email: string, role?: string) =>
   api.call('POST', '/v1/team-members', { email, ...(role ? { role } : {}) })
 /** The fields of a 422's entries that a client reads. */

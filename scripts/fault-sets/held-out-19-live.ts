@@ -16,26 +16,19 @@ import {
   agentBody,
   agentsApart,
   at,
-  errorCode,
+  control,
+  freshKey,
   HOUR,
+  invite,
   labelled,
   names,
   seconds,
   showLive,
+  status,
 } from './live-harness.ts'
 
 // -------------------------------------------------------------------------------------------- helpers
 
-/** A fresh account (pro unless said otherwise) whose key becomes the session's key; the account's id. */
-async function freshKey(api: Api, input?: Record<string, unknown>): Promise<string> {
-  const account = await api.account(input)
-  await api.key(account)
-  return account
-}
-
-const status = (answer: Answer) => [answer.status, errorCode(answer)]
-const invite = (api: Api, email: string, extra: Record<string, unknown> = {}) =>
-  api.call('POST', '/v1/team-members', { email, ...extra })
 /** The local parts of a list's e-mail addresses (the owner's, made from the random account ID, as `owner`). */
 const emails = (answer: Answer) =>
   (answer.body?.data ?? []).map((item: { email?: string; role?: string }) =>
@@ -43,8 +36,6 @@ const emails = (answer: Answer) =>
   )
 const connect = (api: Api, token: string, extra: Record<string, unknown> = {}) =>
   api.call('PATCH', '/v1/integrations/slack', { credentials: { bot_token: token }, ...extra })
-const control = (api: Api, method: string, path: string, body?: unknown) =>
-  api.call(method, `/_mock${path}`, body, { key: '' })
 
 // -------------------------------------------------------------------------------------------- scenarios
 

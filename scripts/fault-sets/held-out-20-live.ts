@@ -15,28 +15,18 @@ import {
   agentBody,
   agentsApart,
   at,
-  errorCode,
+  control,
+  freshKey,
+  invite,
   names,
   seconds,
   showLive,
+  status,
 } from './live-harness.ts'
 
 // -------------------------------------------------------------------------------------------- helpers
 
 const DAY = 86_400
-
-/** A fresh account (pro unless said otherwise) whose key becomes the session's key; the account's id. */
-async function freshKey(api: Api, input?: Record<string, unknown>): Promise<string> {
-  const account = await api.account(input)
-  await api.key(account)
-  return account
-}
-
-const status = (answer: Answer) => [answer.status, errorCode(answer)]
-const invite = (api: Api, email: string, extra: Record<string, unknown> = {}) =>
-  api.call('POST', '/v1/team-members', { email, ...extra })
-const control = (api: Api, method: string, path: string, body?: unknown) =>
-  api.call(method, `/_mock${path}`, body, { key: '' })
 
 // -------------------------------------------------------------------------------------------- scenarios
 

@@ -9,16 +9,10 @@
  * (`node --import tsx scripts/fault-sets/held-out-5-live.ts`).
  */
 import { createClock } from '../../mocks/engine/clock.ts'
-import type { EngineResponse } from '../../mocks/engine/types.ts'
 import { createMockPlatform } from '../../mocks/platform.ts'
 import { faults } from '../../test/fault-sets/held-out-5.ts'
 import { type Fault, faultyHandler } from '../../test/reliability/support/faulty-handler.ts'
-
-const T0 = Date.UTC(2026, 2, 10, 12, 0, 0)
-const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString().replace('.000Z', 'Z')
-
-// biome-ignore lint/suspicious/noExplicitAny: a demonstration reads the answers loosely
-type Answer = EngineResponse & { body: any }
+import { type Answer, agentBody, at, names, T0 } from './live-harness.ts'
 
 interface CallOptions {
   /** The API key to send (default: the session's current key; `''` sends none). */
@@ -46,13 +40,6 @@ interface Api {
   /** A simulated call of `agent` (through the control plane); its call log's id. */
   startCall(account: string, agent: string, extra?: Record<string, unknown>): Promise<string>
 }
-
-const agentBody = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  voice: { provider: 'openai', voice_id: 'alloy' },
-  llm: { provider: 'openai', model: 'gpt-4o-mini' },
-  ...extra,
-})
 
 async function session(fault: Fault, scenario: (api: Api) => Promise<unknown>): Promise<string> {
   const platform = await createMockPlatform({ clock: createClock({ realNow: () => T0 }) })
@@ -129,7 +116,6 @@ async function session(fault: Fault, scenario: (api: Api) => Promise<unknown>): 
 }
 
 const errorCode = (answer: Answer) => answer.body?.error?.code
-const names = (answer: Answer) => (answer.body?.data ?? []).map((item: { name?: string }) => item.name)
 const idsDescending = (answer: Answer) => {
   const ids: string[] = (answer.body?.data ?? []).map((item: { id: string }) => item.id)
   return ids.every((id, i) => i === 0 || (ids[i - 1] as string) > id)

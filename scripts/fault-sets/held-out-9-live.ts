@@ -17,6 +17,7 @@ import {
   HOUR,
   labelled,
   names,
+  revoke,
   seconds,
   showLive,
 } from './live-harness.ts'
@@ -44,11 +45,6 @@ const retryOf = (first: Answer, retry: Answer) => ({
   replayed: retry.headers['idempotent-replayed'] ?? null,
   same: retry.body?.id === first.body?.id,
 })
-
-const revoke = async (api: Api, keyId: string) => {
-  const revoked = await api.call('POST', `/_mock/keys/${keyId}/revoke`, undefined, { key: '' })
-  if (revoked.status !== 200) throw new Error(`revoke: ${revoked.status}`)
-}
 
 const changePlan = async (api: Api, account: string, plan: string) => {
   const changed = await api.call('PATCH', `/_mock/accounts/${account}`, { plan }, { key: '' })

@@ -1,7 +1,7 @@
 /**
  * What the liveness scripts of the held-out fault sets share (`held-out-6-live.ts`, `held-out-7-live.ts`): an engine
  * on a frozen clock reached as a client over HTTP would reach it (`session`), helpers the scenarios read answers
- * with, the ordinary traffic no fault should change (`quiet`), and the run that shows each fault live or not
+ * with and steps several of them take, the ordinary traffic no fault should change (`quiet`), and the run that shows each fault live or not
  * (`showLive`).
  */
 import { createClock } from '../../mocks/engine/clock.ts'
@@ -224,3 +224,35 @@ export async function showLive(
   )
     process.exitCode = 1
 }
+
+/** A fresh account (pro unless said otherwise) whose key becomes the session's key; the account's id. */
+export async function freshKey(api: Api, input?: Record<string, unknown>): Promise<string> {
+  const account = await api.account(input)
+  await api.key(account)
+  return account
+}
+
+/** An answer's status and error code. */
+export const status = (answer: Answer) => [answer.status, errorCode(answer)]
+
+/** A call of `agent` that has completed (60 s of talk after 4 s of ringing). */
+export async function completedCall(api: Api, account: string, agent: string): Promise<string> {
+  const call = await api.startCall(account, agent)
+  await api.advance(70)
+  return call
+}
+
+/** Revokes a key through the control plane (by its ID); the answer. */
+export const revoke = async (api: Api, keyId: string) => {
+  const revoked = await api.call('POST', `/_mock/keys/${keyId}/revoke`, undefined, { key: '' })
+  if (revoked.status !== 200) throw new Error(`revoke: ${revoked.status}`)
+  return revoked
+}
+
+/** Invites `email` to the session key's team. */
+export const invite = (api: Api, email: string, extra: Record<string, unknown> = {}) =>
+  api.call('POST', '/v1/team-members', { email, ...extra })
+
+/** A control-plane request (`/_mock` + `path`), sent without a key. */
+export const control = (api: Api, method: string, path: string, body?: unknown) =>
+  api.call(method, `/_mock${path}`, body, { key: '' })

@@ -27,7 +27,26 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, urlOf } from './request-parts.ts'
+import {
+  errorOf,
+  isObject,
+  isRead,
+  isV1,
+  type Json,
+  jsonOf,
+  knownZone,
+  ok,
+  pathOf,
+  queryOf,
+  RFC3339,
+  single,
+  tightest as tightestOf,
+  urlOf,
+  windowsByName,
+  withJson,
+  withQuery,
+  writeWindows,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -48,35 +67,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 /** The objects of a v1 answer: the list's items, or the object itself. */
 function objectsOf(response: EngineResponse): Json[] {
@@ -135,74 +125,12 @@ function itemOf(path: string): { collection: string; id: string } | undefined {
   return { collection: match[1] as string, id }
 }
 
-/** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction, T/Z in any case). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-
 const ANALYTICS = '/v1/analytics/calls'
-
-/** The one value of query parameter `name`, or undefined when absent or repeated. */
-function single(query: URLSearchParams, name: string): string | undefined {
-  const values = query.getAll(name)
-  return values.length === 1 ? values[0] : undefined
-}
-
-/** Whether a time zone name is one the runtime knows (as the engine asks it). */
-function knownZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name })
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** UTF-8 length of a text, in bytes. */
 const byteLength = (text: string) => new TextEncoder().encode(text).length
 
 // ------------------------------------------------------------------------------- rate-limit headers
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The window the `X-RateLimit-*` fields describe: the least remaining, ties to the shorter window. */
-function tightestOf(windows: Window[]): Window {
-  let tightest = windows[0] as Window
-  for (const window of windows)
-    if (window.r < tightest.r || (window.r === tightest.r && window.w < tightest.w)) tightest = window
-  return tightest
-}
-
-/** `headers` with the rate-limit fields written again from `windows`, at the whole second `nowSeconds`. */
-function writeWindows(headers: Record<string, string>, windows: Window[], nowSeconds: number): void {
-  headers['ratelimit-policy'] = windows.map((w) => `"${w.policy}";q=${w.q};w=${w.w}`).join(', ')
-  headers.ratelimit = windows.map((w) => `"${w.policy}";r=${w.r};t=${w.t}`).join(', ')
-  const tightest = tightestOf(windows)
-  headers['x-ratelimit-limit'] = String(tightest.q)
-  headers['x-ratelimit-remaining'] = String(tightest.r)
-  headers['x-ratelimit-reset'] = String(nowSeconds + tightest.t)
-}
 
 // ------------------------------------------------------------------------------------------------- faults
 
@@ -360,7 +288,7 @@ export const faults: HeldOutFault[] = [
       response(response, request) {
         if ((request.method !== 'PATCH' && request.method !== 'DELETE') || !isV1(request)) return response
         if (response.status === 429) return response
-        const windows = windowsOf(response.headers)
+        const windows = windowsByName(response.headers)
         const reset = Number(response.headers['x-ratelimit-reset'])
         if (!windows || !Number.isFinite(reset)) return response
         const now = reset - tightestOf(windows).t
@@ -511,7 +439,7 @@ export const faults: HeldOutFault[] = [
             folded.push([name, value.toLowerCase()])
         }
         if (folded.length === 0) return request
-        return withUrl(request, (q) => {
+        return withQuery(request, (q) => {
           for (const [name, value] of folded) q.set(name, value)
         })
       },
@@ -563,7 +491,7 @@ export const faults: HeldOutFault[] = [
             changed = true
           }
         }
-        return changed ? withBody(request, body) : request
+        return changed ? withJson(request, body) : request
       },
     }),
   },
@@ -579,7 +507,7 @@ export const faults: HeldOutFault[] = [
           return request
         const body = jsonOf(request)
         if (!isObject(body) || typeof body.enabled !== 'string') return request
-        return withBody(request, { ...body, enabled: Boolean(body.enabled) })
+        return withJson(request, { ...body, enabled: Boolean(body.enabled) })
       },
     }),
   },
@@ -599,7 +527,7 @@ export const faults: HeldOutFault[] = [
         for (const [field, value] of Object.entries(body))
           if (value === null && (field === 'description' || field === 'first_message')) dropped = true
           else kept[field] = value
-        return dropped ? withBody(request, kept) : request
+        return dropped ? withJson(request, kept) : request
       },
     }),
   },
@@ -620,7 +548,7 @@ export const faults: HeldOutFault[] = [
         if (!isObject(body) || typeof body.system_prompt !== 'string') return request
         const characters = Array.from(body.system_prompt)
         if (characters.length <= 10_000 || characters.length > 20_000) return request
-        return withBody(request, { ...body, system_prompt: characters.slice(0, 10_000).join('') })
+        return withJson(request, { ...body, system_prompt: characters.slice(0, 10_000).join('') })
       },
     }),
   },
@@ -636,7 +564,7 @@ export const faults: HeldOutFault[] = [
         const body = jsonOf(request)
         if (!isObject(body) || typeof body.name !== 'string') return request
         const name = body.name.replace(/[\u{10000}-\u{10FFFF}]/gu, '?')
-        return name === body.name ? request : withBody(request, { ...body, name })
+        return name === body.name ? request : withJson(request, { ...body, name })
       },
     }),
   },
@@ -656,7 +584,7 @@ export const faults: HeldOutFault[] = [
         const local = (match[1] as string).split('+')[0]?.replace(/\./g, '').toLowerCase() ?? ''
         if (local === '') return request
         const email = `${local}@gmail.com`
-        return email === body.email ? request : withBody(request, { ...body, email })
+        return email === body.email ? request : withJson(request, { ...body, email })
       },
     }),
   },
@@ -673,7 +601,7 @@ export const faults: HeldOutFault[] = [
         if (!isRead(request) || pathOf(request) !== '/v1/team-members') return request
         const values = queryOf(request).getAll('limit')
         if (values.length !== 1 || values[0] !== '') return request
-        return withUrl(request, (q) => q.delete('limit'))
+        return withQuery(request, (q) => q.delete('limit'))
       },
     }),
   },

@@ -24,7 +24,24 @@
 import { cidrContains, parseCidr, parseIp } from '../../mocks/engine/cidr.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, withToken } from './request-parts.ts'
+import {
+  ALL_SCOPES,
+  errorOf,
+  isObject,
+  isRead,
+  isV1,
+  itemOf,
+  type Json,
+  jsonOf,
+  nowSecondsOf,
+  ok,
+  pathOf,
+  queryOf,
+  toTimestamp as stamp,
+  windowsByName,
+  withToken,
+  writeWindows,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -44,20 +61,8 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
 /** The path without its trailing slash (the router takes both). */
 const routeOf = (request: EngineRequest) => pathOf(request).replace(/(.)\/$/, '$1')
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
 
 /** The objects of a v1 answer: the list's items, or the object itself. */
 function objectsOf(response: EngineResponse): Json[] {
@@ -65,11 +70,6 @@ function objectsOf(response: EngineResponse): Json[] {
   if (response.body.object === 'list' && Array.isArray(response.body.data))
     return response.body.data.filter(isObject)
   return [response.body]
-}
-
-/** The error object of an answer, or undefined. */
-function errorOf(response: EngineResponse): Json | undefined {
-  return isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 }
 
 /** The bearer token as the engine reads it (scheme in any case, the rest of the header trimmed), or undefined. */
@@ -174,21 +174,6 @@ function harmless(request: EngineRequest, token: string, url = '/v1/user'): Engi
 /** A token that no key has (the engine answers 401 for it, uncounted), derived from `token`. */
 const unknownToken = (token: string) => `${token}x0`
 
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path, the ID decoded as the router decodes it. */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
 /**
  * The scopes a documented v1 operation needs (`x-required-permission`), by method and path; undefined for a method
  * or path the contract does not document (HEAD as GET).
@@ -226,74 +211,7 @@ function scopesOf(request: EngineRequest): string[] | undefined {
   return collection ? table[collection]?.list[method] : undefined
 }
 
-// ------------------------------------------------------------------------ rate-limit headers, and the clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The window the `X-RateLimit-*` fields describe: the least remaining, ties to the shorter window. */
-function tightestOf(windows: Window[]): Window {
-  let tightest = windows[0] as Window
-  for (const window of windows)
-    if (window.r < tightest.r || (window.r === tightest.r && window.w < tightest.w)) tightest = window
-  return tightest
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightestOf(windows).t
-}
-
-/** `headers` with the rate-limit fields written again from `windows`, at the whole second `nowSeconds`. */
-function writeWindows(headers: Record<string, string>, windows: Window[], nowSeconds: number): void {
-  headers['ratelimit-policy'] = windows.map((w) => `"${w.policy}";q=${w.q};w=${w.w}`).join(', ')
-  headers.ratelimit = windows.map((w) => `"${w.policy}";r=${w.r};t=${w.t}`).join(', ')
-  const tightest = tightestOf(windows)
-  headers['x-ratelimit-limit'] = String(tightest.q)
-  headers['x-ratelimit-remaining'] = String(tightest.r)
-  headers['x-ratelimit-reset'] = String(nowSeconds + tightest.t)
-}
-
-/** A timestamp as the platform writes it (UTC, whole seconds, `Z`). */
-const stamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
-
 // ---------------------------------------------------------------------------------------- what a fault learns
-
-const ALL_SCOPES = [
-  'agents:read',
-  'call_logs:read',
-  'analytics:read',
-  'integrations:read',
-  'agents:write',
-  'integrations:write',
-  'team_members:write',
-  'resources:delete',
-]
 
 /** A key made through the control plane, as its 201 showed it (the only time its value is seen). */
 interface KeyInfo {
@@ -1280,7 +1198,7 @@ export const faults: HeldOutFault[] = [
           const token = bearerToken(request)
           const account = t.key(token)?.account
           const now = nowSecondsOf(response)
-          const windows = windowsOf(response.headers)
+          const windows = windowsByName(response.headers)
           if (!isV1(request) || token === undefined || account === undefined || now === undefined || !windows)
             return response
           if (response.status === 429) return response

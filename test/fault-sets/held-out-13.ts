@@ -29,7 +29,25 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { canonical, isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  type Bucket,
+  canonical,
+  isObject,
+  isRead,
+  isV1,
+  itemOf,
+  type Json,
+  jsonOf,
+  neutralRead,
+  newestFirst,
+  ok,
+  pathOf,
+  queryOf,
+  tightest,
+  tokenOf,
+  type Window,
+  withQuery,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -41,54 +59,17 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 /** Idempotency keys are kept 24 hours (by the platform clock). */
 const IDEMPOTENCY_SECONDS = 24 * 3600
 
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with its query changed by `change` (the path kept as sent). */
-function withQuery(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: `${url.pathname}${query ? `?${query}` : ''}` }
-}
-
 const LIST_PATH = /^\/v1\/(agents|call-logs|team-members)\/?$/
-
-/** A read: GET, or HEAD (answered like the GET, without the body). */
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
 
 /** The collection a read lists (`agents`, `call-logs`, `team-members`), or undefined. */
 function listOf(request: EngineRequest): string | undefined {
   if (!isRead(request)) return undefined
   return LIST_PATH.exec(pathOf(request))?.[1]
-}
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path. */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
 }
 
 /** The items of a list answer. */
@@ -103,12 +84,6 @@ const filtersOf = (request: EngineRequest) =>
 function limitOf(request: EngineRequest): number {
   const sent = queryOf(request).get('limit')
   return sent !== null && /^[1-9][0-9]*$/.test(sent) ? Number(sent) : 20
-}
-
-/** Newest first, as lists order objects: `created_at` descending, then `id` descending. */
-const newestFirst = (a: Json, b: Json) => {
-  const [ka, kb] = [`${String(a.created_at)} ${String(a.id)}`, `${String(b.created_at)} ${String(b.id)}`]
-  return ka < kb ? 1 : ka > kb ? -1 : 0
 }
 
 /** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
@@ -139,17 +114,6 @@ function errorAnswer(base: EngineResponse, status: number, error: Json): EngineR
 const invalidParameter = (base: EngineResponse, param: string, message: string) =>
   errorAnswer(base, 400, { type: 'invalid_request_error', code: 'invalid_parameter', message, param })
 
-/**
- * A harmless read in place of a write the faulty implementation would not carry out (the engine still
- * authenticates, permission-checks and counts it, as the faulty platform would count the refused request).
- */
-function neutralRead(request: EngineRequest, url: string): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
-}
-
 /** A query that lists nothing (queued calls have no duration): what a filter that can match no call answers. */
 function matchingNothing(request: EngineRequest): EngineRequest {
   return withQuery(request, (query) => {
@@ -171,14 +135,6 @@ const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 
 // ------------------------------------------------------------------------------------- rate-limit headers
 
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
 /** The two windows of an answer's `RateLimit-Policy` and `RateLimit` (hourly first), or undefined. */
 function windowsOf(headers: Record<string, string>): Window[] | undefined {
   const policy = headers['ratelimit-policy']
@@ -194,14 +150,6 @@ function windowsOf(headers: Record<string, string>): Window[] | undefined {
     r: Number(states[i]?.[2]),
     t: Number(states[i]?.[3]),
   }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter (`burst`). */
-function tightest(windows: Window[]): Window {
-  let best = windows[0] as Window
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
 }
 
 /** The platform clock (whole seconds) of an authenticated answer: `X-RateLimit-Reset` less that window's `t`. */
@@ -404,12 +352,6 @@ function sumOf(metrics: unknown[]): Json {
     for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += tally[key]
   }
   return present(total)
-}
-
-interface Bucket {
-  start: string
-  end: string
-  metrics: Json
 }
 
 const seriesOf = (value: unknown): Bucket[] =>

@@ -30,7 +30,24 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  chars,
+  isCreate,
+  isObject,
+  isV1,
+  itemOf,
+  type Json,
+  jsonOf,
+  neutralRead,
+  newestFirst,
+  objectsOf,
+  ok,
+  pathOf,
+  queryOf,
+  tokenOf,
+  urlOf,
+  withJson,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -53,48 +70,12 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with another JSON body. */
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path. */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
 /** The ID of `method` on an item of `collection`, or undefined. */
 const itemId = (request: EngineRequest, method: string, collection: string) => {
   if (request.method !== method) return undefined
   const item = itemOf(request)
   return item?.collection === collection ? item.id : undefined
 }
-
-const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
-  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
 
 /** A create or an update of an agent: its JSON body when it is an object. */
 function agentWrite(request: EngineRequest): Json | undefined {
@@ -107,24 +88,6 @@ function agentWrite(request: EngineRequest): Json | undefined {
 function listOf(request: EngineRequest): string | undefined {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
   return /^\/v1\/(agents|call-logs|team-members|integrations)\/?$/.exec(pathOf(request))?.[1]
-}
-
-/**
- * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
- * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
- */
-function objectsOf(response: EngineResponse, type: string): Json[] {
-  if (!ok(response) || !isObject(response.body)) return []
-  const body = response.body
-  if (body.object === 'list' && Array.isArray(body.data))
-    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
-  return body.object === type && body.deleted !== true ? [body] : []
-}
-
-/** Newest first, as lists order objects: `created_at` descending, then `id` descending. */
-const newestFirst = (a: Json, b: Json) => {
-  const [ka, kb] = [`${String(a.created_at)} ${String(a.id)}`, `${String(b.created_at)} ${String(b.id)}`]
-  return ka < kb ? 1 : ka > kb ? -1 : 0
 }
 
 /** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
@@ -153,17 +116,6 @@ const answer = (base: EngineResponse, status: number, body: unknown): EngineResp
 function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
   const requestId = base.headers['request-id']
   return answer(base, status, { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } })
-}
-
-/**
- * A harmless read in place of a request the faulty implementation would refuse (the engine still authenticates,
- * rate-limits and counts it, as the faulty platform would count the refused request).
- */
-function neutralRead(request: EngineRequest, url: string): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
 }
 
 /** The 422's field errors, as the answer's own objects. */
@@ -326,7 +278,6 @@ const LLM_PROVIDERS = ['openai', 'anthropic', 'google', 'groq', 'custom']
 const LANGUAGE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/
 const WEBHOOK_URL = /^https?:\/\/(?:[^/?#@\s]*@)?(?:[^/?#@\s:[\]]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?(?:[/?#]|$)/
 
-const chars = (value: string) => Array.from(value).length
 const text = (value: unknown, min: number, max: number) =>
   typeof value === 'string' && chars(value) >= min && chars(value) <= max
 const between = (value: unknown, min: number, max: number) =>
@@ -444,7 +395,7 @@ function teamBook(book: Book) {
         standsFor.set(stand, email)
         if (slot !== undefined) retried.set(slot, stand)
       }
-      return withBody(request, { ...body, email: stand })
+      return withJson(request, { ...body, email: stand })
     },
     /** Shows placeholders as the addresses they stand for, and learns the team from the answer. */
     observe(request: EngineRequest, response: EngineResponse): void {
@@ -483,7 +434,7 @@ export const faults: HeldOutFault[] = [
         if (!isCreate(request, 'agents')) return request
         const body = jsonOf(request)
         if (!isObject(body) || !isObject(body.llm) || body.llm.temperature !== 0) return request
-        return withBody(request, { ...body, llm: { ...body.llm, temperature: 0.7 } })
+        return withJson(request, { ...body, llm: { ...body.llm, temperature: 0.7 } })
       },
     }),
   },
@@ -498,7 +449,7 @@ export const faults: HeldOutFault[] = [
         if (!isCreate(request, 'agents')) return request
         const body = jsonOf(request)
         if (!isObject(body) || body.status !== 'inactive') return request
-        return withBody(request, { ...body, status: 'active' })
+        return withJson(request, { ...body, status: 'active' })
       },
     }),
   },
@@ -514,7 +465,7 @@ export const faults: HeldOutFault[] = [
         const body = jsonOf(request)
         if (!isObject(body) || typeof body.webhook_url !== 'string' || 'webhook_events' in body)
           return request
-        return withBody(request, { ...body, webhook_events: [...WEBHOOK_EVENTS] })
+        return withJson(request, { ...body, webhook_events: [...WEBHOOK_EVENTS] })
       },
     }),
   },
@@ -533,7 +484,7 @@ export const faults: HeldOutFault[] = [
         const changed = { ...body }
         if (changed.description === '') changed.description = null
         if (changed.first_message === '') changed.first_message = null
-        return withBody(request, changed)
+        return withJson(request, changed)
       },
     }),
   },
@@ -582,7 +533,7 @@ export const faults: HeldOutFault[] = [
         const body = jsonOf(request)
         if (!isObject(body) || !isObject(body.credentials) || Object.keys(body.credentials).length > 0)
           return request
-        return withBody(request, { ...body, credentials: null })
+        return withJson(request, { ...body, credentials: null })
       },
     }),
   },
@@ -684,7 +635,7 @@ export const faults: HeldOutFault[] = [
           }
           return changed.voice === body.voice && changed.llm === body.llm
             ? request
-            : withBody(request, changed)
+            : withJson(request, changed)
         },
         response(response, request) {
           book.observe(request, response)
@@ -711,7 +662,7 @@ export const faults: HeldOutFault[] = [
           const language = body?.language
           if (!body || typeof language !== 'string' || STRICT.test(language)) return request
           if (!LANGUAGE.test(language) || !text(language, 2, 35)) return request
-          const sent = withBody(request, { ...body, language: 'XX' })
+          const sent = withJson(request, { ...body, language: 'XX' })
           refused.add(sent)
           return sent
         },
@@ -740,7 +691,7 @@ export const faults: HeldOutFault[] = [
         request(request) {
           const body = agentWrite(request)
           if (!body || !isObject(body.llm) || !wholeBetween(body.llm.max_tokens, 4097, 32000)) return request
-          const sent = withBody(request, { ...body, llm: { ...body.llm, max_tokens: 32001 } })
+          const sent = withJson(request, { ...body, llm: { ...body.llm, max_tokens: 32001 } })
           refused.add(sent)
           return sent
         },
@@ -777,7 +728,7 @@ export const faults: HeldOutFault[] = [
         }
         const same =
           changed.max_call_duration_seconds === body.max_call_duration_seconds && changed.llm === body.llm
-        return same ? request : withBody(request, changed)
+        return same ? request : withJson(request, changed)
       },
     }),
   },
@@ -805,7 +756,7 @@ export const faults: HeldOutFault[] = [
             placeholders.set(url, placeholder)
             standsFor.set(placeholder, url)
           }
-          return withBody(request, { ...body, webhook_url: placeholder })
+          return withJson(request, { ...body, webhook_url: placeholder })
         },
         response(response, request) {
           book.observe(request, response)
@@ -834,7 +785,7 @@ export const faults: HeldOutFault[] = [
         const at = email.lastIndexOf('@')
         if (at < 1 || !email.slice(0, at).includes('+') || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
           return request
-        return withBody(request, { ...body, email: 'not-an-address' })
+        return withJson(request, { ...body, email: 'not-an-address' })
       },
     }),
   },
@@ -860,7 +811,7 @@ export const faults: HeldOutFault[] = [
             return request
           const union = [...stored, ...sent.filter((event) => !stored.includes(event))]
           if (union.length === sent.length) return request
-          return withBody(request, { ...body, webhook_events: union })
+          return withJson(request, { ...body, webhook_events: union })
         },
         response(response, request) {
           book.observe(request, response)
@@ -927,7 +878,7 @@ export const faults: HeldOutFault[] = [
             return request
           const row: Json = {}
           for (const field of AGENT_FIELDS) if (field in agent) row[field] = structuredClone(agent[field])
-          return withBody(request, applyUpdate(row, body))
+          return withJson(request, applyUpdate(row, body))
         },
         response(response, request) {
           book.observe(request, response)

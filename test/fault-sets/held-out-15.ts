@@ -29,7 +29,19 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, urlOf } from './request-parts.ts'
+import {
+  errorOf,
+  ITEM_PATH,
+  isObject,
+  type Json,
+  jsonOf,
+  pathOf,
+  queryOf,
+  tightest,
+  urlOf,
+  type Window,
+  withJson,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -52,24 +64,9 @@ export interface HeldOutFault {
 const isV1 = (request: EngineRequest) => /^\/v1(\/|$)/.test(pathOf(request))
 const header = (request: EngineRequest, name: string) => request.headers[name]?.trim() || undefined
 
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
 /** Whether the request's body is sent as JSON (what the engine's body parser takes). */
 const sentAsJson = (request: EngineRequest) =>
   /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(header(request, 'content-type') ?? '')
-
-/** The request with `value` as its JSON body. */
-const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(value),
-})
 
 /** Every string of a JSON value changed by `change` (object keys kept). */
 function mapStrings(value: unknown, change: (text: string) => unknown): unknown {
@@ -127,22 +124,7 @@ const htmlPage = (status: number, html: string, headers: Record<string, string> 
 const nginxPage = (status: number, reason: string) =>
   `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`
 
-/** The engine's error object of an answer, if it is one. */
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
-
-/** An item path of v1: its collection and the ID as sent. */
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
 // -------------------------------------------------------------------------------------- the platform clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
 
 /** The two windows of an answer's `RateLimit-Policy` and `RateLimit` (hourly first), or undefined. */
 function windowsOf(headers: Record<string, string>): Window[] | undefined {
@@ -159,14 +141,6 @@ function windowsOf(headers: Record<string, string>): Window[] | undefined {
     r: Number(states[i]?.[2]),
     t: Number(states[i]?.[3]),
   }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter (`burst`). */
-function tightest(windows: Window[]): Window {
-  let best = windows[0] as Window
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
 }
 
 /**

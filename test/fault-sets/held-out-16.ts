@@ -31,7 +31,36 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { canonical, isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  preflightInstead as answeredInFront,
+  canonical,
+  chars,
+  errorAnswer,
+  isAnalytics,
+  isCreate,
+  isObject,
+  isV1,
+  itemId,
+  itemOf,
+  type Json,
+  jsonOf,
+  newestFirst,
+  nowOf,
+  objectsOf,
+  ok,
+  ownHeaders,
+  pathOf,
+  queryOf,
+  replayed,
+  secondOf,
+  startedCall,
+  tightest,
+  timestampOf,
+  tokenOf,
+  urlOf,
+  windowsOf,
+  withJson,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -58,103 +87,10 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const replayed = (response: EngineResponse) => response.headers['idempotent-replayed'] === 'true'
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with `value` as its JSON body. */
-const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(value),
-})
-
-/** Whole seconds since the epoch of a timestamp, or undefined. */
-function secondOf(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined
-  const ms = Date.parse(value)
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined
-}
-
-/** The contract's form of an instant given in whole seconds. */
-const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path. */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
-/** The ID of `method` (GET also matches HEAD) on an item of `collection`, or undefined. */
-function itemId(request: EngineRequest, method: string, collection: string): string | undefined {
-  const sent = request.method.toUpperCase()
-  if (sent !== method && !(method === 'GET' && sent === 'HEAD')) return undefined
-  const item = itemOf(request)
-  return item?.collection === collection ? item.id : undefined
-}
-
-const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
-  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
-
 /** The list a read asks for (`agents`, `call-logs`, `team-members`, `integrations`), or undefined. */
 function listOf(request: EngineRequest): string | undefined {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
   return /^\/v1\/(agents|call-logs|team-members|integrations)\/?$/.exec(pathOf(request))?.[1]
-}
-
-const isAnalytics = (request: EngineRequest) =>
-  (request.method === 'GET' || request.method === 'HEAD') &&
-  /^\/v1\/analytics\/calls\/?$/.test(pathOf(request))
-
-/**
- * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
- * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
- */
-function objectsOf(response: EngineResponse, type: string): Json[] {
-  if (!ok(response) || !isObject(response.body)) return []
-  const body = response.body
-  if (body.object === 'list' && Array.isArray(body.data))
-    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
-  return body.object === type && body.deleted !== true ? [body] : []
-}
-
-/** Newest first, as lists order objects: `created_at` descending, then `id` descending. */
-const newestFirst = (a: Json, b: Json) => {
-  const [ka, kb] = [`${String(a.created_at)} ${String(a.id)}`, `${String(b.created_at)} ${String(b.id)}`]
-  return ka < kb ? 1 : ka > kb ? -1 : 0
-}
-
-/** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
-function ownHeaders(current: EngineResponse): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(current.headers))
-    if (
-      name === 'request-id' ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit') ||
-      name === 'access-control-allow-origin' ||
-      name === 'access-control-expose-headers' ||
-      name === 'vary'
-    )
-      headers[name] = value
-  return headers
 }
 
 /** A JSON answer built on the engine's answer (its Request-Id, rate-limit and CORS headers). */
@@ -163,83 +99,6 @@ const answer = (base: EngineResponse, status: number, body: unknown): EngineResp
   headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base) },
   body,
 })
-
-/** An error answer in the platform's envelope, built on the engine's answer. */
-function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
-  const requestId = base.headers['request-id']
-  return answer(base, status, { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } })
-}
-
-/**
- * What the engine is sent in place of a request that the faulty platform answers without the engine's help: a
- * CORS preflight of a documented path (with the request's Origin), which the engine answers without
- * authenticating, counting or changing anything.
- */
-function answeredInFront(request: EngineRequest): EngineRequest {
-  const origin = request.headers.origin
-  return {
-    method: 'OPTIONS',
-    url: '/v1/user',
-    headers: origin ? { origin } : {},
-    body: null,
-    clientIp: request.clientIp,
-    baseUrl: request.baseUrl,
-  }
-}
-
-/** A startCall answer of the control plane: the account and the new call log. */
-function startedCall(
-  request: EngineRequest,
-  response: EngineResponse,
-): { account: string; log: Json } | undefined {
-  const match = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/.exec(pathOf(request))
-  if (!match || request.method !== 'POST' || response.status !== 201 || !isObject(response.body))
-    return undefined
-  return { account: match[1] as string, log: response.body }
-}
-
-// ---------------------------------------------------------------------------------------- the platform clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of an answer's `RateLimit-Policy` and `RateLimit`, in the headers' order, or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = [...policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g)]
-  const states = [...current.matchAll(/"(\w+)";r=(-?\d+);t=(\d+)/g)]
-  if (quotas.length === 0 || quotas.length !== states.length) return undefined
-  return quotas.map((quota, i) => ({
-    policy: quota[1] as string,
-    q: Number(quota[2]),
-    w: Number(quota[3]),
-    r: Number(states[i]?.[2]),
-    t: Number(states[i]?.[3]),
-  }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter. */
-function tightest<T extends { r: number; w: number }>(windows: T[]): T {
-  let best = windows[0] as T
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
-}
-
-/** The platform clock of an authenticated answer, in whole seconds: `X-RateLimit-Reset` less that window's `t`. */
-function nowOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightest(windows).t
-}
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 
@@ -407,8 +266,6 @@ function cutToBytes(text: string, limit: number): string {
   }
   return out
 }
-
-const chars = (value: string) => Array.from(value).length
 
 /** Whether a metadata map is one the contract accepts (at most 50 keys of 1-40 characters, string values of at most 500). */
 const validMetadata = (value: unknown): value is Record<string, string> =>

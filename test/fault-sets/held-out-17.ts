@@ -29,7 +29,7 @@
  * is unchanged), and never where the spec leaves a choice open (docs/decisions/011-allowed-forms.md). Liveness:
  * `scripts/fault-sets/held-out-17-live.ts`.
  */
-import { type ApiError, errors } from '../../mocks/engine/api-error.ts'
+import { errors } from '../../mocks/engine/api-error.ts'
 import { createRouter, type Operation } from '../../mocks/engine/contract/router.ts'
 import { createValidators } from '../../mocks/engine/contract/validators.ts'
 import { exceedsBodyLimit, isJsonContentType } from '../../mocks/engine/request-body.ts'
@@ -37,7 +37,39 @@ import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import { corsHeaders } from '../../mocks/engine/v1/cors.ts'
 import { v1Document } from '../../openapi/generated/v1.document.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  codeOf,
+  errorOf,
+  failWith,
+  harmless,
+  isAnalytics,
+  isCreate,
+  isObject,
+  isV1,
+  itemOf,
+  type Json,
+  jsonOf,
+  knownZone,
+  objectsOf,
+  ok,
+  ownHeaders,
+  passedToBody,
+  pathOf,
+  preflightInstead,
+  queryOf,
+  replayed,
+  secondOf,
+  sortKey,
+  spliceIntoPage,
+  startedCall,
+  tightest,
+  timestampOf,
+  tokenOf,
+  type Window,
+  windowsOf,
+  withJson,
+  withQuery,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -58,61 +90,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const replayed = (response: EngineResponse) => response.headers['idempotent-replayed'] === 'true'
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
-const codeOf = (response: EngineResponse) => errorOf(response)?.code
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with `value` as its JSON body. */
-const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(value),
-})
-
-/** The request with its query rewritten by `change`. */
-function withQuery(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: `${url.pathname}${query ? `?${query}` : ''}` }
-}
-
-/** Whole seconds since the epoch of a timestamp, or undefined. */
-function secondOf(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined
-  const ms = Date.parse(value)
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined
-}
-
-/** The contract's form of an instant given in whole seconds. */
-const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path (the ID decoded as the engine decodes it). */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
 /** The ID of `method` on an item of `collection`, or undefined. */
 function itemId(request: EngineRequest, method: string, collection: string): string | undefined {
   if (request.method.toUpperCase() !== method) return undefined
@@ -120,53 +97,16 @@ function itemId(request: EngineRequest, method: string, collection: string): str
   return item?.collection === collection ? item.id : undefined
 }
 
-const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
-  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
-
 /** The list a GET asks for (`agents`, `call-logs`, `team-members`, `integrations`), or undefined. */
 function listOf(request: EngineRequest): string | undefined {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
   return /^\/v1\/(agents|call-logs|team-members|integrations)\/?$/.exec(pathOf(request))?.[1]
 }
 
-const isAnalytics = (request: EngineRequest) =>
-  (request.method === 'GET' || request.method === 'HEAD') &&
-  /^\/v1\/analytics\/calls\/?$/.test(pathOf(request))
-
-/**
- * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
- * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
- */
-function objectsOf(response: EngineResponse, type: string): Json[] {
-  if (!ok(response) || !isObject(response.body)) return []
-  const body = response.body
-  if (body.object === 'list' && Array.isArray(body.data))
-    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
-  return body.object === type && body.deleted !== true ? [body] : []
-}
-
-const sortKey = (item: Json) => `${String(item.created_at)}\u0000${String(item.id)}`
-
 /** Newest first, as lists order objects: `created_at` descending, then `id` descending. */
 const newestFirst = (a: Json, b: Json) => {
   const [ka, kb] = [sortKey(a), sortKey(b)]
   return ka < kb ? 1 : ka > kb ? -1 : 0
-}
-
-/** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
-function ownHeaders(current: EngineResponse): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(current.headers))
-    if (
-      name === 'request-id' ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit') ||
-      name === 'access-control-allow-origin' ||
-      name === 'access-control-expose-headers' ||
-      name === 'vary'
-    )
-      headers[name] = value
-  return headers
 }
 
 /** A JSON answer built on the engine's answer (its Request-Id, rate-limit and CORS headers). */
@@ -180,52 +120,6 @@ const answer = (
   headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base), ...extra },
   body,
 })
-
-/** An error of the engine's own making, answered with the headers the engine's answer carried. */
-const failWith = (base: EngineResponse, error: ApiError): EngineResponse =>
-  error.toResponse(base.headers['request-id'] ?? '', ownHeaders(base))
-
-/**
- * What the engine is sent in place of a request that the faulty platform answers without the engine's help: a
- * CORS preflight of a documented path (with the request's Origin), which the engine answers without
- * authenticating, counting or changing anything.
- */
-function preflightInstead(request: EngineRequest): EngineRequest {
-  const origin = request.headers.origin
-  return {
-    method: 'OPTIONS',
-    url: '/v1/user',
-    headers: origin ? { origin } : {},
-    body: null,
-    clientIp: request.clientIp,
-    baseUrl: request.baseUrl,
-  }
-}
-
-/**
- * The same request with an empty JSON array for a body: the engine takes it through authentication, the rate limit,
- * the route, the permission and the query, counts it as the request would have been counted, and answers 400
- * `invalid_json` where it would have read the body; nothing is carried out.
- */
-const harmless = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: '[]',
-})
-
-const passedToBody = (response: EngineResponse) =>
-  response.status === 400 && codeOf(response) === 'invalid_json'
-
-/** A startCall answer of the control plane: the account and the new call log. */
-function startedCall(
-  request: EngineRequest,
-  response: EngineResponse,
-): { account: string; log: Json } | undefined {
-  const match = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/.exec(pathOf(request))
-  if (!match || request.method !== 'POST' || response.status !== 201 || !isObject(response.body))
-    return undefined
-  return { account: match[1] as string, log: response.body }
-}
 
 // ------------------------------------------------------------------------------------------ the contract
 
@@ -254,39 +148,6 @@ function bodyProblems(request: EngineRequest): unknown[] | undefined {
 const validBody = (request: EngineRequest) => bodyProblems(request)?.length === 0
 
 // ---------------------------------------------------------------------------------------- the platform clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of an answer's `RateLimit-Policy` and `RateLimit`, in the headers' order, or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = [...policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g)]
-  const states = [...current.matchAll(/"(\w+)";r=(-?\d+);t=(\d+)/g)]
-  if (quotas.length === 0 || quotas.length !== states.length) return undefined
-  return quotas.map((quota, i) => ({
-    policy: quota[1] as string,
-    q: Number(quota[2]),
-    w: Number(quota[3]),
-    r: Number(states[i]?.[2]),
-    t: Number(states[i]?.[3]),
-  }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter. */
-function tightest(windows: Window[]): Window {
-  let best = windows[0] as Window
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
-}
 
 /** The platform clock of an authenticated answer's headers, in whole seconds: `X-RateLimit-Reset` less its `t`. */
 function clockOf(headers: Record<string, string>): number | undefined {
@@ -564,16 +425,6 @@ const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const randomId = (prefix: string) =>
   `${prefix}_${Array.from({ length: 16 }, () => BASE62[Math.floor(Math.random() * 62)]).join('')}`
 
-/** Whether a time zone name is one the platform knows. */
-function knownZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone })
-    return true
-  } catch {
-    return false
-  }
-}
-
 const num = (value: unknown) => (typeof value === 'number' ? value : 0)
 const rounded = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals
 
@@ -612,44 +463,6 @@ function countedIn(totals: Json, logs: Json[]): Json {
     success_rate: analyzed > 0 ? rounded(successful / analyzed, 4) : null,
     sentiment,
   }
-}
-
-/**
- * Puts `extras` into a list page where the order of lists puts them (newest first), as far as the page reaches:
- * past its cursor, and not beyond its far end when more objects lie there; a page over its limit drops the
- * objects farthest from the cursor and says `has_more`.
- */
-function spliceIntoPage(
-  body: Json,
-  extras: Json[],
-  query: URLSearchParams,
-  keyOf: (id: string) => string | undefined,
-): void {
-  const sent = query.get('limit')
-  const limit = sent === null ? 20 : Number(sent)
-  const after = query.get('starting_after')
-  const before = query.get('ending_before')
-  const cursor = after ?? before
-  const cursorKey = cursor === null ? undefined : keyOf(cursor)
-  if ((cursor !== null && cursorKey === undefined) || !Array.isArray(body.data)) return
-  const data = body.data as Json[]
-  const newest = data[0] === undefined ? undefined : sortKey(data[0])
-  const last = data[data.length - 1]
-  const oldest = last === undefined ? undefined : sortKey(last)
-  const fits = extras.filter((item) => {
-    const key = sortKey(item)
-    if (after !== null && cursorKey !== undefined && key >= cursorKey) return false
-    if (before !== null && cursorKey !== undefined && key <= cursorKey) return false
-    if (body.has_more !== true) return true
-    return before !== null ? newest === undefined || key < newest : oldest === undefined || key > oldest
-  })
-  if (fits.length === 0) return
-  let merged = [...data, ...fits].sort(newestFirst)
-  if (merged.length > limit) {
-    merged = before !== null ? merged.slice(merged.length - limit) : merged.slice(0, limit)
-    body.has_more = true
-  }
-  body.data = merged
 }
 
 const isInvite = (flight: Flight<unknown>) =>

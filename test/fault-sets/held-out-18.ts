@@ -34,11 +34,47 @@
  * a create and a read, is unchanged), and never where the spec leaves a choice open
  * (docs/decisions/011-allowed-forms.md). Liveness: `scripts/fault-sets/held-out-18-live.ts`.
  */
-import { type ApiError, errors } from '../../mocks/engine/api-error.ts'
-import { isJsonContentType } from '../../mocks/engine/request-body.ts'
+import { errors } from '../../mocks/engine/api-error.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import {
+  chars,
+  controlAccounts,
+  emptyMetrics,
+  errorAnswer,
+  errorOf,
+  failWith,
+  harmless,
+  isAnalytics,
+  isCreate,
+  isObject,
+  isRead,
+  isV1,
+  itemId,
+  itemOf,
+  type Json,
+  jsonOf,
+  nowOf,
+  objectBody,
+  objectsOf,
+  ok,
+  oversized,
+  ownHeaders,
+  passedToBody,
+  passedToSize,
+  pathOf,
+  preflightInstead,
+  queryOf,
+  secondOf,
+  startedCall,
+  timestampOf,
+  tokenOf,
+  urlOf,
+  windowHeaders,
+  windowsOf,
+  withJson,
+  withQuery,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -61,172 +97,10 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
-const codeOf = (response: EngineResponse) => errorOf(response)?.code
 const paramOf = (response: EngineResponse) => errorOf(response)?.param
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request's JSON object body, when it is one the engine would read as JSON. */
-function objectBody(request: EngineRequest): Json | undefined {
-  if (!isJsonContentType(request.headers['content-type'])) return undefined
-  const body = jsonOf(request)
-  return isObject(body) ? body : undefined
-}
-
-/** The request with `value` as its JSON body. */
-const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(value),
-})
-
-/** The request with its query rewritten by `change`. */
-function withQuery(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: `${url.pathname}${query ? `?${query}` : ''}` }
-}
-
-/** Whole seconds since the epoch of a timestamp, or undefined. */
-function secondOf(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined
-  const ms = Date.parse(value)
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined
-}
-
-/** The contract's form of an instant given in whole seconds. */
-const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path (the ID decoded as the engine decodes it). */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
-/** The ID of `method` (GET also matches HEAD) on an item of `collection`, or undefined. */
-function itemId(request: EngineRequest, method: string, collection: string): string | undefined {
-  const sent = request.method.toUpperCase()
-  if (sent !== method && !(method === 'GET' && sent === 'HEAD')) return undefined
-  const item = itemOf(request)
-  return item?.collection === collection ? item.id : undefined
-}
-
-const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
-  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
 
 const isCallLogList = (request: EngineRequest) =>
   isRead(request) && /^\/v1\/call-logs\/?$/.test(pathOf(request))
-
-const isAnalytics = (request: EngineRequest) =>
-  isRead(request) && /^\/v1\/analytics\/calls\/?$/.test(pathOf(request))
-
-/**
- * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
- * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
- */
-function objectsOf(response: EngineResponse, type: string): Json[] {
-  if (!ok(response) || !isObject(response.body)) return []
-  const body = response.body
-  if (body.object === 'list' && Array.isArray(body.data))
-    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
-  return body.object === type && body.deleted !== true ? [body] : []
-}
-
-/** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
-function ownHeaders(current: EngineResponse): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(current.headers))
-    if (
-      name === 'request-id' ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit') ||
-      name === 'access-control-allow-origin' ||
-      name === 'access-control-expose-headers' ||
-      name === 'vary'
-    )
-      headers[name] = value
-  return headers
-}
-
-/** An error of the engine's own making, answered with the headers the engine's answer carried. */
-const failWith = (base: EngineResponse, error: ApiError): EngineResponse =>
-  error.toResponse(base.headers['request-id'] ?? '', ownHeaders(base))
-
-/** An error envelope the engine has no builder for (a code of the faulty platform's own), on the engine's answer. */
-function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
-  const requestId = base.headers['request-id']
-  return {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base) },
-    body: { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } },
-  }
-}
-
-/**
- * What the engine is sent in place of a request that the faulty platform answers with an answer that is not counted
- * (a 401, a 429): a CORS preflight of a documented path (with the request's Origin), which the engine answers
- * without authenticating, counting or changing anything.
- */
-function preflightInstead(request: EngineRequest): EngineRequest {
-  const origin = request.headers.origin
-  return {
-    method: 'OPTIONS',
-    url: '/v1/user',
-    headers: origin ? { origin } : {},
-    body: null,
-    clientIp: request.clientIp,
-    baseUrl: request.baseUrl,
-  }
-}
-
-/**
- * The same request with an empty JSON array for a body: the engine takes it through authentication, the rate limit,
- * the route, the permission and the query, counts it as the request would have been counted, and answers 400
- * `invalid_json` where it would have read the body; nothing is carried out.
- */
-const harmless = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: '[]',
-})
-
-const passedToBody = (response: EngineResponse) =>
-  response.status === 400 && codeOf(response) === 'invalid_json'
-
-/**
- * A DELETE made harmless: the same request with a body over 1 MiB, which the engine takes through authentication,
- * the rate limit, the route, the permission and the query, counts, and refuses with 413 before it looks the object
- * up; nothing is deleted.
- */
-const oversized = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: ' '.repeat(1024 * 1024 + 1),
-})
-
-const passedToSize = (response: EngineResponse) =>
-  response.status === 413 && codeOf(response) === 'payload_too_large'
 
 /** A read made harmless: an unknown query parameter added, which the engine refuses after the permission check. */
 const PROBE = 'h18_probe'
@@ -234,29 +108,6 @@ const probed = (request: EngineRequest): EngineRequest =>
   withQuery(request, (query) => {
     query.set(PROBE, '1')
   })
-
-/** A startCall answer of the control plane: the account and the new call log. */
-function startedCall(
-  request: EngineRequest,
-  response: EngineResponse,
-): { account: string; log: Json } | undefined {
-  const match = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/.exec(pathOf(request))
-  if (!match || request.method !== 'POST' || response.status !== 201 || !isObject(response.body))
-    return undefined
-  return { account: match[1] as string, log: response.body }
-}
-
-/** The accounts a control-plane answer shows (create, get, update, list): `{id, plan, custom_limits, ...}`. */
-function controlAccounts(request: EngineRequest, response: EngineResponse): Json[] {
-  const path = pathOf(request)
-  if (!ok(response) || !isObject(response.body)) return []
-  if (!/^\/_mock\/accounts(\/[^/]+)?\/?$/.test(path) || request.method === 'DELETE') return []
-  const body = response.body
-  const all = body.object === 'list' && Array.isArray(body.data) ? body.data : [body]
-  return all.filter(
-    (item): item is Json => isObject(item) && item.object === 'user' && typeof item.id === 'string',
-  )
-}
 
 /** The account a control-plane `POST /_mock/accounts` just created, or undefined. */
 function createdAccount(request: EngineRequest, response: EngineResponse): string | undefined {
@@ -297,61 +148,6 @@ function rewordParam(response: EngineResponse, param: string, code: string, mess
     done = true
     return { param, code, message }
   })
-}
-
-// ---------------------------------------------------------------------------------------- the platform clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of an answer's `RateLimit-Policy` and `RateLimit`, in the headers' order, or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = [...policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g)]
-  const states = [...current.matchAll(/"(\w+)";r=(-?\d+);t=(\d+)/g)]
-  if (quotas.length === 0 || quotas.length !== states.length) return undefined
-  return quotas.map((quota, i) => ({
-    policy: quota[1] as string,
-    q: Number(quota[2]),
-    w: Number(quota[3]),
-    r: Number(states[i]?.[2]),
-    t: Number(states[i]?.[3]),
-  }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter. */
-function tightest<T extends { r: number; w: number }>(windows: T[]): T {
-  let best = windows[0] as T
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
-}
-
-/** The platform clock of an authenticated answer, in whole seconds: `X-RateLimit-Reset` less that window's `t`. */
-function nowOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightest(windows).t
-}
-
-/** `RateLimit-Policy`, `RateLimit` and the legacy fields of windows, as the engine writes them. */
-function windowHeaders(windows: Window[], now: number): Record<string, string> {
-  const best = tightest(windows)
-  return {
-    'ratelimit-policy': windows.map((window) => `"${window.policy}";q=${window.q};w=${window.w}`).join(', '),
-    ratelimit: windows.map((window) => `"${window.policy}";r=${window.r};t=${window.t}`).join(', '),
-    'x-ratelimit-limit': String(best.q),
-    'x-ratelimit-remaining': String(best.r),
-    'x-ratelimit-reset': String(now + best.t),
-  }
 }
 
 // ---------------------------------------------------------------------------------------------- time zones
@@ -411,20 +207,6 @@ function localTime(
 
 /** Whether a time zone name is one the platform knows. */
 const knownZone = (zone: string) => localTime(zone, 0) !== undefined
-
-/** Analytics metrics of a bucket without calls. */
-const emptyMetrics = (): Json => ({
-  call_count: 0,
-  completed_count: 0,
-  analyzed_count: 0,
-  successful_count: 0,
-  total_duration_seconds: 0,
-  avg_duration_seconds: null,
-  total_cost_usd: 0,
-  avg_cost_usd: null,
-  success_rate: null,
-  sentiment: { positive: 0, neutral: 0, negative: 0 },
-})
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 
@@ -621,7 +403,6 @@ class LiveCalls {
 const SENSITIVE = ['system_prompt', 'webhook_url', 'metadata'] as const
 const NEVER_CONNECTED = new Set(['no_answer', 'busy', 'failed', 'canceled'])
 const CATALOGUE = ['twilio', 'salesforce', 'hubspot', 'google_calendar', 'slack', 'zapier', 'webhook']
-const chars = (value: string) => Array.from(value).length
 
 /** Whether an integration config is one the contract accepts (at most 50 keys of 1-40 characters, simple values). */
 const validConfig = (value: unknown) =>

@@ -32,16 +32,52 @@
  * of every endpoint and a create and a read, is unchanged), and never where the spec leaves a choice open
  * (docs/decisions/011-allowed-forms.md). Liveness: `scripts/fault-sets/held-out-19-live.ts`.
  */
-import { type ApiError, errors } from '../../mocks/engine/api-error.ts'
-import { createRouter } from '../../mocks/engine/contract/router.ts'
-import { createValidators } from '../../mocks/engine/contract/validators.ts'
-import { exceedsBodyLimit, isJsonContentType } from '../../mocks/engine/request-body.ts'
+import { errors } from '../../mocks/engine/api-error.ts'
 import { redactKey } from '../../mocks/engine/secrets.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
-import { mockControlDocument } from '../../openapi/generated/mock-control.document.ts'
-import { v1Document } from '../../openapi/generated/v1.document.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { canonical, isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import { Seen } from './fault-books.ts'
+import {
+  canonical,
+  controlAccounts,
+  emptyMetrics,
+  errorAnswer,
+  errorOf,
+  failWith,
+  harmless,
+  isAnalytics,
+  isCreate,
+  isList,
+  isObject,
+  isRead,
+  isV1,
+  itemId,
+  type Json,
+  jsonOf,
+  nowOf,
+  objectBody,
+  objectsOf,
+  ok,
+  oversized,
+  ownHeaders,
+  passedToBody,
+  passedToSize,
+  pathOf,
+  preflightInstead,
+  queryOf,
+  replayed,
+  secondOf,
+  sortKey,
+  spliceIntoPage,
+  startedCall,
+  timestampOf,
+  tokenOf,
+  validBody,
+  type Window,
+  windowHeaders,
+  withJson,
+  withQuery,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -62,269 +98,13 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-const replayed = (response: EngineResponse) => response.headers['idempotent-replayed'] === 'true'
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
-const codeOf = (response: EngineResponse) => errorOf(response)?.code
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request's JSON object body, when it is one the engine would read as JSON. */
-function objectBody(request: EngineRequest): Json | undefined {
-  if (!isJsonContentType(request.headers['content-type'])) return undefined
-  const body = jsonOf(request)
-  return isObject(body) ? body : undefined
-}
-
-/** The request with `value` as its JSON body. */
-const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(value),
-})
-
-/** The request with its query rewritten by `change`. */
-function withQuery(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: `${url.pathname}${query ? `?${query}` : ''}` }
-}
-
-/** Whole seconds since the epoch of a timestamp, or undefined. */
-function secondOf(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined
-  const ms = Date.parse(value)
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined
-}
-
-/** The contract's form of an instant given in whole seconds. */
-const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
-
 const DAY = 86_400
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path (the ID decoded as the engine decodes it). */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
-/** The ID of `method` (GET also matches HEAD) on an item of `collection`, or undefined. */
-function itemId(request: EngineRequest, method: string, collection: string): string | undefined {
-  const sent = request.method.toUpperCase()
-  if (sent !== method && !(method === 'GET' && sent === 'HEAD')) return undefined
-  const item = itemOf(request)
-  return item?.collection === collection ? item.id : undefined
-}
-
-const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
-  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
-
-/** Whether the request reads the list of `collection`. */
-const isList = (request: EngineRequest, collection: string) =>
-  isRead(request) && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
-
-const isAnalytics = (request: EngineRequest) => isList(request, 'analytics/calls')
-
-/**
- * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
- * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
- */
-function objectsOf(response: EngineResponse, type: string): Json[] {
-  if (!ok(response) || !isObject(response.body)) return []
-  const body = response.body
-  if (body.object === 'list' && Array.isArray(body.data))
-    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
-  return body.object === type && body.deleted !== true ? [body] : []
-}
-
-/** The position of an object in the lists: newest first by `created_at`, then by `id`. */
-const sortKey = (item: Json) => `${String(item.created_at)}\u0000${String(item.id)}`
-const newestFirst = (a: Json, b: Json) => {
-  const ka = sortKey(a)
-  const kb = sortKey(b)
-  return ka < kb ? 1 : ka > kb ? -1 : 0
-}
-
-/** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
-function ownHeaders(current: EngineResponse): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(current.headers))
-    if (
-      name === 'request-id' ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit') ||
-      name === 'access-control-allow-origin' ||
-      name === 'access-control-expose-headers' ||
-      name === 'vary'
-    )
-      headers[name] = value
-  return headers
-}
-
-/** An error of the engine's own making, answered with the headers the engine's answer carried. */
-const failWith = (base: EngineResponse, error: ApiError): EngineResponse =>
-  error.toResponse(base.headers['request-id'] ?? '', ownHeaders(base))
-
-/** An error envelope the engine has no builder for (a code of the faulty platform's own), on the engine's answer. */
-function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
-  const requestId = base.headers['request-id']
-  return {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base) },
-    body: { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } },
-  }
-}
-
-/**
- * What the engine is sent in place of a request that the faulty platform answers with an answer that is not counted
- * (a 401, a 429): a CORS preflight of a documented path (with the request's Origin), which the engine answers
- * without authenticating, counting or changing anything.
- */
-function preflightInstead(request: EngineRequest): EngineRequest {
-  const origin = request.headers.origin
-  return {
-    method: 'OPTIONS',
-    url: '/v1/user',
-    headers: origin ? { origin } : {},
-    body: null,
-    clientIp: request.clientIp,
-    baseUrl: request.baseUrl,
-  }
-}
-
-/**
- * The same request with an empty JSON array for a body: the engine takes it through authentication, the rate limit,
- * the route, the permission and the query, counts it as the request would have been counted, and answers 400
- * `invalid_json` where it would have read the body; nothing is carried out.
- */
-const harmless = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: '[]',
-})
-
-const passedToBody = (response: EngineResponse) =>
-  response.status === 400 && codeOf(response) === 'invalid_json'
-
-/**
- * A DELETE made harmless: the same request with a body over 1 MiB, which the engine takes through authentication,
- * the rate limit, the route, the permission and the query, counts, and refuses with 413 before it looks the object
- * up; nothing is deleted.
- */
-const oversized = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: ' '.repeat(1024 * 1024 + 1),
-})
-
-const passedToSize = (response: EngineResponse) =>
-  response.status === 413 && codeOf(response) === 'payload_too_large'
 
 /** The 401 of a revoked key, worded as the platform words it. */
 const revokedKey = (token: string) =>
   errors.unauthenticated(
     `This API key${token.length >= 24 && /^[a-z]{2}-svc-/.test(token) ? ` (${redactKey(token)})` : ''} has been revoked. Create a new key in the dashboard.`,
   )
-
-// ------------------------------------------------------------------------------------------ the contracts
-
-const v1Router = createRouter(v1Document)
-const v1Validators = createValidators(v1Document)
-const controlRouter = createRouter(mockControlDocument)
-const controlValidators = createValidators(mockControlDocument)
-
-/**
- * Whether a request's body is one the contract accepts for the operation the request is routed to: a JSON object the
- * engine reads (not over 1 MiB, sent as JSON) without a validation problem.
- */
-function validBody(request: EngineRequest): boolean {
-  const control = pathOf(request).startsWith('/_mock/')
-  const router = control ? controlRouter : v1Router
-  const validators = control ? controlValidators : v1Validators
-  const path = pathOf(request).replace(/^\/(v1|_mock)/, '') || '/'
-  const route = router.match(request.method, path)
-  if (route.kind !== 'operation' || !route.operation.hasBody || request.body === null) return false
-  if (exceedsBodyLimit(request.body) || !isJsonContentType(request.headers['content-type'])) return false
-  const body = jsonOf(request)
-  if (!isObject(body)) return false
-  return (
-    validators.body(route.operation.operationId, route.operation.object, structuredClone(body)).length === 0
-  )
-}
-
-// ---------------------------------------------------------------------------------------- the platform clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of an answer's `RateLimit-Policy` and `RateLimit`, in the headers' order, or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = [...policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g)]
-  const states = [...current.matchAll(/"(\w+)";r=(-?\d+);t=(\d+)/g)]
-  if (quotas.length === 0 || quotas.length !== states.length) return undefined
-  return quotas.map((quota, i) => ({
-    policy: quota[1] as string,
-    q: Number(quota[2]),
-    w: Number(quota[3]),
-    r: Number(states[i]?.[2]),
-    t: Number(states[i]?.[3]),
-  }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter. */
-function tightest<T extends { r: number; w: number }>(windows: T[]): T {
-  let best = windows[0] as T
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
-}
-
-/** The platform clock of an authenticated answer, in whole seconds: `X-RateLimit-Reset` less that window's `t`. */
-function nowOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightest(windows).t
-}
-
-/** `RateLimit-Policy`, `RateLimit` and the legacy fields of windows, as the engine writes them. */
-function windowHeaders(windows: Window[], now: number): Record<string, string> {
-  const best = tightest(windows)
-  return {
-    'ratelimit-policy': windows.map((window) => `"${window.policy}";q=${window.q};w=${window.w}`).join(', '),
-    ratelimit: windows.map((window) => `"${window.policy}";r=${window.r};t=${window.t}`).join(', '),
-    'x-ratelimit-limit': String(best.q),
-    'x-ratelimit-remaining': String(best.r),
-    'x-ratelimit-reset': String(now + best.t),
-  }
-}
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 
@@ -461,41 +241,6 @@ class Book {
   }
 }
 
-/** The objects of one type as the answers last showed them, per account; removals forget them. */
-class Seen {
-  private readonly objects = new Map<string, Json>()
-
-  constructor(
-    private readonly type: string,
-    private readonly collection: string,
-  ) {}
-
-  get(account: string, id: unknown): Json | undefined {
-    return this.objects.get(`${account} ${String(id)}`)
-  }
-
-  all(account: string): Json[] {
-    return [...this.objects.entries()]
-      .filter(([key]) => key.startsWith(`${account} `))
-      .map(([, value]) => value)
-  }
-
-  clear(): void {
-    this.objects.clear()
-  }
-
-  /** Learns from a v1 answer (objects merged over what was seen, so that a partial view keeps the rest). */
-  observe(request: EngineRequest, response: EngineResponse, account: string): void {
-    if (!isV1(request)) return
-    for (const object of objectsOf(response, this.type)) {
-      const key = `${account} ${String(object.id)}`
-      this.objects.set(key, { ...this.objects.get(key), ...structuredClone(object) })
-    }
-    const removed = itemId(request, 'DELETE', this.collection)
-    if (removed !== undefined && response.status === 200) this.objects.delete(`${account} ${removed}`)
-  }
-}
-
 /** A call started through the control plane: its account, agent and plan (platform seconds). */
 interface LiveCall {
   id: string
@@ -504,17 +249,6 @@ interface LiveCall {
   outcome: string
   created: number
   ring: number
-}
-
-/** A startCall answer of the control plane: the account and the new call log. */
-function startedCall(
-  request: EngineRequest,
-  response: EngineResponse,
-): { account: string; log: Json } | undefined {
-  const match = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/.exec(pathOf(request))
-  if (!match || request.method !== 'POST' || response.status !== 201 || !isObject(response.body))
-    return undefined
-  return { account: match[1] as string, log: response.body }
 }
 
 /**
@@ -556,18 +290,6 @@ class LiveCalls {
   }
 }
 
-/** The accounts a control-plane answer shows (create, get, update, list): `{id, plan, limits, custom_limits, ...}`. */
-function controlAccounts(request: EngineRequest, response: EngineResponse): Json[] {
-  const path = pathOf(request)
-  if (!ok(response) || !isObject(response.body)) return []
-  if (!/^\/_mock\/accounts(\/[^/]+)?\/?$/.test(path) || request.method === 'DELETE') return []
-  const body = response.body
-  const all = body.object === 'list' && Array.isArray(body.data) ? body.data : [body]
-  return all.filter(
-    (item): item is Json => isObject(item) && item.object === 'user' && typeof item.id === 'string',
-  )
-}
-
 /** The account a control-plane `PATCH /_mock/accounts/{account_id}` names, or undefined. */
 function patchedAccount(request: EngineRequest): string | undefined {
   if (request.method !== 'PATCH') return undefined
@@ -605,44 +327,6 @@ class StoredKeys {
   }
 }
 
-/**
- * Puts `extras` into a list page where the order of lists puts them (newest first), as far as the page reaches:
- * past its cursor, and not beyond its far end when more objects lie there; a page over its limit drops the
- * objects farthest from the cursor and says `has_more`.
- */
-function spliceIntoPage(
-  body: Json,
-  extras: Json[],
-  query: URLSearchParams,
-  keyOf: (id: string) => string | undefined,
-): void {
-  const sent = query.get('limit')
-  const limit = sent === null ? 20 : Number(sent)
-  const after = query.get('starting_after')
-  const before = query.get('ending_before')
-  const cursor = after ?? before
-  const cursorKey = cursor === null ? undefined : keyOf(cursor)
-  if ((cursor !== null && cursorKey === undefined) || !Array.isArray(body.data)) return
-  const data = body.data as Json[]
-  const newest = data[0] === undefined ? undefined : sortKey(data[0])
-  const last = data[data.length - 1]
-  const oldest = last === undefined ? undefined : sortKey(last)
-  const fits = extras.filter((item) => {
-    const key = sortKey(item)
-    if (after !== null && cursorKey !== undefined && key >= cursorKey) return false
-    if (before !== null && cursorKey !== undefined && key <= cursorKey) return false
-    if (body.has_more !== true) return true
-    return before !== null ? newest === undefined || key < newest : oldest === undefined || key > oldest
-  })
-  if (fits.length === 0) return
-  let merged = [...data, ...fits].sort(newestFirst)
-  if (merged.length > limit) {
-    merged = before !== null ? merged.slice(merged.length - limit) : merged.slice(0, limit)
-    body.has_more = true
-  }
-  body.data = merged
-}
-
 /** The `limit` a list request asks for, when it is one the contract accepts (absent: the default, 20). */
 function limitOf(request: EngineRequest): number | undefined {
   const sent = queryOf(request).getAll('limit')
@@ -660,20 +344,6 @@ function presented(agent: Json, token: string | undefined): Json {
   if (token?.startsWith('pk-svc-')) for (const field of SENSITIVE) delete shown[field]
   return shown
 }
-
-/** Analytics metrics of a bucket without calls. */
-const emptyMetrics = (): Json => ({
-  call_count: 0,
-  completed_count: 0,
-  analyzed_count: 0,
-  successful_count: 0,
-  total_duration_seconds: 0,
-  avg_duration_seconds: null,
-  total_cost_usd: 0,
-  avg_cost_usd: null,
-  success_rate: null,
-  sentiment: { positive: 0, neutral: 0, negative: 0 },
-})
 
 // ----------------------------------------------------------------------------------- windows kept by a fault
 

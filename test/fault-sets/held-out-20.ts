@@ -32,15 +32,45 @@
  */
 import { errors } from '../../mocks/engine/api-error.ts'
 import { cidrContains, parseCidr, parseIp } from '../../mocks/engine/cidr.ts'
-import { createRouter } from '../../mocks/engine/contract/router.ts'
-import { createValidators } from '../../mocks/engine/contract/validators.ts'
-import { exceedsBodyLimit, isJsonContentType } from '../../mocks/engine/request-body.ts'
 import { sha256Hex } from '../../mocks/engine/secrets.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
-import { mockControlDocument } from '../../openapi/generated/mock-control.document.ts'
-import { v1Document } from '../../openapi/generated/v1.document.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { canonical, isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import { Seen } from './fault-books.ts'
+import {
+  canonical,
+  codeOf,
+  errorAnswer,
+  errorOf,
+  harmless,
+  isAnalytics,
+  isCreate,
+  isList,
+  isObject,
+  isRead,
+  isV1,
+  itemId,
+  itemOf,
+  type Json,
+  jsonOf,
+  nowOf,
+  objectBody,
+  objectsOf,
+  ok,
+  ownHeaders,
+  passedToBody,
+  pathOf,
+  preflightInstead,
+  queryOf,
+  secondOf,
+  timestampOf,
+  tokenOf,
+  validBody,
+  type Window,
+  windowHeaders,
+  windowsOf,
+  withJson,
+  withQuery,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -64,236 +94,7 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
-const codeOf = (response: EngineResponse) => errorOf(response)?.code
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request's JSON object body, when it is one the engine would read as JSON. */
-function objectBody(request: EngineRequest): Json | undefined {
-  if (!isJsonContentType(request.headers['content-type'])) return undefined
-  const body = jsonOf(request)
-  return isObject(body) ? body : undefined
-}
-
-/** The request with `value` as its JSON body. */
-const withJson = (request: EngineRequest, value: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(value),
-})
-
-/** The request with its query rewritten by `change`. */
-function withQuery(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: `${url.pathname}${query ? `?${query}` : ''}` }
-}
-
-/** Whole seconds since the epoch of a timestamp, or undefined. */
-function secondOf(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined
-  const ms = Date.parse(value)
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined
-}
-
-/** The contract's form of an instant given in whole seconds. */
-const timestampOf = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
-
 const DAY = 86_400
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
-
-/** The collection and ID of an item path (the ID decoded as the engine decodes it). */
-function itemOf(request: EngineRequest): { collection: string; id: string } | undefined {
-  const match = ITEM_PATH.exec(pathOf(request))
-  if (!match) return undefined
-  let id = match[2] as string
-  try {
-    id = decodeURIComponent(id)
-  } catch {
-    // kept as sent
-  }
-  return { collection: match[1] as string, id }
-}
-
-/** The ID of `method` (GET also matches HEAD) on an item of `collection`, or undefined. */
-function itemId(request: EngineRequest, method: string, collection: string): string | undefined {
-  const sent = request.method.toUpperCase()
-  if (sent !== method && !(method === 'GET' && sent === 'HEAD')) return undefined
-  const item = itemOf(request)
-  return item?.collection === collection ? item.id : undefined
-}
-
-const isCreate = (request: EngineRequest, collection: 'agents' | 'team-members') =>
-  request.method === 'POST' && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
-
-/** Whether the request reads the list of `collection`. */
-const isList = (request: EngineRequest, collection: string) =>
-  isRead(request) && new RegExp(`^/v1/${collection}/?$`).test(pathOf(request))
-
-const isAnalytics = (request: EngineRequest) => isList(request, 'analytics/calls')
-
-/**
- * The objects of type `type` an answer carries (the object itself, or a list's items), as the answer's own
- * objects, so that a fault may change them; a DELETE's `{id, object, deleted}` is not one.
- */
-function objectsOf(response: EngineResponse, type: string): Json[] {
-  if (!ok(response) || !isObject(response.body)) return []
-  const body = response.body
-  if (body.object === 'list' && Array.isArray(body.data))
-    return body.data.filter((item): item is Json => isObject(item) && item.object === type)
-  return body.object === type && body.deleted !== true ? [body] : []
-}
-
-/** The headers an answer owes to this request: its Request-Id, the rate-limit fields and the CORS fields. */
-function ownHeaders(current: EngineResponse): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(current.headers))
-    if (
-      name === 'request-id' ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit') ||
-      name === 'access-control-allow-origin' ||
-      name === 'access-control-expose-headers' ||
-      name === 'vary'
-    )
-      headers[name] = value
-  return headers
-}
-
-/** An error envelope the engine has no builder for (a code or a wording of the faulty platform's own). */
-function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
-  const requestId = base.headers['request-id']
-  return {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...ownHeaders(base) },
-    body: { error: { ...error, ...(requestId ? { request_id: requestId } : {}) } },
-  }
-}
-
-/**
- * What the engine is sent in place of a request that the faulty platform answers with an answer that is not counted
- * (a 429): a CORS preflight of a documented path (with the request's Origin), which the engine answers without
- * authenticating, counting or changing anything.
- */
-function preflightInstead(request: EngineRequest): EngineRequest {
-  const origin = request.headers.origin
-  return {
-    method: 'OPTIONS',
-    url: '/v1/user',
-    headers: origin ? { origin } : {},
-    body: null,
-    clientIp: request.clientIp,
-    baseUrl: request.baseUrl,
-  }
-}
-
-/**
- * The same request with an empty JSON array for a body: the engine takes it through authentication, the rate limit,
- * the route, the permission and the query, counts it as the request would have been counted, and answers 400
- * `invalid_json` where it would have read the body; nothing is carried out.
- */
-const harmless = (request: EngineRequest): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, 'content-type': 'application/json' },
-  body: '[]',
-})
-
-const passedToBody = (response: EngineResponse) =>
-  response.status === 400 && codeOf(response) === 'invalid_json'
-
-// ------------------------------------------------------------------------------------------ the contracts
-
-const v1Router = createRouter(v1Document)
-const v1Validators = createValidators(v1Document)
-const controlRouter = createRouter(mockControlDocument)
-const controlValidators = createValidators(mockControlDocument)
-
-/**
- * Whether a request's body is one the contract accepts for the operation the request is routed to: a JSON object the
- * engine reads (not over 1 MiB, sent as JSON) without a validation problem.
- */
-function validBody(request: EngineRequest): boolean {
-  const control = pathOf(request).startsWith('/_mock/')
-  const router = control ? controlRouter : v1Router
-  const validators = control ? controlValidators : v1Validators
-  const path = pathOf(request).replace(/^\/(v1|_mock)/, '') || '/'
-  const route = router.match(request.method, path)
-  if (route.kind !== 'operation' || !route.operation.hasBody || request.body === null) return false
-  if (exceedsBodyLimit(request.body) || !isJsonContentType(request.headers['content-type'])) return false
-  const body = jsonOf(request)
-  if (!isObject(body)) return false
-  return (
-    validators.body(route.operation.operationId, route.operation.object, structuredClone(body)).length === 0
-  )
-}
-
-// ---------------------------------------------------------------------------------------- the platform clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of an answer's `RateLimit-Policy` and `RateLimit`, in the headers' order, or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = [...policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g)]
-  const states = [...current.matchAll(/"(\w+)";r=(-?\d+);t=(\d+)/g)]
-  if (quotas.length === 0 || quotas.length !== states.length) return undefined
-  return quotas.map((quota, i) => ({
-    policy: quota[1] as string,
-    q: Number(quota[2]),
-    w: Number(quota[3]),
-    r: Number(states[i]?.[2]),
-    t: Number(states[i]?.[3]),
-  }))
-}
-
-/** The window the legacy `X-RateLimit-*` fields describe: the least remaining, ties to the shorter. */
-function tightest<T extends { r: number; w: number }>(windows: T[]): T {
-  let best = windows[0] as T
-  for (const window of windows)
-    if (window.r < best.r || (window.r === best.r && window.w < best.w)) best = window
-  return best
-}
-
-/** The platform clock of an authenticated answer, in whole seconds: `X-RateLimit-Reset` less that window's `t`. */
-function nowOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightest(windows).t
-}
-
-/** `RateLimit-Policy`, `RateLimit` and the legacy fields of windows, as the engine writes them. */
-function windowHeaders(windows: Window[], now: number): Record<string, string> {
-  const best = tightest(windows)
-  return {
-    'ratelimit-policy': windows.map((window) => `"${window.policy}";q=${window.q};w=${window.w}`).join(', '),
-    ratelimit: windows.map((window) => `"${window.policy}";r=${window.r};t=${window.t}`).join(', '),
-    'x-ratelimit-limit': String(best.q),
-    'x-ratelimit-remaining': String(best.r),
-    'x-ratelimit-reset': String(now + best.t),
-  }
-}
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 
@@ -403,40 +204,6 @@ class Book {
   /** Whether an account was made through the control plane since the platform started (its objects all seen). */
   isFresh(account: string): boolean {
     return this.fresh.has(account)
-  }
-}
-
-/** The objects of one type as the answers last showed them, per account; removals forget them. */
-class Seen {
-  private readonly objects = new Map<string, Json>()
-
-  constructor(
-    private readonly type: string,
-    private readonly collection: string,
-  ) {}
-
-  get(account: string, id: unknown): Json | undefined {
-    return this.objects.get(`${account} ${String(id)}`)
-  }
-
-  clear(): void {
-    this.objects.clear()
-  }
-
-  /** Learns the objects of an answer (merged over what was seen, so that a partial view keeps the rest). */
-  learn(response: EngineResponse, account: string): void {
-    for (const object of objectsOf(response, this.type)) {
-      const key = `${account} ${String(object.id)}`
-      this.objects.set(key, { ...this.objects.get(key), ...structuredClone(object) })
-    }
-  }
-
-  /** Learns from a v1 answer: its objects, and a removal. */
-  observe(request: EngineRequest, response: EngineResponse, account: string): void {
-    if (!isV1(request)) return
-    this.learn(response, account)
-    const removed = itemId(request, 'DELETE', this.collection)
-    if (removed !== undefined && response.status === 200) this.objects.delete(`${account} ${removed}`)
   }
 }
 

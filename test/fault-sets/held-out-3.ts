@@ -11,10 +11,13 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import type { KeyInfo } from './fault-books.ts'
 import {
   canonical,
+  errorOf,
   isObject,
   type Json,
+  jsonOf,
   pathOf,
   queryOf,
   tokenOf,
@@ -32,15 +35,6 @@ export interface HeldOutFault {
 
 // ------------------------------------------------------------------------------------------------- helpers
 
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
 /** The query with `name` set to `value` (only when the parameter appears exactly once). */
 function withQuery(request: EngineRequest, name: string, value: string): EngineRequest | undefined {
   const url = urlOf(request)
@@ -48,9 +42,6 @@ function withQuery(request: EngineRequest, name: string, value: string): EngineR
   url.searchParams.set(name, value)
   return { ...request, url: `${url.pathname}?${url.searchParams.toString()}` }
 }
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 /** An error answer in the platform's envelope, built on the engine's answer (its Request-Id and rate-limit headers). */
 function errorAnswer(base: EngineResponse, status: number, error: Json): EngineResponse {
@@ -105,15 +96,6 @@ function newestFirst(a: Json, b: Json): number {
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 
 // ----------------------------------------------------------- what a fault learns by watching the traffic
-
-interface KeyInfo {
-  id: string
-  account: string
-  type: string
-  permissions: string[]
-  restrictions: { allowed_ips: string[]; allowed_origins: string[]; expires_at: string | null }
-  revoked: boolean
-}
 
 /**
  * The keys made through the control plane (`POST /_mock/accounts/{id}/keys`, whose 201 shows the value once) and

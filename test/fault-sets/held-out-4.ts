@@ -15,14 +15,24 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import type { KeyInfo } from './fault-books.ts'
 import {
   canonical,
+  errorOf,
+  ITEM_PATH,
   isObject,
+  isRead,
   type Json,
+  jsonOf,
+  limitAsSent,
   pathOf,
   queryOf,
+  round,
+  tightest as tightestOf,
   tokenOf,
-  urlOf,
+  type Window,
+  withJson,
+  withQuery,
   withToken,
 } from './request-parts.ts'
 
@@ -45,33 +55,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 /** A `req_` identifier of the engine's shape (base62), not the one of the answer. */
 const otherRequestId = () => `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 20)}`
@@ -105,7 +88,6 @@ function replayOf(stored: EngineResponse, current: EngineResponse): EngineRespon
 }
 
 const isListPath = (path: string) => /^\/v1\/(agents|call-logs|team-members)\/?$/.test(path)
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 
 /** The ID in an item path, decoded as the router decodes it. */
 function itemOf(path: string): { collection: string; id: string } | undefined {
@@ -123,14 +105,6 @@ function itemOf(path: string): { collection: string; id: string } | undefined {
 /** An `Idempotency-Key` the engine takes (1-255 printable ASCII characters), leaving room for a suffix. */
 const suffixableKey = (key: string | undefined): key is string =>
   key !== undefined && /^[\x21-\x7E]{1,240}$/.test(key)
-
-/** A valid `limit` as sent (absent: the default 20), or undefined when the engine would refuse it. */
-function limitAsSent(query: URLSearchParams): number | undefined {
-  const all = query.getAll('limit')
-  if (all.length === 0) return 20
-  if (all.length > 1 || !/^(100|[1-9][0-9]?)$/.test(all[0] as string)) return undefined
-  return Number(all[0])
-}
 
 /** Newest first: created_at descending, then id descending (docs/decisions/008). Negative: `a` comes first. */
 function newestFirst(a: Json, b: Json): number {
@@ -155,14 +129,6 @@ const pastPermission = (request: EngineRequest, response: EngineResponse) =>
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
 
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
 /** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
 function windowsOf(headers: Record<string, string>): Window[] | undefined {
   const policy = headers['ratelimit-policy']
@@ -182,14 +148,6 @@ function windowsOf(headers: Record<string, string>): Window[] | undefined {
 
 const rateLimitHeader = (windows: Window[]) =>
   windows.map((window) => `"${window.policy}";r=${window.r};t=${window.t}`).join(', ')
-
-/** The window the X-RateLimit-* fields describe: the least remaining, ties to the shorter (burst). */
-function tightestOf(windows: Window[]): Window {
-  let tightest = windows[0] as Window
-  for (const window of windows)
-    if (window.r < tightest.r || (window.r === tightest.r && window.w < tightest.w)) tightest = window
-  return tightest
-}
 
 /**
  * The mock clock as the answers show it: `now` of `GET /_mock/clock` and `POST /_mock/clock/advance`, and the
@@ -226,15 +184,6 @@ class ClockWatch {
 }
 
 // ----------------------------------------------------------- what a fault learns by watching the traffic
-
-interface KeyInfo {
-  id: string
-  account: string
-  type: string
-  permissions: string[]
-  restrictions: { allowed_ips: string[]; allowed_origins: string[]; expires_at: string | null }
-  revoked: boolean
-}
 
 /**
  * The accounts and keys made through the control plane (`POST /_mock/accounts`, and
@@ -421,8 +370,6 @@ function metricsOf(body: Json): Json[] {
   return found
 }
 
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
-
 // ------------------------------------------------------------------------------------------------- faults
 
 export const faults: HeldOutFault[] = [
@@ -546,7 +493,7 @@ export const faults: HeldOutFault[] = [
           const limit = limitAsSent(query)
           if (!other || other.account === seen.keys.account(tokenOf(request)) || limit === undefined)
             return request
-          const sent = withUrl(request, (q) => {
+          const sent = withQuery(request, (q) => {
             q.delete('starting_after')
             q.delete('ending_before')
             q.set('limit', '100')
@@ -858,7 +805,7 @@ export const faults: HeldOutFault[] = [
             return request
           // With a minimum above 0, a duration read as 0 matches nothing more.
           if (min.length > 1 || (min.length === 1 && min[0] !== '0')) return request
-          const sent = withUrl(request, (q) => {
+          const sent = withQuery(request, (q) => {
             q.delete('max_duration_seconds')
             q.delete('min_duration_seconds')
             q.set('limit', '100')
@@ -1023,7 +970,7 @@ export const faults: HeldOutFault[] = [
         if (!events.every((event) => typeof event === 'string')) return request
         const unique = [...new Set(events)]
         if (unique.length === events.length) return request
-        return withBody(request, { ...body, webhook_events: unique })
+        return withJson(request, { ...body, webhook_events: unique })
       },
     }),
   },
@@ -1047,7 +994,7 @@ export const faults: HeldOutFault[] = [
           if (Number.isSafeInteger(value) && value >= 0) lenient.push([name, String(value)])
         }
         if (lenient.length === 0) return request
-        return withUrl(request, (q) => {
+        return withQuery(request, (q) => {
           for (const [name, value] of lenient) q.set(name, value)
         })
       },
@@ -1287,7 +1234,7 @@ export const faults: HeldOutFault[] = [
           if (stored.account !== seen.keys.account(tokenOf(request))) return request
           const merged = { ...stored.body.metadata, ...body.metadata }
           if (canonical(merged) === canonical(body.metadata)) return request
-          return withBody(request, { ...body, metadata: merged })
+          return withJson(request, { ...body, metadata: merged })
         },
         response(response, request) {
           seen.observe(request, response)
@@ -1320,7 +1267,7 @@ export const faults: HeldOutFault[] = [
             [...seen.members.values()].find((m) => m.account === account && m.body.role === 'owner')?.body
               .email
           if (typeof owner !== 'string') return request
-          const sent = withBody(request, { ...body, email: owner })
+          const sent = withJson(request, { ...body, email: owner })
           substituted.set(sent, { original: email, used: owner })
           return sent
         },

@@ -17,14 +17,29 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import { ClockWatch, type KeyInfo } from './fault-books.ts'
 import {
+  addMetrics,
   canonical,
+  errorOf,
+  hasScope,
+  ITEM_PATH,
+  instantOf,
   isObject,
+  isRead,
+  isV1,
   type Json,
+  jsonOf,
+  limitAsSent,
+  nowSecondsOf,
   pathOf,
   queryOf,
   tokenOf,
-  urlOf,
+  toTimestamp,
+  windowsByName,
+  withHeader,
+  withJson,
+  withQuery,
   withToken,
 } from './request-parts.ts'
 
@@ -47,39 +62,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
-
-const withHeader = (request: EngineRequest, name: string, value: string): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, [name]: value },
-})
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined
@@ -122,7 +104,6 @@ function cachedOf(stored: EngineResponse, current: EngineResponse): EngineRespon
 }
 
 const LIST_PATH = /^\/v1\/(agents|call-logs|team-members)\/?$/
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 const PATH_PARAM: Record<string, string> = {
   agents: 'agent_id',
   'call-logs': 'call_log_id',
@@ -154,34 +135,9 @@ function itemOf(path: string): { collection: string; id: string } | undefined {
   return { collection: match[1] as string, id }
 }
 
-/** A valid `limit` as sent (absent: the default 20), or undefined when the engine would refuse it. */
-function limitAsSent(query: URLSearchParams): number | undefined {
-  const all = query.getAll('limit')
-  if (all.length === 0) return 20
-  if (all.length > 1 || !/^(100|[1-9][0-9]?)$/.test(all[0] as string)) return undefined
-  return Number(all[0])
-}
-
 /** An `Idempotency-Key` the engine takes (1-255 printable ASCII characters). */
 const validIdempotencyKey = (key: string | undefined): key is string =>
   key !== undefined && /^[\x21-\x7E]{1,255}$/.test(key)
-
-/** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-
-function instantOf(value: string | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined
-  const ms = Date.parse(value.toUpperCase())
-  return Number.isFinite(ms) ? ms : undefined
-}
-
-/** ISO 8601 UTC in whole seconds with `Z`, as the engine writes it. */
-const toTimestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
-
-const hasScope = (permissions: string[], scope: string) =>
-  permissions.includes(scope) ||
-  (scope === 'agents:read' && permissions.includes('agents:write')) ||
-  (scope === 'integrations:read' && permissions.includes('integrations:write'))
 
 /**
  * Whether the engine's answer got past authentication, the rate limit, the route and the permission check
@@ -194,80 +150,7 @@ function pastPermission(response: EngineResponse): boolean {
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
 
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  let tightest = windows[0] as Window
-  for (const window of windows)
-    if (window.r < tightest.r || (window.r === tightest.r && window.w < tightest.w)) tightest = window
-  return reset - tightest.t
-}
-
-/** The mock clock as the answers show it: the control plane's clock answers, and every rate-limited answer. */
-class ClockWatch {
-  private at: number | undefined
-
-  observe(request: EngineRequest, response: EngineResponse): void {
-    const path = pathOf(request)
-    if (path === '/_mock/reset') {
-      this.at = undefined
-      return
-    }
-    if (
-      (path === '/_mock/clock' || path === '/_mock/clock/advance') &&
-      response.status === 200 &&
-      isObject(response.body) &&
-      typeof response.body.now === 'string'
-    ) {
-      this.at = Date.parse(response.body.now)
-      return
-    }
-    const seconds = nowSecondsOf(response)
-    if (seconds !== undefined && (this.at === undefined || seconds * 1000 > this.at)) this.at = seconds * 1000
-  }
-
-  now(): number | undefined {
-    return this.at
-  }
-}
-
 // ----------------------------------------------------------- what a fault learns by watching the traffic
-
-interface KeyInfo {
-  id: string
-  account: string
-  type: string
-  permissions: string[]
-  restrictions: { allowed_ips: string[]; allowed_origins: string[]; expires_at: string | null }
-  revoked: boolean
-}
 
 /**
  * The accounts and keys made through the control plane (whose 201 shows a key's value once), the keys revoked
@@ -441,39 +324,6 @@ class Objects {
   }
 }
 
-// ---------------------------------------------------------------------------------------- analytics parts
-
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
-
-/** The metrics of two buckets together (counts and totals added, averages and rates recomputed). */
-function addMetrics(a: Json, b: Json): Json {
-  const sum = (name: string) => Number(a[name] ?? 0) + Number(b[name] ?? 0)
-  const completed = sum('completed_count')
-  const analyzed = sum('analyzed_count')
-  const successful = sum('successful_count')
-  const duration = sum('total_duration_seconds')
-  const cost = round(sum('total_cost_usd'), 4)
-  const sa = isObject(a.sentiment) ? a.sentiment : {}
-  const sb = isObject(b.sentiment) ? b.sentiment : {}
-  const sentiment = (name: string) => Number(sa[name] ?? 0) + Number(sb[name] ?? 0)
-  return {
-    call_count: sum('call_count'),
-    completed_count: completed,
-    analyzed_count: analyzed,
-    successful_count: successful,
-    total_duration_seconds: duration,
-    avg_duration_seconds: completed > 0 ? round(duration / completed, 2) : null,
-    total_cost_usd: cost,
-    avg_cost_usd: completed > 0 ? round(cost / completed, 4) : null,
-    success_rate: analyzed > 0 ? round(successful / analyzed, 4) : null,
-    sentiment: {
-      positive: sentiment('positive'),
-      neutral: sentiment('neutral'),
-      negative: sentiment('negative'),
-    },
-  }
-}
-
 // ------------------------------------------------------------------------------------------------- faults
 
 export const faults: HeldOutFault[] = [
@@ -493,7 +343,7 @@ export const faults: HeldOutFault[] = [
           if (query.getAll('ending_before').length !== 1 || query.has('starting_after')) return request
           const limit = limitAsSent(query)
           if (limit === undefined || limit === 100) return request
-          const sent = withUrl(request, (q) => q.set('limit', '100'))
+          const sent = withQuery(request, (q) => q.set('limit', '100'))
           plans.set(sent, limit)
           return sent
         },
@@ -531,7 +381,7 @@ export const faults: HeldOutFault[] = [
           if (after.length + before.length !== 1) return request
           const limit = limitAsSent(query)
           if (limit === undefined) return request
-          const sent = withUrl(request, (q) => q.set('limit', '100'))
+          const sent = withQuery(request, (q) => q.set('limit', '100'))
           plans.set(sent, { limit, cursor: (after[0] ?? before[0]) as string })
           return sent
         },
@@ -570,7 +420,7 @@ export const faults: HeldOutFault[] = [
         const dropDirection =
           direction.length === 1 && (direction[0] === 'inbound' || direction[0] === 'outbound')
         if (!dropStatus && !dropDirection) return request
-        return withUrl(request, (q) => {
+        return withQuery(request, (q) => {
           if (dropStatus) q.delete('status')
           if (dropDirection) q.delete('direction')
         })
@@ -683,7 +533,7 @@ export const faults: HeldOutFault[] = [
             members.find(([, m]) => m.account === account && m.body.role === 'owner')?.[1].body.email ??
             seen.keys.emails.get(account)
           if (typeof owner !== 'string') return request
-          const sent = withBody(request, { ...body, email: owner })
+          const sent = withJson(request, { ...body, email: owner })
           swapped.set(sent, { original: email, used: owner })
           return sent
         },
@@ -892,7 +742,7 @@ export const faults: HeldOutFault[] = [
           } catch {
             return request
           }
-          const sent = withUrl(request, (q) => q.set('timezone', 'UTC'))
+          const sent = withQuery(request, (q) => q.set('timezone', 'UTC'))
           zones.set(sent, name)
           return sent
         },
@@ -934,7 +784,7 @@ export const faults: HeldOutFault[] = [
           if (end === undefined || (startAll.length === 1 && (start === undefined || end <= start)))
             return request
           const whole = Math.floor(end / 1000) * 1000
-          const sent = withUrl(request, (q) => q.set('end', toTimestamp(whole + 1000)))
+          const sent = withQuery(request, (q) => q.set('end', toTimestamp(whole + 1000)))
           ends.set(sent, toTimestamp(whole))
           return sent
         },
@@ -1159,7 +1009,7 @@ export const faults: HeldOutFault[] = [
                 changed = true
               }
           }
-          return changed ? withBody(request, body) : request
+          return changed ? withJson(request, body) : request
         },
       }
     },
@@ -1177,7 +1027,7 @@ export const faults: HeldOutFault[] = [
         if (all.length !== 1 || !/^-?(0|[1-9][0-9]{0,8})$/.test(all[0] as string)) return request
         const value = Number(all[0])
         if (value >= 1 && value <= 100) return request
-        return withUrl(request, (q) => q.set('limit', value < 1 ? '1' : '100'))
+        return withQuery(request, (q) => q.set('limit', value < 1 ? '1' : '100'))
       },
     }),
   },
@@ -1197,7 +1047,7 @@ export const faults: HeldOutFault[] = [
         const a = instantOf(after[0])
         const b = instantOf(before[0])
         if (a === undefined || b === undefined || a !== b) return request
-        return withUrl(request, (q) => q.set('started_before', new Date(b + 1).toISOString()))
+        return withQuery(request, (q) => q.set('started_before', new Date(b + 1).toISOString()))
       },
     }),
   },
@@ -1278,7 +1128,7 @@ export const faults: HeldOutFault[] = [
     make: () => ({
       response(response) {
         if (response.status !== 429) return response
-        const windows = windowsOf(response.headers)
+        const windows = windowsByName(response.headers)
         const current = Number(response.headers['retry-after'])
         if (!windows || !Number.isFinite(current)) return response
         const shortest = Math.max(1, Math.min(...windows.map((window) => window.t).filter((t) => t > 0)))
@@ -1358,7 +1208,7 @@ export const faults: HeldOutFault[] = [
         }
         fill(body.llm, { temperature: 0.7, max_tokens: 1024 })
         fill(body.voice, { speed: 1 })
-        return changed ? withBody(request, body) : request
+        return changed ? withJson(request, body) : request
       },
     }),
   },
@@ -1374,7 +1224,7 @@ export const faults: HeldOutFault[] = [
           return request
         const body = jsonOf(request)
         if (!isObject(body) || body.credentials !== null || 'enabled' in body) return request
-        return withBody(request, { ...body, enabled: false })
+        return withJson(request, { ...body, enabled: false })
       },
     }),
   },

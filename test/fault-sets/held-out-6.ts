@@ -20,14 +20,34 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import { ClockWatch, type KeyInfo } from './fault-books.ts'
 import {
+  addMetrics,
+  type Bucket,
   canonical,
+  emptyMetrics,
+  errorOf,
+  hasScope,
+  ITEM_PATH,
+  instantOf,
   isObject,
+  isRead,
+  isV1,
   type Json,
+  jsonOf,
+  limitAsSent,
+  neutralRead,
+  nowSecondsOf,
+  ok,
   pathOf,
   queryOf,
+  sortKey,
+  tightest as tightestOf,
   tokenOf,
-  urlOf,
+  toTimestamp,
+  windowsByName,
+  withJson,
+  withQuery,
   withToken,
 } from './request-parts.ts'
 
@@ -50,46 +70,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-const isRead = (request: EngineRequest) => request.method === 'GET' || request.method === 'HEAD'
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
-
-/**
- * A harmless read of the same key in place of a write the faulty implementation would not carry out (the engine
- * still authenticates and counts it, as the faulty platform would count the refused or replayed request).
- */
-function neutralRead(request: EngineRequest, url: string): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
-}
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined
@@ -132,7 +112,6 @@ function cachedOf(stored: EngineResponse, current: EngineResponse): EngineRespon
 }
 
 const LIST_PATH = /^\/v1\/(agents|call-logs|team-members)\/?$/
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 const SENSITIVE = ['system_prompt', 'webhook_url', 'metadata']
 
 /** The ID in an item path, decoded as the router decodes it. */
@@ -150,34 +129,9 @@ function itemOf(path: string): { collection: string; id: string } | undefined {
 
 const collectionOf = (path: string) => LIST_PATH.exec(path)?.[1]
 
-/** A valid `limit` as sent (absent: the default 20), or undefined when the engine would refuse it. */
-function limitAsSent(query: URLSearchParams): number | undefined {
-  const all = query.getAll('limit')
-  if (all.length === 0) return 20
-  if (all.length > 1 || !/^(100|[1-9][0-9]?)$/.test(all[0] as string)) return undefined
-  return Number(all[0])
-}
-
 /** An `Idempotency-Key` the engine takes (1-255 printable ASCII characters). */
 const validIdempotencyKey = (key: string | undefined): key is string =>
   key !== undefined && /^[\x21-\x7E]{1,255}$/.test(key)
-
-/** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-
-function instantOf(value: string | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined
-  const ms = Date.parse(value.toUpperCase())
-  return Number.isFinite(ms) ? ms : undefined
-}
-
-/** ISO 8601 UTC in whole seconds with `Z`, as the engine writes it. */
-const toTimestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
-
-const hasScope = (permissions: string[], scope: string) =>
-  permissions.includes(scope) ||
-  (scope === 'agents:read' && permissions.includes('agents:write')) ||
-  (scope === 'integrations:read' && permissions.includes('integrations:write'))
 
 /** Whether a Content-Type names JSON, as the platform takes it (`application/json`, `+json`, parameters). */
 function isJsonContentType(contentType: string | undefined): boolean {
@@ -185,89 +139,9 @@ function isJsonContentType(contentType: string | undefined): boolean {
   return type === 'application/json' || /^application\/[a-z0-9.+-]*\+json$/.test(type)
 }
 
-const sortKey = (item: Json) => `${String(item.created_at)}\u0000${String(item.id)}`
-
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
 
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The window the `X-RateLimit-*` fields describe: the least remaining, ties to the shorter window. */
-function tightestOf(windows: Window[]): Window {
-  let tightest = windows[0] as Window
-  for (const window of windows)
-    if (window.r < tightest.r || (window.r === tightest.r && window.w < tightest.w)) tightest = window
-  return tightest
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightestOf(windows).t
-}
-
-/** The mock clock as the answers show it: the control plane's clock answers, and every rate-limited answer. */
-class ClockWatch {
-  private at: number | undefined
-
-  observe(request: EngineRequest, response: EngineResponse): void {
-    const path = pathOf(request)
-    if (path === '/_mock/reset') {
-      this.at = undefined
-      return
-    }
-    if (
-      (path === '/_mock/clock' || path === '/_mock/clock/advance') &&
-      response.status === 200 &&
-      isObject(response.body) &&
-      typeof response.body.now === 'string'
-    ) {
-      this.at = Date.parse(response.body.now)
-      return
-    }
-    const seconds = nowSecondsOf(response)
-    if (seconds !== undefined && (this.at === undefined || seconds * 1000 > this.at)) this.at = seconds * 1000
-  }
-
-  now(): number | undefined {
-    return this.at
-  }
-}
-
 // ----------------------------------------------------------- what a fault learns by watching the traffic
-
-interface KeyInfo {
-  id: string
-  account: string
-  type: string
-  permissions: string[]
-  restrictions: { allowed_ips: string[]; allowed_origins: string[]; expires_at: string | null }
-  revoked: boolean
-}
 
 interface AccountInfo {
   plan: string
@@ -457,57 +331,7 @@ class Objects {
 
 // ---------------------------------------------------------------------------------------- analytics parts
 
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
-
-const emptyMetrics = (): Json => ({
-  call_count: 0,
-  completed_count: 0,
-  analyzed_count: 0,
-  successful_count: 0,
-  total_duration_seconds: 0,
-  avg_duration_seconds: null,
-  total_cost_usd: 0,
-  avg_cost_usd: null,
-  success_rate: null,
-  sentiment: { positive: 0, neutral: 0, negative: 0 },
-})
-
-/** The metrics of two buckets together (counts and totals added, averages and rates recomputed). */
-function addMetrics(a: Json, b: Json): Json {
-  const sum = (name: string) => Number(a[name] ?? 0) + Number(b[name] ?? 0)
-  const completed = sum('completed_count')
-  const analyzed = sum('analyzed_count')
-  const successful = sum('successful_count')
-  const duration = sum('total_duration_seconds')
-  const cost = round(sum('total_cost_usd'), 4)
-  const sa = isObject(a.sentiment) ? a.sentiment : {}
-  const sb = isObject(b.sentiment) ? b.sentiment : {}
-  const sentiment = (name: string) => Number(sa[name] ?? 0) + Number(sb[name] ?? 0)
-  return {
-    call_count: sum('call_count'),
-    completed_count: completed,
-    analyzed_count: analyzed,
-    successful_count: successful,
-    total_duration_seconds: duration,
-    avg_duration_seconds: completed > 0 ? round(duration / completed, 2) : null,
-    total_cost_usd: cost,
-    avg_cost_usd: completed > 0 ? round(cost / completed, 4) : null,
-    success_rate: analyzed > 0 ? round(successful / analyzed, 4) : null,
-    sentiment: {
-      positive: sentiment('positive'),
-      neutral: sentiment('neutral'),
-      negative: sentiment('negative'),
-    },
-  }
-}
-
 const foldMetrics = (all: Json[]) => all.reduce(addMetrics, emptyMetrics())
-
-interface Bucket {
-  start: string
-  end: string
-  metrics: Json
-}
 
 /** Day buckets folded into weeks that begin on Sunday (local time in `timezone`). */
 function sundayWeeks(days: Bucket[], timezone: string): Bucket[] {
@@ -888,7 +712,7 @@ export const faults: HeldOutFault[] = [
           const end = ends.length === 1 ? instantOf(ends[0]) : clock.now()
           if ((starts.length === 1 && start === undefined) || end === undefined) return request
           if (start !== undefined && end - start > 740 * DAY_MS) return request
-          const sent = withUrl(request, (q) => q.set('granularity', 'day'))
+          const sent = withQuery(request, (q) => q.set('granularity', 'day'))
           plans.set(sent, query.get('timezone') ?? 'UTC')
           return sent
         },
@@ -936,7 +760,7 @@ export const faults: HeldOutFault[] = [
           if (after !== undefined && before !== undefined && after >= before) return request
           const limit = limitAsSent(query)
           if (limit === undefined) return request
-          const sent = withUrl(request, (q) => {
+          const sent = withQuery(request, (q) => {
             q.delete('started_after')
             q.delete('started_before')
             q.set('limit', '100')
@@ -1155,7 +979,7 @@ export const faults: HeldOutFault[] = [
               changed = true
             }
           }
-          return changed ? withBody(request, body) : request
+          return changed ? withJson(request, body) : request
         },
       }
     },
@@ -1178,7 +1002,7 @@ export const faults: HeldOutFault[] = [
             body.credentials[name] = value.padStart(8, '*')
             changed = true
           }
-        return changed ? withBody(request, body) : request
+        return changed ? withJson(request, body) : request
       },
     }),
   },
@@ -1317,7 +1141,7 @@ export const faults: HeldOutFault[] = [
           if (!isV1(request)) return response
           const account = keys.accounts.get(keys.account(tokenOf(request)))
           const table = account?.custom ? defaults[account.plan] : undefined
-          const windows = windowsOf(response.headers)
+          const windows = windowsByName(response.headers)
           if (!table || !windows) return response
           const tightest = tightestOf(windows)
           response.headers['ratelimit-policy'] = windows
@@ -1425,7 +1249,7 @@ export const faults: HeldOutFault[] = [
           if (!gone || gone.size === 0) return request
           const groupBy = queryOf(request).getAll('group_by')
           if (groupBy.length > 1 || (groupBy.length === 1 && groupBy[0] !== 'agent_id')) return request
-          const sent = withUrl(request, (q) => q.set('group_by', 'agent_id'))
+          const sent = withQuery(request, (q) => q.set('group_by', 'agent_id'))
           plans.set(sent, { grouped: groupBy.length === 1, gone: new Set(gone) })
           return sent
         },

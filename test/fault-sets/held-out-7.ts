@@ -20,14 +20,31 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
+import { ClockWatch } from './fault-books.ts'
 import {
+  ALL_SCOPES,
+  addMetrics,
+  type Bucket,
   canonical,
+  emptyMetrics,
+  errorOf,
+  hasScope,
+  ITEM_PATH,
+  instantOf,
   isObject,
+  isV1,
   type Json,
+  jsonOf,
+  neutralRead,
+  nowSecondsOf,
+  ok,
   pathOf,
   queryOf,
   tokenOf,
+  toTimestamp,
   urlOf,
+  withJson,
+  withQuery,
   withToken,
 } from './request-parts.ts'
 
@@ -50,45 +67,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
-
-/**
- * A harmless read of the same key in place of a write the faulty implementation would not carry out (the engine
- * still authenticates and counts it, as the faulty platform would count the refused or replayed request).
- */
-function neutralRead(request: EngineRequest, url = '/v1/user'): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
-}
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined
@@ -121,7 +99,6 @@ function replayOf(stored: EngineResponse, current: EngineResponse): EngineRespon
   }
 }
 
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 const SLUGS = ['twilio', 'salesforce', 'hubspot', 'google_calendar', 'slack', 'zapier', 'webhook']
 const ID_FORM: Record<string, RegExp> = {
   agents: /^agt_[A-Za-z0-9]+$/,
@@ -134,16 +111,6 @@ const PATH_PARAM: Record<string, string> = {
   'team-members': 'member_id',
   integrations: 'integration_id',
 }
-const ALL_SCOPES = [
-  'agents:read',
-  'call_logs:read',
-  'analytics:read',
-  'integrations:read',
-  'agents:write',
-  'integrations:write',
-  'team_members:write',
-  'resources:delete',
-]
 
 /** The collection and ID of an item path, the ID decoded as the router decodes it. */
 function itemOf(path: string): { collection: string; id: string } | undefined {
@@ -168,97 +135,11 @@ function scopeOf(method: string, collection: string): string {
   return 'team_members:write'
 }
 
-const hasScope = (permissions: string[], scope: string) =>
-  permissions.includes(scope) ||
-  (scope === 'agents:read' && permissions.includes('agents:write')) ||
-  (scope === 'integrations:read' && permissions.includes('integrations:write'))
-
-/** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-
-function instantOf(value: string | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined
-  const ms = Date.parse(value.toUpperCase())
-  return Number.isFinite(ms) ? ms : undefined
-}
-
-/** ISO 8601 UTC in whole seconds with `Z`, as the engine writes it. */
-const toTimestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
-
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 const IDEMPOTENCY_MS = 24 * HOUR_MS
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
-
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The window the `X-RateLimit-*` fields describe: the least remaining, ties to the shorter window. */
-function tightestOf(windows: Window[]): Window {
-  let tightest = windows[0] as Window
-  for (const window of windows)
-    if (window.r < tightest.r || (window.r === tightest.r && window.w < tightest.w)) tightest = window
-  return tightest
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightestOf(windows).t
-}
-
-/** The mock clock as the answers show it: the control plane's clock answers, and every rate-limited answer. */
-class ClockWatch {
-  private at: number | undefined
-
-  observe(request: EngineRequest, response: EngineResponse): void {
-    const path = pathOf(request)
-    if (path === '/_mock/reset') {
-      this.at = undefined
-      return
-    }
-    if (
-      (path === '/_mock/clock' || path === '/_mock/clock/advance') &&
-      response.status === 200 &&
-      isObject(response.body) &&
-      typeof response.body.now === 'string'
-    ) {
-      this.at = Date.parse(response.body.now)
-      return
-    }
-    const seconds = nowSecondsOf(response)
-    if (seconds !== undefined && (this.at === undefined || seconds * 1000 > this.at)) this.at = seconds * 1000
-  }
-
-  now(): number | undefined {
-    return this.at
-  }
-}
 
 // ---------------------------------------------------------------------------------------- what a fault learns
 
@@ -385,56 +266,6 @@ class Owners {
 }
 
 // ---------------------------------------------------------------------------------------- analytics parts
-
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
-
-const emptyMetrics = (): Json => ({
-  call_count: 0,
-  completed_count: 0,
-  analyzed_count: 0,
-  successful_count: 0,
-  total_duration_seconds: 0,
-  avg_duration_seconds: null,
-  total_cost_usd: 0,
-  avg_cost_usd: null,
-  success_rate: null,
-  sentiment: { positive: 0, neutral: 0, negative: 0 },
-})
-
-/** The metrics of two buckets together (counts and totals added, averages and rates recomputed). */
-function addMetrics(a: Json, b: Json): Json {
-  const sum = (name: string) => Number(a[name] ?? 0) + Number(b[name] ?? 0)
-  const completed = sum('completed_count')
-  const analyzed = sum('analyzed_count')
-  const successful = sum('successful_count')
-  const duration = sum('total_duration_seconds')
-  const cost = round(sum('total_cost_usd'), 4)
-  const sa = isObject(a.sentiment) ? a.sentiment : {}
-  const sb = isObject(b.sentiment) ? b.sentiment : {}
-  const sentiment = (name: string) => Number(sa[name] ?? 0) + Number(sb[name] ?? 0)
-  return {
-    call_count: sum('call_count'),
-    completed_count: completed,
-    analyzed_count: analyzed,
-    successful_count: successful,
-    total_duration_seconds: duration,
-    avg_duration_seconds: completed > 0 ? round(duration / completed, 2) : null,
-    total_cost_usd: cost,
-    avg_cost_usd: completed > 0 ? round(cost / completed, 4) : null,
-    success_rate: analyzed > 0 ? round(successful / analyzed, 4) : null,
-    sentiment: {
-      positive: sentiment('positive'),
-      neutral: sentiment('neutral'),
-      negative: sentiment('negative'),
-    },
-  }
-}
-
-interface Bucket {
-  start: string
-  end: string
-  metrics: Json
-}
 
 /** The offset of `timezone` from UTC at `ms`, in minutes (undefined for an unknown zone). */
 function offsetMinutes(timezone: string, ms: number): number | undefined {
@@ -566,7 +397,7 @@ export const faults: HeldOutFault[] = [
           const sent = query.get('limit')
           if (sent !== null && !/^([1-9][0-9]?)$/.test(sent)) return request
           const limit = sent === null ? 20 : Number(sent)
-          const rewritten = withUrl(request, (q) => {
+          const rewritten = withQuery(request, (q) => {
             q.delete('status')
             q.delete('direction')
             q.set('limit', String(limit + 1))
@@ -604,7 +435,7 @@ export const faults: HeldOutFault[] = [
         const limit = query.get('limit')
         if (limit === null || query.getAll('limit').length > 1 || !/^(100|[1-9][0-9]?)$/.test(limit))
           return request
-        return withUrl(request, (q) => q.set('limit', '100'))
+        return withQuery(request, (q) => q.set('limit', '100'))
       },
     }),
   },
@@ -636,7 +467,7 @@ export const faults: HeldOutFault[] = [
             (before !== undefined && !SLUGS.includes(before))
           )
             return request
-          const rewritten = withUrl(request, (q) => {
+          const rewritten = withQuery(request, (q) => {
             q.delete('limit')
             q.delete('starting_after')
             q.delete('ending_before')
@@ -946,7 +777,7 @@ export const faults: HeldOutFault[] = [
           if (at === undefined) return request
           const offset = offsetMinutes(timezone, at)
           if (offset === undefined || offset % 60 === 0) return request
-          const rewritten = withUrl(request, (q) => q.set('timezone', 'UTC'))
+          const rewritten = withQuery(request, (q) => q.set('timezone', 'UTC'))
           zone.set(rewritten, timezone)
           return rewritten
         },
@@ -984,7 +815,7 @@ export const faults: HeldOutFault[] = [
           const a = offsetMinutes(timezone, start)
           const b = offsetMinutes(timezone, end)
           if (a === undefined || b === undefined || a === b) return request
-          const rewritten = withUrl(request, (q) => q.set('granularity', 'hour'))
+          const rewritten = withQuery(request, (q) => q.set('granularity', 'hour'))
           pending.set(rewritten, timezone)
           return rewritten
         },
@@ -1027,7 +858,7 @@ export const faults: HeldOutFault[] = [
         if (before === undefined) return request
         const after = query.has('started_after') ? instantOf(query.get('started_after')) : undefined
         if (query.has('started_after') && (after === undefined || after >= before)) return request
-        return withUrl(request, (q) => q.set('started_before', new Date(before + 1).toISOString()))
+        return withQuery(request, (q) => q.set('started_before', new Date(before + 1).toISOString()))
       },
     }),
   },
@@ -1046,7 +877,7 @@ export const faults: HeldOutFault[] = [
           const now = clock.now()
           if (query.has('start') || !query.has('end') || now === undefined) return request
           if (instantOf(query.get('end')) === undefined) return request
-          return withUrl(request, (q) => q.set('start', toTimestamp(now - 7 * DAY_MS)))
+          return withQuery(request, (q) => q.set('start', toTimestamp(now - 7 * DAY_MS)))
         },
         response(response, request) {
           clock.observe(request, response)
@@ -1202,7 +1033,7 @@ export const faults: HeldOutFault[] = [
         )
         if (scalar.length === 0) return request
         for (const [name, value] of scalar) metadata[name] = String(value)
-        return withBody(request, body)
+        return withJson(request, body)
       },
     }),
   },
@@ -1221,7 +1052,7 @@ export const faults: HeldOutFault[] = [
         const cleared = Object.keys(empty).filter((field) => field in body && body[field] === null)
         if (cleared.length === 0) return request
         for (const field of cleared) body[field] = empty[field]
-        return withBody(request, body)
+        return withJson(request, body)
       },
     }),
   },
@@ -1257,7 +1088,7 @@ export const faults: HeldOutFault[] = [
               values[name] = value
               config[name] = placeholder(name)
             }
-          const rewritten = withBody(request, body)
+          const rewritten = withJson(request, body)
           sent.set(rewritten, values)
           return rewritten
         },
@@ -1398,7 +1229,7 @@ export const faults: HeldOutFault[] = [
         if (request.method !== 'PATCH' || itemOf(pathOf(request))?.collection !== 'agents') return request
         const body = jsonOf(request)
         if (!isObject(body) || body.webhook_url !== null || 'webhook_events' in body) return request
-        return withBody(request, { ...body, webhook_events: [] })
+        return withJson(request, { ...body, webhook_events: [] })
       },
     }),
   },

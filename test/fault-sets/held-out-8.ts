@@ -25,7 +25,32 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { isObject, type Json, pathOf, queryOf, tokenOf, urlOf, withToken } from './request-parts.ts'
+import { ClockWatch, type KeyInfo } from './fault-books.ts'
+import {
+  emptyMetrics,
+  errorOf,
+  hasScope,
+  ITEM_PATH,
+  instantOf,
+  isObject,
+  isV1,
+  type Json,
+  jsonOf,
+  neutralRead,
+  nowSecondsOf,
+  ok,
+  pathOf,
+  queryOf,
+  single,
+  tightest as tightestOf,
+  tokenOf,
+  toTimestamp,
+  windowsByName,
+  withHeader,
+  withJson,
+  withQuery,
+  withToken,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -46,50 +71,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
-
-const withHeader = (request: EngineRequest, name: string, value: string): EngineRequest => ({
-  ...request,
-  headers: { ...request.headers, [name]: value },
-})
-
-/**
- * A harmless read of the same key in place of a write the faulty implementation would not carry out (the engine
- * still authenticates, rate-limits and checks the key's restrictions, as the faulty platform would).
- */
-function neutralRead(request: EngineRequest, url = '/v1/user'): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
-}
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined
@@ -117,13 +98,6 @@ function errorAnswer(base: EngineResponse, status: number, error: Json): EngineR
   }
 }
 
-/** A single value of a query parameter sent once, or undefined. */
-function single(query: URLSearchParams, name: string): string | undefined {
-  const values = query.getAll(name)
-  return values.length === 1 ? values[0] : undefined
-}
-
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 const ANALYTICS = '/v1/analytics/calls'
 const LISTS = ['/v1/agents', '/v1/call-logs', '/v1/team-members']
 const SENSITIVE = ['system_prompt', 'webhook_url', 'metadata']
@@ -166,106 +140,14 @@ function methodsOf(path: string): string[] | undefined {
   return item ? ITEM_METHODS[item.collection] : COLLECTION_METHODS[route]
 }
 
-const hasScope = (permissions: string[], scope: string) =>
-  permissions.includes(scope) ||
-  (scope === 'agents:read' && permissions.includes('agents:write')) ||
-  (scope === 'integrations:read' && permissions.includes('integrations:write'))
-
 /** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
 const RFC3339 = /^(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?)([Zz]|[+-]\d{2}:\d{2})$/
-
-function instantOf(value: string | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined
-  const ms = Date.parse(value.toUpperCase())
-  return Number.isFinite(ms) ? ms : undefined
-}
-
-/** ISO 8601 UTC in whole seconds with `Z`, as the engine writes it. */
-const toTimestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 
 const HOUR_MS = 3_600_000
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
 
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The window the `X-RateLimit-*` fields describe: the least remaining, ties to the shorter window. */
-function tightestOf(windows: Window[]): Window {
-  let tightest = windows[0] as Window
-  for (const window of windows)
-    if (window.r < tightest.r || (window.r === tightest.r && window.w < tightest.w)) tightest = window
-  return tightest
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightestOf(windows).t
-}
-
-/** The mock clock as the answers show it: the control plane's clock answers, and every rate-limited answer. */
-class ClockWatch {
-  private at: number | undefined
-
-  observe(request: EngineRequest, response: EngineResponse): void {
-    const path = pathOf(request)
-    if (path === '/_mock/reset') {
-      this.at = undefined
-      return
-    }
-    if (
-      (path === '/_mock/clock' || path === '/_mock/clock/advance') &&
-      response.status === 200 &&
-      isObject(response.body) &&
-      typeof response.body.now === 'string'
-    ) {
-      this.at = Date.parse(response.body.now)
-      return
-    }
-    const seconds = nowSecondsOf(response)
-    if (seconds !== undefined && (this.at === undefined || seconds * 1000 > this.at)) this.at = seconds * 1000
-  }
-
-  now(): number | undefined {
-    return this.at
-  }
-}
-
 // ---------------------------------------------------------------------------------------- what a fault learns
-
-interface KeyInfo {
-  id: string
-  account: string
-  type: string
-  permissions: string[]
-  restrictions: { allowed_ips: string[]; allowed_origins: string[]; expires_at: string | null }
-  revoked: boolean
-}
 
 const unrestricted = (info: KeyInfo) =>
   info.restrictions.allowed_ips.length === 0 &&
@@ -376,19 +258,6 @@ class Overrides {
 }
 
 // ---------------------------------------------------------------------------------------- analytics parts
-
-const emptyMetrics = (): Json => ({
-  call_count: 0,
-  completed_count: 0,
-  analyzed_count: 0,
-  successful_count: 0,
-  total_duration_seconds: 0,
-  avg_duration_seconds: null,
-  total_cost_usd: 0,
-  avg_cost_usd: null,
-  success_rate: null,
-  sentiment: { positive: 0, neutral: 0, negative: 0 },
-})
 
 const GROUP_VALUES: Record<string, string[]> = {
   direction: ['inbound', 'outbound'],
@@ -587,7 +456,7 @@ export const faults: HeldOutFault[] = [
         const body = jsonOf(request)
         if (!isObject(body) || !isObject(body.llm) || body.llm.provider !== 'anthropic') return request
         if ('temperature' in body.llm) return request
-        return withBody(request, { ...body, llm: { ...body.llm, temperature: 1 } })
+        return withJson(request, { ...body, llm: { ...body.llm, temperature: 1 } })
       },
     }),
   },
@@ -609,7 +478,7 @@ export const faults: HeldOutFault[] = [
           const speed = body.voice.speed
           if (typeof speed !== 'number' || !Number.isFinite(speed) || (speed >= 0.5 && speed <= 2))
             return request
-          const rewritten = withBody(request, {
+          const rewritten = withJson(request, {
             ...body,
             voice: { ...body.voice, speed: Math.min(2, Math.max(0.5, speed)) },
           })
@@ -661,7 +530,7 @@ export const faults: HeldOutFault[] = [
         const renamed: Json = {}
         for (const [key, value] of Object.entries(metadata))
           renamed[key.length === 40 ? `${key}_` : key] = value
-        return withBody(request, { ...body, metadata: renamed })
+        return withJson(request, { ...body, metadata: renamed })
       },
     }),
   },
@@ -678,7 +547,7 @@ export const faults: HeldOutFault[] = [
         const min = single(query, 'min_duration_seconds')
         const max = single(query, 'max_duration_seconds')
         if (min === undefined || min !== max || !/^(0|[1-9][0-9]{0,8})$/.test(min)) return request
-        return withUrl(request, (q) => q.set('max_duration_seconds', String(Number(min) - 1)))
+        return withQuery(request, (q) => q.set('max_duration_seconds', String(Number(min) - 1)))
       },
     }),
   },
@@ -803,7 +672,7 @@ export const faults: HeldOutFault[] = [
         if (Object.keys(body).length < 2) return request
         const rest = { ...body }
         delete rest.config
-        return withBody(request, rest)
+        return withJson(request, rest)
       },
     }),
   },
@@ -894,7 +763,7 @@ export const faults: HeldOutFault[] = [
         if (start === undefined || end === undefined || start % HOUR_MS !== 0 || end % HOUR_MS !== 0)
           return request
         if (end - start !== 744 * HOUR_MS) return request
-        return withUrl(request, (q) => q.set('end', toTimestamp(end + HOUR_MS)))
+        return withQuery(request, (q) => q.set('end', toTimestamp(end + HOUR_MS)))
       },
     }),
   },
@@ -939,7 +808,7 @@ export const faults: HeldOutFault[] = [
           changes.push([name, `${match[1]}Z`])
         }
         if (changes.length === 0) return request
-        return withUrl(request, (q) => {
+        return withQuery(request, (q) => {
           for (const [name, value] of changes) q.set(name, value)
         })
       },
@@ -1018,7 +887,7 @@ export const faults: HeldOutFault[] = [
       'docs/decisions/006: "Two sliding windows ... `t` is the whole seconds until the oldest request counted in that window leaves it"; contract, RateLimit header: "`t` is the whole seconds (rounded up) until the oldest request counted in that window leaves it"; X-RateLimit-Reset: "current time + that window\'s `t`".',
     make: () => ({
       response(response) {
-        const windows = windowsOf(response.headers)
+        const windows = windowsByName(response.headers)
         const now = nowSecondsOf(response)
         if (!windows || now === undefined) return response
         const burst = windows.find((w) => w.policy === 'burst')

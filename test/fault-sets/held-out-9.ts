@@ -22,7 +22,35 @@
  */
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { canonical, isObject, type Json, pathOf, queryOf, tokenOf, urlOf } from './request-parts.ts'
+import { ClockWatch } from './fault-books.ts'
+import {
+  ALL_SCOPES,
+  addMetrics,
+  type Bucket,
+  canonical,
+  emptyMetrics,
+  errorOf,
+  ITEM_PATH,
+  instantOf,
+  isObject,
+  isV1,
+  type Json,
+  jsonOf,
+  neutralRead,
+  nowSecondsOf,
+  ok,
+  pathOf,
+  queryOf,
+  single,
+  tokenOf,
+  toTimestamp,
+  urlOf,
+  type Window,
+  windowsByName,
+  withJson,
+  withQuery,
+  writeWindows,
+} from './request-parts.ts'
 
 export interface HeldOutFault {
   name: string
@@ -43,45 +71,6 @@ export interface HeldOutFault {
 }
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-const ok = (response: EngineResponse) => response.status >= 200 && response.status < 300
-const isV1 = (request: EngineRequest) => pathOf(request).startsWith('/v1/')
-
-function jsonOf(request: EngineRequest): unknown {
-  if (request.body === null) return undefined
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    return undefined
-  }
-}
-
-/** The request with its query changed by `change` (the URL keeps its path). */
-function withUrl(request: EngineRequest, change: (query: URLSearchParams) => void): EngineRequest {
-  const url = urlOf(request)
-  change(url.searchParams)
-  const query = url.searchParams.toString()
-  return { ...request, url: query ? `${url.pathname}?${query}` : url.pathname }
-}
-
-const withBody = (request: EngineRequest, body: unknown): EngineRequest => ({
-  ...request,
-  body: JSON.stringify(body),
-})
-
-/**
- * A harmless read of the same key in place of a request the faulty implementation would not carry out (the engine
- * still authenticates and counts it, as the faulty platform would count the refused request).
- */
-function neutralRead(request: EngineRequest, url = '/v1/user'): EngineRequest {
-  const headers = { ...request.headers }
-  delete headers['content-type']
-  delete headers['idempotency-key']
-  return { ...request, method: 'GET', url, headers, body: null }
-}
-
-const errorOf = (response: EngineResponse): Json | undefined =>
-  isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
 const listOf = (response: EngineResponse): Json[] | undefined =>
   isObject(response.body) && Array.isArray(response.body.data) ? (response.body.data as Json[]) : undefined
@@ -125,7 +114,6 @@ function replayOf(stored: EngineResponse, current: EngineResponse): EngineRespon
   }
 }
 
-const ITEM_PATH = /^\/v1\/(agents|call-logs|integrations|team-members)\/([^/]+)\/?$/
 const KIND: Record<string, string> = {
   agents: 'agent',
   'call-logs': 'call log',
@@ -164,28 +152,10 @@ function notFound(base: EngineResponse, collection: string, id: string, head = f
   return answer
 }
 
-/** An RFC 3339 timestamp as the contract takes it in a query (any offset, optional fraction). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-
-function instantOf(value: string | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined
-  const ms = Date.parse(value.toUpperCase())
-  return Number.isFinite(ms) ? ms : undefined
-}
-
-/** ISO 8601 UTC in whole seconds with `Z`, as the engine writes it. */
-const toTimestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
-
 const SECOND_MS = 1000
 const MINUTE_MS = 60_000
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
-
-/** The one value of query parameter `name`, or undefined when absent or repeated. */
-function single(query: URLSearchParams, name: string): string | undefined {
-  const values = query.getAll(name)
-  return values.length === 1 ? values[0] : undefined
-}
 
 /** Whether the query has only parameters of `allowed`, each at most once. */
 const onlyParams = (query: URLSearchParams, allowed: string[]) =>
@@ -200,57 +170,6 @@ function limitOf(query: URLSearchParams): number | undefined {
 
 // ------------------------------------------------------------------------ rate-limit headers, and the clock
 
-interface Window {
-  policy: string
-  q: number
-  w: number
-  r: number
-  t: number
-}
-
-/** The windows of `RateLimit-Policy` and `RateLimit`, in their order (hourly, burst), or undefined. */
-function windowsOf(headers: Record<string, string>): Window[] | undefined {
-  const policy = headers['ratelimit-policy']
-  const current = headers.ratelimit
-  if (!policy || !current) return undefined
-  const quotas = new Map<string, { q: number; w: number }>()
-  for (const match of policy.matchAll(/"(\w+)";q=(\d+);w=(\d+)/g))
-    quotas.set(match[1] as string, { q: Number(match[2]), w: Number(match[3]) })
-  const windows: Window[] = []
-  for (const match of current.matchAll(/"(\w+)";r=(\d+);t=(\d+)/g)) {
-    const quota = quotas.get(match[1] as string)
-    if (!quota) return undefined
-    windows.push({ policy: match[1] as string, ...quota, r: Number(match[2]), t: Number(match[3]) })
-  }
-  return windows.length > 0 ? windows : undefined
-}
-
-/** The window the `X-RateLimit-*` fields describe: the least remaining, ties to the shorter window. */
-function tightestOf(windows: Window[]): Window {
-  let tightest = windows[0] as Window
-  for (const window of windows)
-    if (window.r < tightest.r || (window.r === tightest.r && window.w < tightest.w)) tightest = window
-  return tightest
-}
-
-/** The mock clock's whole second as a rate-limited answer implies it (`X-RateLimit-Reset` less its window's `t`). */
-function nowSecondsOf(response: EngineResponse): number | undefined {
-  const windows = windowsOf(response.headers)
-  const reset = Number(response.headers['x-ratelimit-reset'])
-  if (!windows || !Number.isFinite(reset)) return undefined
-  return reset - tightestOf(windows).t
-}
-
-/** `headers` with the rate-limit fields written again from `windows`, at the whole second `nowSeconds`. */
-function writeWindows(headers: Record<string, string>, windows: Window[], nowSeconds: number): void {
-  headers['ratelimit-policy'] = windows.map((w) => `"${w.policy}";q=${w.q};w=${w.w}`).join(', ')
-  headers.ratelimit = windows.map((w) => `"${w.policy}";r=${w.r};t=${w.t}`).join(', ')
-  const tightest = tightestOf(windows)
-  headers['x-ratelimit-limit'] = String(tightest.q)
-  headers['x-ratelimit-remaining'] = String(tightest.r)
-  headers['x-ratelimit-reset'] = String(nowSeconds + tightest.t)
-}
-
 /** A 429 of `policy` in the platform's form, on the rate-limit headers of `base` (that window shown exhausted). */
 function tooManyRequests(base: EngineResponse, policy: string, retryAfter: number): EngineResponse {
   const answer = errorAnswer(base, 429, {
@@ -260,7 +179,7 @@ function tooManyRequests(base: EngineResponse, policy: string, retryAfter: numbe
     policy,
     retry_after: retryAfter,
   })
-  const windows = windowsOf(base.headers)
+  const windows = windowsByName(base.headers)
   const now = nowSecondsOf(base)
   if (windows && now !== undefined) {
     for (const window of windows) if (window.policy === policy) window.r = 0
@@ -268,34 +187,6 @@ function tooManyRequests(base: EngineResponse, policy: string, retryAfter: numbe
   }
   answer.headers['retry-after'] = String(retryAfter)
   return answer
-}
-
-/** The mock clock as the answers show it: the control plane's clock answers, and every rate-limited answer. */
-class ClockWatch {
-  private at: number | undefined
-
-  observe(request: EngineRequest, response: EngineResponse): void {
-    const path = pathOf(request)
-    if (path === '/_mock/reset') {
-      this.at = undefined
-      return
-    }
-    if (
-      (path === '/_mock/clock' || path === '/_mock/clock/advance') &&
-      response.status === 200 &&
-      isObject(response.body) &&
-      typeof response.body.now === 'string'
-    ) {
-      this.at = Date.parse(response.body.now)
-      return
-    }
-    const seconds = nowSecondsOf(response)
-    if (seconds !== undefined && (this.at === undefined || seconds * 1000 > this.at)) this.at = seconds * 1000
-  }
-
-  now(): number | undefined {
-    return this.at
-  }
 }
 
 // ---------------------------------------------------------------------------------------- what a fault learns
@@ -306,17 +197,6 @@ interface KeyInfo {
   type: string
   permissions: string[]
 }
-
-const ALL_SCOPES = [
-  'agents:read',
-  'call_logs:read',
-  'analytics:read',
-  'integrations:read',
-  'agents:write',
-  'integrations:write',
-  'team_members:write',
-  'resources:delete',
-]
 
 /** A simulated call as the control plane started it: its account and when it ends. */
 interface PlannedCall {
@@ -448,56 +328,6 @@ function digest(text: string): string {
 
 // ---------------------------------------------------------------------------------------- analytics parts
 
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
-
-const emptyMetrics = (): Json => ({
-  call_count: 0,
-  completed_count: 0,
-  analyzed_count: 0,
-  successful_count: 0,
-  total_duration_seconds: 0,
-  avg_duration_seconds: null,
-  total_cost_usd: 0,
-  avg_cost_usd: null,
-  success_rate: null,
-  sentiment: { positive: 0, neutral: 0, negative: 0 },
-})
-
-/** The metrics of two buckets together (counts and totals added, averages and rates recomputed). */
-function addMetrics(a: Json, b: Json): Json {
-  const sum = (name: string) => Number(a[name] ?? 0) + Number(b[name] ?? 0)
-  const completed = sum('completed_count')
-  const analyzed = sum('analyzed_count')
-  const successful = sum('successful_count')
-  const duration = sum('total_duration_seconds')
-  const cost = round(sum('total_cost_usd'), 4)
-  const sa = isObject(a.sentiment) ? a.sentiment : {}
-  const sb = isObject(b.sentiment) ? b.sentiment : {}
-  const sentiment = (name: string) => Number(sa[name] ?? 0) + Number(sb[name] ?? 0)
-  return {
-    call_count: sum('call_count'),
-    completed_count: completed,
-    analyzed_count: analyzed,
-    successful_count: successful,
-    total_duration_seconds: duration,
-    avg_duration_seconds: completed > 0 ? round(duration / completed, 2) : null,
-    total_cost_usd: cost,
-    avg_cost_usd: completed > 0 ? round(cost / completed, 4) : null,
-    success_rate: analyzed > 0 ? round(successful / analyzed, 4) : null,
-    sentiment: {
-      positive: sentiment('positive'),
-      neutral: sentiment('neutral'),
-      negative: sentiment('negative'),
-    },
-  }
-}
-
-interface Bucket {
-  start: string
-  end: string
-  metrics: Json
-}
-
 const bucketsOf = (value: unknown): Bucket[] | undefined =>
   Array.isArray(value) && value.every((b) => isObject(b) && isObject(b.metrics))
     ? (value as Bucket[])
@@ -611,7 +441,7 @@ class CallLogHider {
       const query = queryOf(request)
       const limit = limitOf(query)
       if (hidden === 0 || limit === undefined || query.getAll('limit').length > 1) return request
-      return withUrl(request, (q) => q.set('limit', String(Math.min(100, limit + hidden))))
+      return withQuery(request, (q) => q.set('limit', String(Math.min(100, limit + hidden))))
     }
     return request
   }
@@ -678,7 +508,7 @@ export const faults: HeldOutFault[] = [
           const token = tokenOf(request) ?? ''
           const at = positions.get(`${token} ${cursor}`)
           if (at === undefined || at + 1 + limit > 100) return request
-          const rewritten = withUrl(request, (q) => {
+          const rewritten = withQuery(request, (q) => {
             q.delete('starting_after')
             q.set('limit', '100')
           })
@@ -1038,7 +868,7 @@ export const faults: HeldOutFault[] = [
           t.observe(request, response)
           const wasRefused = refused.delete(request)
           if (!isV1(request) || response.status === 401) return response
-          const windows = windowsOf(response.headers)
+          const windows = windowsByName(response.headers)
           const nowSeconds = nowSecondsOf(response)
           if (!windows || nowSeconds === undefined)
             return wasRefused ? tooManyRequests(response, 'burst', 1) : response
@@ -1102,7 +932,7 @@ export const faults: HeldOutFault[] = [
           t.observe(request, response)
           const wasRefused = refused.delete(request)
           if (!isV1(request) || response.status === 401) return response
-          const windows = windowsOf(response.headers)
+          const windows = windowsByName(response.headers)
           const nowSeconds = nowSecondsOf(response)
           const hourly = windows?.find((w) => w.policy === 'hourly')
           if (!windows || !hourly || nowSeconds === undefined)
@@ -1170,7 +1000,7 @@ export const faults: HeldOutFault[] = [
             )
           if (now === undefined) return response
           if (response.status !== 429 || errorOf(response)?.policy !== 'burst') return response
-          const burst = windowsOf(response.headers)?.find((w) => w.policy === 'burst')
+          const burst = windowsByName(response.headers)?.find((w) => w.policy === 'burst')
           const box = until !== undefined && now < until ? until : now + (burst?.w ?? 60) * 1000
           boxes.set(account, box)
           return tooManyRequests(response, 'burst', Math.max(1, Math.ceil((box - now) / 1000)))
@@ -1354,7 +1184,7 @@ export const faults: HeldOutFault[] = [
           if (!status || !STATUSES.includes(status) || limit === undefined || !onlyParams(query, FILTERS))
             return request
           if (![...t.calls.keys()].length) return request
-          const rewritten = withUrl(request, (q) => {
+          const rewritten = withQuery(request, (q) => {
             q.delete('status')
             q.set('limit', '100')
           })
@@ -1459,7 +1289,7 @@ export const faults: HeldOutFault[] = [
             sentStart === null ? (end === undefined ? undefined : end - 7 * DAY_MS) : instantOf(sentStart)
           if (start === undefined || end === undefined || end <= start || end - start > 740 * DAY_MS)
             return request
-          const rewritten = withUrl(request, (q) => q.set('granularity', 'day'))
+          const rewritten = withQuery(request, (q) => q.set('granularity', 'day'))
           pending.set(rewritten, query.get('timezone') ?? 'UTC')
           return rewritten
         },
@@ -1531,7 +1361,7 @@ export const faults: HeldOutFault[] = [
           if (request.method !== 'GET' || pathOf(request) !== ANALYTICS) return request
           const end = fixed.get('end')
           if (queryOf(request).has('end') || end === undefined) return request
-          const sent = withUrl(request, (q) => q.set('end', end))
+          const sent = withQuery(request, (q) => q.set('end', end))
           rewritten.add(sent)
           return sent
         },
@@ -1625,7 +1455,7 @@ export const faults: HeldOutFault[] = [
           const name = `${t.account(tokenOf(request))}\n${item.id}`
           if (!isObject(body) || body.enabled !== true || 'config' in body || enabled.get(name) !== false)
             return request
-          return withBody(request, { ...body, config: {} })
+          return withJson(request, { ...body, config: {} })
         },
         response(response, request) {
           t.observe(request, response)
