@@ -110,7 +110,8 @@ function valueBreakages(document: OpenApiDocument, schema: Schema): ValueBreakag
     // where printable characters are (an Idempotency-Key of two words), a letter outside ASCII, a tab.
     const pattern = new RegExp(schema.pattern, 'u')
     const refused = ['!!', 'two words', 'é', '\t'].find((value) => !pattern.test(value))
-    if (refused !== undefined) out.push({ value: refused, what: 'not matching the pattern', codes: ['pattern'] })
+    if (refused !== undefined)
+      out.push({ value: refused, what: 'not matching the pattern', codes: ['pattern'] })
   }
   // A value of the format that the pattern narrows out (a URL of another scheme where only http and https are
   // allowed): a target that checks the format alone lets it through.
