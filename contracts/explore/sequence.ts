@@ -1247,16 +1247,33 @@ export class Sequence {
     keep(exchange)
     if (this.uncomparable(exchange, meta)) return exchange
     exchange.differences = this.differencesOf(pair.target, meta, t, m)
+    const tries = [{ second, at: new Set(exchange.differences.map((d) => d.at)) }]
     for (const other of near) {
       if (exchange.differences.length === 0) break
       this.ids.rollback(learnt)
       model.undoLast()
       time.again(other)
       const again = await model.send(pair.model)
-      if (this.differencesOf(pair.target, meta, t, again).length === 0) {
+      const differences = this.differencesOf(pair.target, meta, t, again)
+      tries.push({ second: other, at: new Set(differences.map((d) => d.at)) })
+      if (differences.length === 0) {
         exchange.model = again
         exchange.differences = []
       }
+    }
+    if (exchange.differences.length === 0) return exchange
+    // A request the target handled across a second boundary read its clock in both seconds (its rate-limit fields
+    // in one, its timestamps in the next): what differs in one second fits in the next, and nothing differs in
+    // both. The model's state is the later second's, as the target's writes are.
+    const later = tries.find((a) =>
+      tries.some((b) => b.second === a.second - 1 && [...a.at].every((field) => !b.at.has(field))),
+    )
+    if (later) {
+      this.ids.rollback(learnt)
+      model.undoLast()
+      time.again(later.second)
+      exchange.model = await model.send(pair.model)
+      exchange.differences = []
     }
     return exchange
   }
