@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import { errors } from '../engine/api-error.ts'
 import { bodyLimitOf, MAX_BODY_BYTES } from '../engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../engine/types.ts'
@@ -99,13 +100,25 @@ function refuseUnread(
   response: EngineResponse,
 ): void {
   res.setHeader('connection', 'close')
-  res.once('finish', () => {
-    req.resume()
-    const timer = setTimeout(() => req.socket.destroy(), LINGER_MS)
-    timer.unref()
-    req.socket.once('close', () => clearTimeout(timer))
-  })
+  lingerOnClose(req.socket)
+  req.resume()
   send(res, response, method)
+}
+
+/**
+ * Closes as servers do after an answer sent before the body was read (a lingering close): our side is ended
+ * once the answer is out, and what the client still sends is read and dropped until it stops or `LINGER_MS`
+ * passes. Node would destroy the socket as soon as a `Connection: close` answer is written; closed with the
+ * body still arriving, the socket is reset, and a client busy writing meets EPIPE before it reads the answer.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = () => {
+    if (socket.writable) socket.end()
+    socket.resume()
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS)
+    timer.unref()
+    socket.once('close', () => clearTimeout(timer))
+  }
 }
 
 /** The API's base URL at the address and port this connection reached (the server's own, not the client's Host). */
