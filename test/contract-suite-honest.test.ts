@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeReportFile } from '../cli/contract/report-file.ts'
+import { describeNetworkError } from '../contracts/http/errors.ts'
 import { runChecks } from '../contracts/runner/run-checks.ts'
 import { ConfigError } from '../contracts/runner/session.ts'
 import { createMockPlatform } from '../mocks/platform.ts'
@@ -112,6 +113,14 @@ describe('runChecks: a target that stops answering during the run', () => {
     expect(failed[0]?.failure?.actual).toMatch(/no answer from GET .*: ECONNRESET \(connection reset\)/)
     expect(result.aborted?.reason).toMatch(/^Cannot reach http:\/\/honest\.test\/v1: ECONNRESET/)
     expect(result.aborted?.notRun.length).toBeGreaterThan(50)
+  })
+})
+
+describe('describeNetworkError', () => {
+  it('says what an EPIPE means: the target closed while the body was still going out', () => {
+    expect(describeNetworkError(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBe(
+      'EPIPE (the target closed the connection while the body was still being sent, without a lingering close)',
+    )
   })
 })
 

@@ -33,6 +33,9 @@ export function describeNetworkError(error: unknown): string {
     ENOTFOUND: 'host not found',
     EAI_AGAIN: 'host not found (DNS)',
     ECONNRESET: 'connection reset',
+    // The target closed the connection while the request's body was still going out: a client that
+    // uploads (a body over the limit, a slow link) never reads an answer sent before it finished.
+    EPIPE: 'the target closed the connection while the body was still being sent, without a lingering close',
     ETIMEDOUT: 'timed out',
     EHOSTUNREACH: 'host unreachable',
     CERT_HAS_EXPIRED: 'TLS certificate expired',
