@@ -1,20 +1,61 @@
+import type { MockControl } from '../provision/mock-control.ts'
 import type { Difference } from './compare-answers.ts'
 import type { IdMap } from './id-map.ts'
 
 /**
- * The dashboard's views of an account on the control plane (`openapi/mock-control.yaml`): its keys, and the
- * account itself (plan, quotas). Exploration reads them on both sides and compares them: what the target's
- * dashboard shows after a sequence (a key's last use, its revocation, its rotation date; the plan a change left)
- * must be what the model's shows.
+ * The dashboard's views of an account on the control plane (`openapi/mock-control.yaml`): its keys, the account
+ * itself (plan, quotas), its rate-limit windows, and the request journal. Exploration reads them on both sides and
+ * compares them: what the target's dashboard shows after a sequence (a key's last use, its revocation, its rotation
+ * date; the plan a change left; what each window counted) must be what the model's shows. The journal is held to
+ * what mock-control.yaml says of any journal (newest first, within its limit, the account's requests only) rather
+ * than to the model's: its entries name the requests as the target received them.
  */
-export const CONTROL_VIEWS = ['keys', 'account'] as const
+export const CONTROL_VIEWS = ['keys', 'account', 'rate-limit', 'journal'] as const
 export type ControlView = (typeof CONTROL_VIEWS)[number]
 
 /** Where mock-control.yaml describes each view's answer. */
 export const VIEW_PLACES: Record<ControlView, string> = {
   keys: 'mock-control.yaml listKeys 200: #/components/schemas/ApiKey',
   account: 'mock-control.yaml getAccount 200: #/components/schemas/Account',
+  'rate-limit':
+    'mock-control.yaml getRateLimitUsage: reset_seconds is the t of the v1 RateLimit header (0 when the window is empty): #/components/schemas/RateLimitWindow',
+  journal:
+    'mock-control.yaml listJournal: "the most recent 1000 requests to /v1 ..., newest first"; limit 1-1000',
 }
+
+/** How each view is read on a control plane, and what the dashboard calls it. */
+export const VIEW_READS: Record<ControlView, { path: string; what: string }> = {
+  keys: { path: '/accounts/{account_id}/keys', what: 'keys' },
+  account: { path: '/accounts/{account_id}', what: 'plan and quotas' },
+  'rate-limit': { path: '/accounts/{account_id}/rate-limit', what: 'rate-limit windows' },
+  journal: {
+    path: '/journal?account_id={account_id}',
+    what: 'latest requests (the journal, 100 by default)',
+  },
+}
+
+/** The journal's default length (mock-control.yaml listJournal `limit`). */
+export const JOURNAL_DEFAULT_LIMIT = 100
+
+/** Reads `view` of account `id` on a control plane. */
+export async function readView(control: MockControl, view: ControlView, id: string): Promise<unknown> {
+  switch (view) {
+    case 'keys':
+      return { data: await control.listKeys(id) }
+    case 'account':
+      return control.getAccount(id)
+    case 'rate-limit':
+      return control.rateLimit(id)
+    case 'journal':
+      return control.journal({ account_id: id })
+  }
+}
+
+/**
+ * Counts of whole seconds that depend on where in its second the target read its clock, which the model knows
+ * to the second only: equal within one second, and zero on both or on neither.
+ */
+const SECONDS_FIELDS: ReadonlySet<string> = new Set(['reset_seconds'])
 
 /** Fields that show part of a key's value: each side made its own keys, so they differ by design. */
 const VALUE_FIELDS: ReadonlySet<string> = new Set(['value', 'redacted_value'])
@@ -63,7 +104,13 @@ export function viewDifferences(
     }
     if (isObject(t) && isObject(m)) {
       // The fields the model shows, which are mock-control.yaml's: a field the target adds is its own.
-      for (const name of Object.keys(m)) if (!VALUE_FIELDS.has(name)) walk(t[name], m[name], `${at}.${name}`)
+      for (const name of Object.keys(m)) {
+        if (VALUE_FIELDS.has(name)) continue
+        const [tv, mv] = [t[name], m[name]]
+        if (SECONDS_FIELDS.has(name) && typeof tv === 'number' && typeof mv === 'number')
+          if (Math.abs(tv - mv) <= 1 && (tv === 0) === (mv === 0)) continue
+        walk(tv, mv, `${at}.${name}`)
+      }
       return
     }
     if (typeof t === 'string' && typeof m === 'string') {
@@ -76,5 +123,43 @@ export function viewDifferences(
     if (JSON.stringify(t) !== JSON.stringify(m)) differ(at, t, m)
   }
   walk(target, model, 'body')
+  return out
+}
+
+/**
+ * What any journal must show (mock-control.yaml listJournal), read with `limit` and the account's ID: at most
+ * `limit` entries, newest first (an entry is never more than a second newer than the one listed before it: a
+ * request is journaled once answered, and requests in flight together finish in any order), every one the
+ * account's.
+ */
+export function journalDifferences(
+  list: { data?: unknown; has_more?: unknown },
+  limit: number,
+  accountId: string,
+): Difference[] {
+  const decidedBy = VIEW_PLACES.journal
+  const out: Difference[] = []
+  const entries = Array.isArray(list.data) ? list.data.filter(isObject) : []
+  if (entries.length > limit)
+    out.push({ at: 'body.data.length', target: String(entries.length), model: `at most ${limit}`, decidedBy })
+  for (const [i, entry] of entries.entries()) {
+    if (entry.account_id !== accountId)
+      out.push({
+        at: `body.data[${i}].account_id`,
+        target: shown(entry.account_id),
+        model: shown(accountId),
+        decidedBy,
+      })
+    const before = entries[i - 1]
+    if (before === undefined) continue
+    const [newer, older] = [Date.parse(String(before.at)), Date.parse(String(entry.at))]
+    if (older - newer > 1000)
+      out.push({
+        at: `body.data[${i}].at`,
+        target: `${shown(entry.at)} listed after ${shown(before.at)}`,
+        model: 'newest first',
+        decidedBy,
+      })
+  }
   return out
 }

@@ -20,7 +20,15 @@ import {
   uniqueEmails,
   viewOperations,
 } from './contract-shapes.ts'
-import { type ControlView, VIEW_PLACES, viewDifferences } from './control-views.ts'
+import {
+  type ControlView,
+  JOURNAL_DEFAULT_LIMIT,
+  journalDifferences,
+  readView,
+  VIEW_PLACES,
+  VIEW_READS,
+  viewDifferences,
+} from './control-views.ts'
 import { IdMap } from './id-map.ts'
 import type { ModelTime } from './model-time.ts'
 import { enumParameters, spellRequest } from './request-spelling.ts'
@@ -41,6 +49,8 @@ import {
   type SetupSpec,
   type Step,
   type Watch,
+  WEBHOOK_SECRET_ACTIONS,
+  type WebhookSecretAction,
 } from './step-types.ts'
 
 /** The origin the `origin` key is bound to, and another one. */
@@ -158,13 +168,19 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 /** Most pages a read back walks. */
 const MAX_PAGES = 8
 
+/** What of an error answer two implementations must agree on: its type and code (its message is theirs). */
+const errorPart = (body: unknown) => {
+  const error = isObject(body) && isObject(body.error) ? body.error : {}
+  return { type: error.type, code: error.code }
+}
+
 export interface SequenceDeps {
   contract: Contract
   target: Side
   model: Model
   time: ModelTime
   /** Whether the target's control plane places simulated calls (learnt on the first try). */
-  capabilities: { calls?: boolean; join?: boolean }
+  capabilities: { calls?: boolean; join?: boolean; webhookSecret?: boolean; loopback?: boolean }
   /** Tags the accounts a sequence makes. */
   label: string
   /** Every key value the run saw: reports never print them. */
@@ -193,7 +209,14 @@ export class Sequence {
   private current?: Recorded
   private steps = 0
   /** The list being read a page per `page` step: where it is, and the cursor of its next page. */
-  private paging?: { collection: string; pageSize: number; direction: string; cursor?: IdPair }
+  private paging?: {
+    collection: string
+    pageSize: number
+    direction: string
+    cursor?: IdPair
+    /** The list's filters, kept on every page (`name=value&...` on each side; empty for none). */
+    filters: IdPair
+  }
   /** Team members (the model's IDs) the model last showed invited: those that may join. */
   private readonly invited = new Set<string>()
   /** Which of `CALENDAR_EDGES` the sequence's calendar instants are near. */
@@ -485,7 +508,156 @@ export class Sequence {
         return this.changePlan(step)
       case 'join':
         return this.join(step)
+      case 'secret':
+        return this.webhookSecret(step.action)
+      case 'mint':
+        return this.mint(step)
     }
+  }
+
+  /**
+   * A key made on the dashboard of the main account with the permissions and restrictions the step picks, on both
+   * control planes (compared but for the key's value; a refusal by its status, type and code), then the step's
+   * requests sent with it. Its addresses only when the target sees this client at 127.0.0.1, as the model does.
+   */
+  private async mint(step: Extract<Step, { kind: 'mint' }>): Promise<void> {
+    const { target, model, time } = this.deps
+    const current = this.current as Recorded
+    const ips = step.ips && (await this.seesLoopback()) ? step.ips : undefined
+    await this.separateWrite()
+    const restrictions = {
+      ...(ips ? { allowed_ips: ips } : {}),
+      ...(step.expiresIn === undefined ? {} : { expires_at: iso(time.current() + step.expiresIn) }),
+    }
+    const body = {
+      name: 'explore minted',
+      type: step.type,
+      ...(step.permissions ? { permissions: step.permissions } : {}),
+      ...(Object.keys(restrictions).length > 0 ? { restrictions } : {}),
+    }
+    const place = 'POST /_mock/accounts/{account_id}/keys'
+    current.title = `the dashboard makes a ${step.type} key${step.permissions ? ` with ${JSON.stringify(step.permissions)}` : ''}${ips ? ` from ${ips.join(', ')}` : ''}${step.expiresIn === undefined ? '' : ` expiring in ${step.expiresIn} s`} (${place}), then uses it`
+    const path = (account: string) => `/accounts/${account}/keys`
+    const seen = await target.control.answer('POST', path(this.accounts.target.main), body)
+    const made = (isObject(seen.body) ? seen.body : {}) as Record<string, unknown>
+    if (typeof made.value === 'string') this.deps.secrets.add(made.value)
+    this.interact('control', 'POST', path(this.accounts.target.main), {}, body, seen.body)
+    const second = Math.floor(Date.parse(String(made.created_at)) / 1000)
+    time.step(Number.isNaN(second) ? time.current() : Math.max(second, time.current()))
+    const shown = await model.control.answer('POST', path(this.accounts.model.main), body)
+    const twin = (isObject(shown.body) ? shown.body : {}) as Record<string, unknown>
+    if (typeof twin.value === 'string') this.deps.secrets.add(twin.value)
+    if (typeof made.id === 'string' && typeof twin.id === 'string') this.ids.set(made.id, twin.id)
+    const decidedBy = `mock-control.yaml ${place}`
+    const differences =
+      seen.status !== shown.status
+        ? [{ at: 'status', target: String(seen.status), model: String(shown.status), decidedBy }]
+        : seen.status >= 400
+          ? viewDifferences(errorPart(seen.body), errorPart(shown.body), this.ids, decidedBy)
+          : viewDifferences(made, twin, this.ids, decidedBy)
+    if (differences.length > 0)
+      this.controlDifference(
+        `/_mock${path(this.accounts.target.main)}`,
+        seen.body,
+        shown.body,
+        differences,
+        'POST',
+      )
+    if (typeof made.value !== 'string' || typeof twin.value !== 'string') return
+    this.keys.set('minted', {
+      target: made.value,
+      model: twin.value,
+      targetId: String(made.id),
+      modelId: String(twin.id),
+    })
+    for (const use of step.uses) await this.api({ ...use, key: 'minted' })
+  }
+
+  /**
+   * Whether the target sees this client at 127.0.0.1 (the model's client address), learnt once a run: a key of the
+   * other account bound to 127.0.0.0/8 reads, uncompared, on both sides. A target behind a port mapping (a
+   * container's) sees another address, and a key bound to an address means something else to it.
+   */
+  private async seesLoopback(): Promise<boolean> {
+    const { target, model, capabilities } = this.deps
+    if (capabilities.loopback !== undefined) return capabilities.loopback
+    const read = this.plainRead()
+    if (!read) return false
+    const body = {
+      name: 'explore address probe',
+      type: 'secret',
+      restrictions: { allowed_ips: ['127.0.0.0/8'] },
+    }
+    const made = await target.control.createKey(this.accounts.target.other, body as never)
+    const twin = await model.control.createKey(this.accounts.model.other, body as never)
+    for (const value of [made.value, twin.value]) this.deps.secrets.add(value)
+    this.ids.set(made.id, twin.id)
+    const request = (key: string): SideRequest => ({
+      method: 'GET',
+      path: read,
+      headers: { authorization: `Bearer ${key}` },
+    })
+    const { target: answer } = await this.exchange(
+      { target: request(made.value), model: request(twin.value) },
+      {
+        role: 'other-secret',
+        title: 'a key bound to 127.0.0.0/8 reads: does the target see this client there?',
+        uncompared: 'learns whether the target sees this client at 127.0.0.1, as the model does',
+      },
+    )
+    capabilities.loopback = answer.status === 200
+    return capabilities.loopback
+  }
+
+  /**
+   * The account's webhook signing secret created (rotated when it has one), shown or revoked on both control
+   * planes, the answers compared but for the secret's value (an error by its status, type and code). A control
+   * plane without the operation is noted and never asked again.
+   */
+  private async webhookSecret(action: WebhookSecretAction): Promise<void> {
+    const { target, model, capabilities, time } = this.deps
+    const current = this.current as Recorded
+    const method = WEBHOOK_SECRET_ACTIONS[action]
+    const place = `${method} /_mock/accounts/{account_id}/webhook-secret`
+    current.title = `${action} the account's webhook signing secret (${place})`
+    if (capabilities.webhookSecret === false) {
+      current.note = "the target's control plane has no webhook signing secret: nothing sent"
+      return
+    }
+    if (method !== 'GET') await this.separateWrite()
+    const path = (account: string) => `/accounts/${account}/webhook-secret`
+    const seen = await target.control.answer(method, path(this.accounts.target.main))
+    const code = (seen.body as { error?: { code?: unknown } } | undefined)?.error?.code
+    if (seen.status === 405 || (seen.status === 404 && code !== 'resource_not_found')) {
+      capabilities.webhookSecret = false
+      current.note = "the target's control plane has no webhook signing secret: nothing sent"
+      return
+    }
+    capabilities.webhookSecret = true
+    this.interact('control', method, path(this.accounts.target.main), {}, undefined, seen.body)
+    const made = (seen.body as { created_at?: unknown } | undefined)?.created_at
+    if (method === 'POST' && typeof made === 'string') {
+      // The model's secret is made in the second the target's was.
+      const second = Math.floor(Date.parse(made) / 1000)
+      if (!Number.isNaN(second)) time.step(Math.max(second, time.current()))
+      this.wrote(made)
+    }
+    const shown = await model.control.answer(method, path(this.accounts.model.main))
+    const decidedBy = `mock-control.yaml ${place}`
+    const differences =
+      seen.status !== shown.status
+        ? [{ at: 'status', target: String(seen.status), model: String(shown.status), decidedBy }]
+        : seen.status >= 400
+          ? viewDifferences(errorPart(seen.body), errorPart(shown.body), this.ids, decidedBy)
+          : viewDifferences(seen.body, shown.body, this.ids, decidedBy)
+    if (differences.length > 0)
+      this.controlDifference(
+        `/_mock${path(this.accounts.target.main)}`,
+        seen.body,
+        shown.body,
+        differences,
+        method,
+      )
   }
 
   /**
@@ -614,29 +786,55 @@ export class Sequence {
   }
 
   /**
-   * The dashboard's view of the main account read on both control planes and compared (control-views.ts). A
-   * control plane that does not answer it is noted, and nothing is compared.
+   * The dashboard's view of the main account read on both control planes and compared (control-views.ts), or, for
+   * the journal, held to what any journal shows. A control plane that does not answer it is noted, and nothing
+   * is compared.
    */
   private async look(view: ControlView): Promise<void> {
-    const { target, model } = this.deps
+    const { target, model, time } = this.deps
     const current = this.current as Recorded
     const account = { target: this.accounts.target.main, model: this.accounts.model.main }
-    const path = view === 'keys' ? `/accounts/${account.target}/keys` : `/accounts/${account.target}`
-    current.title = `the dashboard shows the account's ${view === 'keys' ? 'keys' : 'plan and quotas'} (GET /_mock${view === 'keys' ? '/accounts/{account_id}/keys' : '/accounts/{account_id}'})`
-    const read = async (control: MockControl, id: string): Promise<unknown> =>
-      view === 'keys' ? { data: await control.listKeys(id) } : control.getAccount(id)
+    const { path, what } = VIEW_READS[view]
+    current.title = `the dashboard shows the account's ${what} (GET /_mock${path})`
+    const sent = path.replace('{account_id}', account.target)
+    // The rate-limit windows move with each second: the target's clock is read around its view, and the model's
+    // is read in each second the target's may have been in.
+    const seconds = view === 'rate-limit' ? [time.read((await target.control.clock()).now)] : []
     let seen: unknown
     try {
-      seen = await read(target.control, account.target)
+      seen = await readView(target.control, view, account.target)
     } catch (error) {
       if (!(error instanceof MockControlError)) throw error
       current.note = `the target's control plane did not show it: ${error.message.slice(0, 160)}`
       return
     }
-    this.interact('control', 'GET', path, {}, undefined, seen)
-    const shown = await read(model.control, account.model)
-    const differences = viewDifferences(seen, shown, this.ids, VIEW_PLACES[view])
-    if (differences.length === 0) return
+    this.interact('control', 'GET', sent, {}, undefined, seen)
+    if (view === 'journal') {
+      const differences = journalDifferences(seen as object, JOURNAL_DEFAULT_LIMIT, account.target)
+      if (differences.length > 0) this.controlDifference(`/_mock${sent}`, seen, undefined, differences)
+      return
+    }
+    if (view === 'rate-limit') seconds.push(time.read((await target.control.clock()).now))
+    let differences: Difference[] = []
+    let shown: unknown
+    for (const second of seconds.length > 0 ? [...new Set(seconds)] : [undefined]) {
+      if (second !== undefined) time.step(second)
+      shown = await readView(model.control, view, account.model)
+      differences = viewDifferences(seen, shown, this.ids, VIEW_PLACES[view])
+      if (differences.length === 0) return
+    }
+    this.controlDifference(`/_mock${sent}`, seen, shown, differences)
+  }
+
+  /** A control-plane answer of the target that differs from the model's (or from what any target answers). */
+  private controlDifference(
+    path: string,
+    seen: unknown,
+    shown: unknown,
+    differences: Difference[],
+    method = 'GET',
+  ): never {
+    const current = this.current as Recorded
     const answer = (body: unknown): SideAnswer => ({
       status: 200,
       headers: {},
@@ -647,7 +845,7 @@ export class Sequence {
     })
     current.exchanges.push({
       title: current.title,
-      request: { method: 'GET', path: `/_mock${path}`, headers: {} },
+      request: { method, path, headers: {} },
       target: answer(seen),
       model: answer(shown),
       differences,
@@ -987,17 +1185,19 @@ export class Sequence {
     if (!this.paging) {
       const operation = lists[step.list % lists.length] as ContractOperation
       const backwards = step.backwards && operation.parameters.some((p) => p.name === names.before)
-      this.paging = { collection: operation.path, pageSize: step.pageSize, direction: names.after }
-      // Upwards from the oldest object known to this account: the first page up from it.
-      const prefix = backwards ? listPrefix(this.deps.contract, operation) : undefined
+      const filters = this.filtersOf(operation, step.filters?.[operation.operationId] ?? {})
+      this.paging = { collection: operation.path, pageSize: step.pageSize, direction: names.after, filters }
+      // Upwards from the oldest object known to this account: the first page up from it (unfiltered lists only:
+      // that object may be one the filter leaves out).
+      const prefix = backwards && !filters.target ? listPrefix(this.deps.contract, operation) : undefined
       const oldest = prefix ? this.memory.pool('live', prefix)[0] : undefined
       if (oldest) this.paging = { ...this.paging, direction: names.before, cursor: oldest }
     }
-    const { collection, pageSize, direction, cursor } = this.paging
+    const { collection, pageSize, direction, cursor, filters } = this.paging
     const path = (side: 'target' | 'model') =>
-      `${collection}?${names.limit}=${pageSize}${cursor ? `&${direction}=${cursor[side]}` : ''}`
+      `${collection}?${filters[side] ? `${filters[side]}&` : ''}${names.limit}=${pageSize}${cursor ? `&${direction}=${cursor[side]}` : ''}`
     const role = step.key ?? 'secret'
-    current.title = `read the next page of ${collection} (${pageSize} a page, ${direction === names.before ? 'upwards' : 'downwards'}${role === 'secret' ? '' : `, key: ${role}`})`
+    current.title = `read the next page of ${collection}${filters.target ? ` filtered by ${filters.target}` : ''} (${pageSize} a page, ${direction === names.before ? 'upwards' : 'downwards'}${role === 'secret' ? '' : `, key: ${role}`})`
     const answer = await this.read({ target: path('target'), model: path('model') }, 'a page', role)
     const data = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data : []
     const next = data.at(direction === names.before ? 0 : -1)
@@ -1006,6 +1206,24 @@ export class Sequence {
     if (answer.status === 200 && isObject(answer.body) && answer.body.has_more === true && id && target)
       this.paging.cursor = { target, model: id }
     else this.paging = undefined
+  }
+
+  /**
+   * A list's filters as a query on each side: the valid values drawn (an object the account holds, a value of the
+   * schema, an instant), neither a broken one nor a deleted object, which would end the paging at its first page.
+   */
+  private filtersOf(operation: ContractOperation, params: Record<string, ParamChoice>): IdPair {
+    const query = { target: [] as [string, string][], model: [] as [string, string][] }
+    for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
+      const choice = params[parameter.name]
+      if (!choice || choice.from === 'broken' || (choice.from === 'object' && choice.pool !== 'live'))
+        continue
+      const value = this.param(parameter.name, choice)
+      if (value === undefined) continue
+      query.target.push([parameter.name, value.target])
+      query.model.push([parameter.name, value.model])
+    }
+    return { target: `${new URLSearchParams(query.target)}`, model: `${new URLSearchParams(query.model)}` }
   }
 
   private async again(step: Extract<Step, { kind: 'again' }>): Promise<void> {
@@ -1185,10 +1403,29 @@ export class Sequence {
   /** Moves the target's clock (and so the model's). */
   private async advanceBy(seconds: number): Promise<void> {
     const { target, time } = this.deps
+    const before = await target.control.clock()
     const answer = await target.control.advanceClock(seconds)
     this.interact('control', 'POST', '/clock/advance', {}, { seconds }, answer)
     time.advanced(seconds)
     time.read(answer.now)
+    // The clock runs ahead of real time by its offset, which a move adds to exactly (fractions too).
+    const expected = before.offset_seconds + seconds
+    if (Math.abs(answer.offset_seconds - expected) > 1e-6)
+      this.controlDifference(
+        '/_mock/clock/advance',
+        answer,
+        { ...answer, offset_seconds: expected },
+        [
+          {
+            at: 'body.offset_seconds',
+            target: String(answer.offset_seconds),
+            model: `${expected} (${before.offset_seconds} before, moved ${seconds} s)`,
+            decidedBy:
+              'mock-control.yaml advanceClock: "Moves the clock forward by `seconds` (fractions allowed ...)"; Clock.offset_seconds: "Seconds the clock runs ahead of real time: advanced since start"',
+          },
+        ],
+        'POST',
+      )
   }
 
   // ---------------------------------------------------------------- one request on both sides

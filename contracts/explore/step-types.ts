@@ -53,7 +53,7 @@ export const KEY_ROLES = [
   'none',
   ...MANGLED_ROLES,
 ] as const
-export type KeyRole = (typeof KEY_ROLES)[number] | `lacking-${string}` | `only-${string}`
+export type KeyRole = (typeof KEY_ROLES)[number] | `lacking-${string}` | `only-${string}` | 'minted'
 
 /** The role of the key that holds every scope but `scope`. */
 export const lacking = (scope: string): KeyRole => `lacking-${scope}`
@@ -200,6 +200,26 @@ export type Step =
   /** A key revoked through the control plane. */
   | { kind: 'revoke'; key: KeyRole }
   /**
+   * A key made on the dashboard (`createKey`) with the permissions and restrictions a user picks, on both sides,
+   * the answers compared but for the key's value; then `uses`, requests sent with it (the `minted` key).
+   */
+  | {
+      kind: 'mint'
+      type: 'secret' | 'publishable'
+      /** Scopes and groups; undefined: the type's default. */
+      permissions?: string[]
+      /** Addresses and ranges (`MINT_ADDRESSES`), only where the target sees this client at 127.0.0.1. */
+      ips?: string[]
+      /** Seconds from now to its `expires_at`; undefined: never expires. */
+      expiresIn?: number
+      uses: ApiStep[]
+    }
+  /**
+   * The account's webhook signing secret created (or rotated, when it has one), read, or revoked through the
+   * control plane, on both sides: the answers compared but for the secret's value.
+   */
+  | { kind: 'secret'; action: WebhookSecretAction }
+  /**
    * The account's plan or quotas changed through the control plane (an upgrade, a downgrade, custom limits);
    * `limits` undefined: the plan alone (custom quotas stay as they are).
    */
@@ -208,7 +228,15 @@ export type Step =
    * The next page of the list being read (other steps in between: a client paging while objects come and go),
    * or the first page of a list (the `list`th of the contract's) when none is being read or it has ended.
    */
-  | { kind: 'page'; list: number; pageSize: number; backwards: boolean; key?: KeyRole }
+  | {
+      kind: 'page'
+      list: number
+      pageSize: number
+      backwards: boolean
+      key?: KeyRole
+      /** The list's filters (by operation: its query parameters but the pagination's), kept on every page. */
+      filters?: Watch
+    }
 
 /**
  * Instants where calendars and clocks have their edges, which a sequence's instants may be drawn near: a leap day,
@@ -229,6 +257,29 @@ export const CALENDAR_EDGES = [
   '0001-01-01T00:00:00Z',
   '9999-12-31T23:59:59Z',
 ] as const
+
+/**
+ * The addresses and ranges a minted key may be bound to: this client's (127.0.0.1, as a bare address, a /32 and in
+ * its /8), IPv6's loopback, other networks, everywhere, and forms that are no address.
+ */
+export const MINT_ADDRESSES = [
+  '127.0.0.1',
+  '127.0.0.1/32',
+  '127.0.0.0/8',
+  '::1',
+  '10.0.0.1',
+  '10.0.0.0/8',
+  '192.168.1.0/24',
+  '0.0.0.0/0',
+  '::/0',
+  'localhost',
+  '127.0.0.256',
+  '127.0.0.1/33',
+] as const
+
+/** What a `secret` step does to the account's webhook signing secret, and with which method. */
+export const WEBHOOK_SECRET_ACTIONS = { create: 'POST', show: 'GET', revoke: 'DELETE' } as const
+export type WebhookSecretAction = keyof typeof WEBHOOK_SECRET_ACTIONS
 
 /** How a sequence's accounts are set up: the same on the target and on the model. */
 export interface SetupSpec {

@@ -3,7 +3,7 @@ import { parameterBreakages } from '../contract/breakages.ts'
 import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
 import { BODY_EDITS } from './body-edits.ts'
-import { listOperations, listPrefix, viewOperations } from './contract-shapes.ts'
+import { listOperations, listPrefix, paginationNames, viewOperations } from './contract-shapes.ts'
 import { CONTROL_VIEWS } from './control-views.ts'
 import { IDEMPOTENCY_ELSEWHERE_FORM, REQUEST_FORM_COUNT } from './request-spelling.ts'
 import { idPrefixes, resolveNode } from './schema-node.ts'
@@ -15,19 +15,24 @@ import {
   type KeyRole,
   lacking,
   MANGLED_ROLES,
+  MINT_ADDRESSES,
   only,
   type ParamChoice,
   type SetupSpec,
   type Step,
+  type WebhookSecretAction,
 } from './step-types.ts'
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete']
 
 /**
  * Clock moves: near the bounds of the windows (docs/decisions/006-rate-limits.md) and of the idempotency keys
- * (docs/decisions/008-lists-and-idempotency.md), never on them.
+ * (docs/decisions/008-lists-and-idempotency.md), never on them; and by fractions of a second, which the control
+ * plane takes (mock-control.yaml advanceClock), the offset adding up to whole seconds as they accumulate.
  */
-export const ADVANCES = [2, 7, 29, 31, 58, 62, 119, 125, 3590, 3610, 86_390, 86_410, 90_000] as const
+export const ADVANCES = [
+  2, 7, 29, 31, 58, 62, 119, 125, 3590, 3610, 86_390, 86_410, 90_000, 0.5, 1.5,
+] as const
 
 /**
  * The key of a request: the full secret key half of the time; then, half as often each, the keys that lack exactly one
@@ -370,7 +375,36 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
       ]),
     ),
   )
+  // A list read page by page through its filters: what the filter keeps, paged (the pagination's own parameters
+  // are the step's).
+  const pagination = new Set(Object.values(paginationNames(contract) ?? {}))
+  const filters = fc.record(
+    Object.fromEntries(
+      listOperations(contract).map((op) => [
+        op.operationId,
+        fc.record(
+          Object.fromEntries(
+            op.parameters
+              .filter((p) => p.in === 'query' && !pagination.has(p.name))
+              .map((p) => [p.name, paramArbitrary(contract, op, p)]),
+          ),
+        ),
+      ]),
+    ),
+  )
   const requests = new Map(contract.operations.map((op) => [op.operationId, apiStepArbitrary(contract, op)]))
+  const mint = fc
+    .record({
+      type: fc.constantFrom<'secret' | 'publishable'>('secret', 'secret', 'publishable'),
+      permissions: fc.option(fc.subarray([...contract.scopes, 'read', 'write'], { maxLength: 3 }), {
+        nil: undefined,
+      }),
+      ips: fc.option(fc.subarray([...MINT_ADDRESSES], { minLength: 1, maxLength: 3 }), { nil: undefined }),
+      // Seconds to its expiry: now (refused: it must be in the future), the next seconds, a minute, an hour.
+      expiresIn: fc.option(fc.constantFrom(0, 1, 2, 61, 3600), { nil: undefined, freq: 3 }),
+      uses: fc.array(requestsOf(requests, contract.operations), { minLength: 1, maxLength: 3 }),
+    })
+    .map((step): Step => ({ kind: 'mint', ...step }))
   return fc.oneof(
     { weight: 16, arbitrary: requestsOf(requests, contract.operations) },
     { weight: 4, arbitrary: burstArbitrary(contract, requests) },
@@ -425,31 +459,41 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
             { weight: 4, arbitrary: fc.constant<KeyRole>('secret') },
             { weight: 1, arbitrary: fc.constantFrom<KeyRole>('publishable', 'read') },
           ),
+          filters: fc.oneof(
+            { weight: 2, arbitrary: fc.constant(undefined) },
+            { weight: 1, arbitrary: filters },
+          ),
         })
         .map((page): Step => ({ kind: 'page', ...page })),
     },
-    // The dashboard's events: a key revoked, or the newest invited member joining (one draw for both, so that
-    // adding an event moves no other step a seed draws).
+    // The dashboard's events: a key revoked, the newest invited member joining, the webhook signing secret
+    // created, rotated, read or revoked (one draw for all, so that adding an event moves no other step a seed
+    // draws).
     {
       weight: 1,
       arbitrary: fc
-        .constantFrom<KeyRole | 'join' | 'rejoin'>(
+        .constantFrom<KeyRole | 'join' | 'rejoin' | `secret:${WebhookSecretAction}`>(
           'spare',
           'publishable',
           'other-secret',
           'join',
           'join',
           'rejoin',
+          'secret:create',
+          'secret:create',
+          'secret:show',
+          'secret:revoke',
         )
-        .map(
-          (key): Step =>
-            key === 'join'
-              ? { kind: 'join', member: 0 }
-              : key === 'rejoin'
-                ? { kind: 'join', member: 0, again: true }
-                : { kind: 'revoke', key },
-        ),
+        .map((event): Step => {
+          if (event === 'join') return { kind: 'join', member: 0 }
+          if (event === 'rejoin') return { kind: 'join', member: 0, again: true }
+          if (event.startsWith('secret:'))
+            return { kind: 'secret', action: event.slice('secret:'.length) as WebhookSecretAction }
+          return { kind: 'revoke', key: event as KeyRole }
+        }),
     },
+    // A key made on the dashboard with the permissions and restrictions a user picks, then used.
+    { weight: 1, arbitrary: mint },
     // The dashboard shown: the account's keys (last used, revoked, rotation due) or its plan and quotas.
     { weight: 2, arbitrary: fc.constantFrom(...CONTROL_VIEWS).map((view): Step => ({ kind: 'look', view })) },
     {

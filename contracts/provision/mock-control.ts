@@ -58,6 +58,20 @@ export function createMockControl(options: MockControlOptions) {
     })
   }
 
+  /** Sends a request to the control plane and returns its status and JSON body (undefined when not JSON). */
+  async function answer(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown }> {
+    const response = await send(method, path, body)
+    try {
+      return { status: response.status, body: JSON.parse(response.text) }
+    } catch {
+      return { status: response.status, body: undefined }
+    }
+  }
+
   async function call<T>(method: string, path: string, body?: unknown, expected = 200): Promise<T> {
     const response = await send(method, path, body)
     const text = response.text
@@ -72,15 +86,9 @@ export function createMockControl(options: MockControlOptions) {
     root,
     /** Sends a request to the control plane and returns its status and error code, whatever they are. */
     async probe(method: string, path: string, body?: unknown): Promise<{ status: number; code?: string }> {
-      const response = await send(method, path, body)
-      let code: string | undefined
-      try {
-        const parsed = JSON.parse(response.text) as { error?: { code?: unknown } }
-        if (typeof parsed.error?.code === 'string') code = parsed.error.code
-      } catch {
-        code = undefined
-      }
-      return { status: response.status, code }
+      const { status, body: json } = await answer(method, path, body)
+      const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code
+      return { status, code: typeof code === 'string' ? code : undefined }
     },
     createAccount: (input: {
       plan: string
@@ -127,6 +135,16 @@ export function createMockControl(options: MockControlOptions) {
       if (response.status !== 200)
         throw new MockControlError(`control plane GET /_mock/capsule answered ${response.status}`)
       return response.text
+    },
+    answer,
+    /** The request journal (`listJournal`), newest first. */
+    journal: (query: { account_id?: string; limit?: number }) => {
+      const search = new URLSearchParams(
+        Object.entries(query).flatMap(([name, value]) =>
+          value === undefined ? [] : [[name, String(value)]],
+        ),
+      )
+      return call<{ data: Record<string, unknown>[]; has_more: boolean }>('GET', `/journal?${search}`)
     },
     rateLimit: (accountId: string) =>
       call<{

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { viewDifferences } from '../../contracts/explore/control-views.ts'
+import { journalDifferences, viewDifferences } from '../../contracts/explore/control-views.ts'
 import { IdMap } from '../../contracts/explore/id-map.ts'
 
 const ids = new IdMap()
@@ -49,5 +49,47 @@ describe("the dashboard's views compared between the target and the model", () =
     expect(viewDifferences({ plan: 'pro' }, { plan: 'free' }, ids, 'place').map((d) => d.at)).toEqual([
       'body.plan',
     ])
+  })
+})
+
+describe('the rate-limit windows compared', () => {
+  const usage = (used: number, reset: number) => ({
+    object: 'rate_limit_usage',
+    account_id: 'usr_target',
+    windows: [{ policy: 'burst', limit: 10, used, remaining: 10 - used, reset_seconds: reset }],
+  })
+  it('takes reset_seconds within a second as equal, but an empty window only at 0 on both', () => {
+    const model = { ...usage(2, 40), account_id: 'usr_model' }
+    expect(viewDifferences(usage(2, 41), model, ids, 'place')).toEqual([])
+    expect(viewDifferences(usage(2, 42), model, ids, 'place').map((d) => d.at)).toEqual([
+      'body.windows[0].reset_seconds',
+    ])
+    const empty = { ...usage(0, 0), account_id: 'usr_model' }
+    expect(viewDifferences(usage(0, 1), empty, ids, 'place').map((d) => d.at)).toEqual([
+      'body.windows[0].reset_seconds',
+    ])
+    expect(viewDifferences(usage(0, 60), empty, ids, 'place').map((d) => d.at)).toEqual([
+      'body.windows[0].reset_seconds',
+    ])
+  })
+})
+
+describe('the journal held to what any journal shows', () => {
+  const entry = (at: string, account = 'usr_target') => ({ id: 'req_x', at, account_id: account })
+  it('takes newest first within its limit, a second of disorder allowed (requests finishing in any order)', () => {
+    const list = {
+      data: [entry('2026-03-01T10:00:09Z'), entry('2026-03-01T10:00:10Z'), entry('2026-03-01T10:00:02Z')],
+    }
+    expect(journalDifferences(list, 100, 'usr_target')).toEqual([])
+  })
+  it('names entries listed oldest first, entries past the limit, and entries of another account', () => {
+    const oldestFirst = { data: [entry('2026-03-01T10:00:02Z'), entry('2026-03-01T10:00:09Z')] }
+    expect(journalDifferences(oldestFirst, 100, 'usr_target').map((d) => d.at)).toEqual(['body.data[1].at'])
+    expect(journalDifferences(oldestFirst, 1, 'usr_target').map((d) => d.at)).toEqual([
+      'body.data.length',
+      'body.data[1].at',
+    ])
+    const mixed = { data: [entry('2026-03-01T10:00:09Z', 'usr_other')] }
+    expect(journalDifferences(mixed, 100, 'usr_target').map((d) => d.at)).toEqual(['body.data[0].account_id'])
   })
 })
