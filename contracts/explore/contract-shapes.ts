@@ -50,6 +50,24 @@ export function listPrefix(contract: Contract, operation: ContractOperation): st
   return id ? idPrefixes(resolveNode(contract.document, id, '#').schema)?.[0] : undefined
 }
 
+/**
+ * The path of one object of a collection (`/agents/{agent_id}` of `/agents`) that answers `method`: one segment
+ * more than the collection, a parameter; undefined when the contract has none.
+ */
+export function itemPathOf(
+  contract: Contract,
+  collection: string,
+  method: 'get' | 'delete',
+): string | undefined {
+  const paths = contract.document.paths as Record<string, Record<string, unknown>>
+  return Object.keys(paths).find(
+    (path) =>
+      path.startsWith(`${collection}/{`) &&
+      !path.slice(collection.length + 1).includes('/') &&
+      !!paths[path]?.[method],
+  )
+}
+
 /** The operations that create an object (POST answered 201) and give an example body. */
 export function creatingOperations(contract: Contract): ContractOperation[] {
   return contract.operations.filter(

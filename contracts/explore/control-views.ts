@@ -10,7 +10,7 @@ import type { IdMap } from './id-map.ts'
  * what mock-control.yaml says of any journal (newest first, within its limit, the account's requests only) rather
  * than to the model's: its entries name the requests as the target received them.
  */
-export const CONTROL_VIEWS = ['keys', 'account', 'rate-limit', 'journal'] as const
+export const CONTROL_VIEWS = ['keys', 'account', 'rate-limit', 'journal', 'accounts'] as const
 export type ControlView = (typeof CONTROL_VIEWS)[number]
 
 /** Where mock-control.yaml describes each view's answer. */
@@ -20,7 +20,9 @@ export const VIEW_PLACES: Record<ControlView, string> = {
   'rate-limit':
     'mock-control.yaml getRateLimitUsage: reset_seconds is the t of the v1 RateLimit header (0 when the window is empty): #/components/schemas/RateLimitWindow',
   journal:
-    'mock-control.yaml listJournal: "the most recent 1000 requests to /v1 ..., newest first"; limit 1-1000',
+    'mock-control.yaml listJournal: "the most recent 1000 requests to /v1 ..., newest first. Filters combine with AND"; status: "Only responses with this status (401) or status class (4xx)"',
+  accounts:
+    'mock-control.yaml listAccounts: "Lists every account of the mock in creation order (... oldest first)"',
 }
 
 /** How each view is read on a control plane, and what the dashboard calls it. */
@@ -32,6 +34,7 @@ export const VIEW_READS: Record<ControlView, { path: string; what: string }> = {
     path: '/journal?account_id={account_id}',
     what: 'latest requests (the journal, 100 by default)',
   },
+  accounts: { path: '/accounts', what: 'place in the list of accounts' },
 }
 
 /** The journal's default length (mock-control.yaml listJournal `limit`). */
@@ -48,6 +51,8 @@ export async function readView(control: MockControl, view: ControlView, id: stri
       return control.rateLimit(id)
     case 'journal':
       return control.journal({ account_id: id })
+    case 'accounts':
+      return { data: await control.listAccounts() }
   }
 }
 
@@ -158,6 +163,64 @@ export function journalDifferences(
         at: `body.data[${i}].at`,
         target: `${shown(entry.at)} listed after ${shown(before.at)}`,
         model: 'newest first',
+        decidedBy,
+      })
+  }
+  return out
+}
+
+/**
+ * What the journal filtered by a status class (`4xx`) must be: the account's journal with the entries of other
+ * statuses left out (filters combine with AND), when the unfiltered one is whole (no `has_more`).
+ */
+export function filteredJournalDifferences(
+  whole: { data?: unknown; has_more?: unknown },
+  filtered: { data?: unknown },
+  statusClass: string,
+): Difference[] {
+  if (whole.has_more !== false || !Array.isArray(whole.data) || !Array.isArray(filtered.data)) return []
+  const matches = (entry: unknown) => isObject(entry) && String(entry.status)[0] === statusClass[0]
+  const ids = (entries: unknown[]) => entries.map((e) => (isObject(e) ? String(e.id) : '?'))
+  const expected = ids(whole.data.filter(matches))
+  const got = ids(filtered.data)
+  if (JSON.stringify(expected) === JSON.stringify(got)) return []
+  return [
+    {
+      at: `body.data (status=${statusClass})`,
+      target: `${got.length} entries: ${got.slice(0, 5).join(', ')}`,
+      model: `the ${expected.length} ${statusClass} entries of the unfiltered journal: ${expected.slice(0, 5).join(', ')}`,
+      decidedBy: VIEW_PLACES.journal,
+    },
+  ]
+}
+
+/**
+ * What the list of accounts must show of the sequence's accounts (`made`, in the order they were made): each
+ * listed, in that order, and every account listed no earlier than the one before it (creation order).
+ */
+export function accountsDifferences(list: { data?: unknown }, made: string[]): Difference[] {
+  const decidedBy = VIEW_PLACES.accounts
+  const entries = Array.isArray(list.data) ? list.data.filter(isObject) : []
+  const out: Difference[] = []
+  const at = made.map((id) => entries.findIndex((a) => a.id === id))
+  for (const [i, id] of made.entries())
+    if ((at[i] ?? -1) < 0)
+      out.push({ at: `body.data[id=${id}]`, target: '(absent)', model: 'listed', decidedBy })
+  const places = at.filter((p) => p >= 0)
+  if (places.some((p, i) => i > 0 && p < (places[i - 1] as number)))
+    out.push({
+      at: 'body.data (order)',
+      target: `${made.join(', ')} at places ${at.join(', ')}`,
+      model: 'in the order they were made',
+      decidedBy,
+    })
+  for (const [i, account] of entries.entries()) {
+    const before = entries[i - 1]
+    if (before && Date.parse(String(account.created_at)) < Date.parse(String(before.created_at)))
+      out.push({
+        at: `body.data[${i}].created_at`,
+        target: `${shown(account.created_at)} listed after ${shown(before.created_at)}`,
+        model: 'oldest first',
         decidedBy,
       })
   }

@@ -2,7 +2,7 @@ import { bodyBreakages } from '../contract/breakages.ts'
 import type { Contract } from '../contract/contract.ts'
 import { type ContractOperation, fillPath, matchOperation } from '../contract/operations.ts'
 import { parseRateLimit } from '../http/rate-limit-headers.ts'
-import { type MockControl, MockControlError } from '../provision/mock-control.ts'
+import { MockControlError } from '../provision/mock-control.ts'
 import { editedBody } from './body-edits.ts'
 import { isRespelled, spellBody } from './body-spelling.ts'
 import {
@@ -14,6 +14,7 @@ import {
 } from './compare-answers.ts'
 import {
   creatingOperations,
+  itemPathOf,
   listOperations,
   listPrefix,
   paginationNames,
@@ -21,7 +22,9 @@ import {
   viewOperations,
 } from './contract-shapes.ts'
 import {
+  accountsDifferences,
   type ControlView,
+  filteredJournalDifferences,
   JOURNAL_DEFAULT_LIMIT,
   journalDifferences,
   readView,
@@ -658,6 +661,12 @@ export class Sequence {
         differences,
         method,
       )
+    // A change, then the dashboard shows the secret's state (as a revocation is followed by the keys).
+    if (method !== 'GET') {
+      const title = current.title
+      await this.webhookSecret('show')
+      current.title = `${title}, then shown`
+    }
   }
 
   /**
@@ -812,6 +821,19 @@ export class Sequence {
     if (view === 'journal') {
       const differences = journalDifferences(seen as object, JOURNAL_DEFAULT_LIMIT, account.target)
       if (differences.length > 0) this.controlDifference(`/_mock${sent}`, seen, undefined, differences)
+      // Then through a status class, which must leave out the rest and nothing more.
+      const statusClass = this.steps % 2 === 0 ? '4xx' : '2xx'
+      const filtered = await target.control.journal({ account_id: account.target, status: statusClass })
+      this.interact('control', 'GET', `${sent}&status=${statusClass}`, {}, undefined, filtered)
+      const missing = filteredJournalDifferences(seen as object, filtered, statusClass)
+      if (missing.length > 0)
+        this.controlDifference(`/_mock${sent}&status=${statusClass}`, filtered, seen, missing)
+      return
+    }
+    if (view === 'accounts') {
+      const made = [account.target, this.accounts.target.other].filter((id) => id !== '')
+      const differences = accountsDifferences(seen as object, made)
+      if (differences.length > 0) this.controlDifference(`/_mock${sent}`, seen, undefined, differences)
       return
     }
     if (view === 'rate-limit') seconds.push(time.read((await target.control.clock()).now))
@@ -874,26 +896,14 @@ export class Sequence {
     const made = await this.api({ ...step.create, readBack: false })
     const title = this.current?.title
     const id = isObject(made?.body) && typeof made.body.id === 'string' ? made.body.id : undefined
-    const targetId = id === undefined ? undefined : this.ids.toTarget(id)
-    const collection = this.deps.contract.operation(step.create.operationId).path
-    if (id === undefined || targetId === undefined) return
+    const item =
+      id === undefined
+        ? undefined
+        : this.itemOf(this.deps.contract.operation(step.create.operationId).path, id)
+    if (!item) return
     if (step.join) await this.join({ kind: 'join', member: 0 })
-    const item = {
-      target: `${collection}/${encodeURIComponent(targetId)}`,
-      model: `${collection}/${encodeURIComponent(id)}`,
-    }
-    const removal = matchOperation(this.deps.contract.operations, 'DELETE', item.target).operation
-    if (!removal) return
-    const request = (side: 'target' | 'model'): SideRequest => ({
-      method: 'DELETE',
-      path: item[side],
-      headers: { authorization: `Bearer ${this.keyOf('secret', side)}` },
-    })
     await this.separateWrite()
-    await this.exchange(
-      { target: request('target'), model: request('model') },
-      { operation: removal, role: 'secret', title: `DELETE ${item.target} (what was just made)` },
-    )
+    await this.sendWith('secret', 'DELETE', item, 'what was just made')
     await this.api({ ...step.create, readBack: step.create.readBack || { pageSize: 0, backwards: false } })
     if (this.current)
       this.current.title = `${title}, then removed${step.join ? ' (after joining)' : ''} and made again with the same body`
@@ -1081,13 +1091,7 @@ export class Sequence {
     const created = isObject(answer.body) && typeof answer.body.id === 'string' ? answer.body.id : undefined
     let item: IdPair | undefined
     if (operation.method === 'post' && created) {
-      const targetId = this.ids.toTarget(created)
-      const hasItem = Object.keys(paths).some((p) => p.startsWith(`${operation.path}/{`) && paths[p]?.get)
-      if (hasItem && targetId)
-        item = {
-          target: `${operation.path}/${encodeURIComponent(targetId)}`,
-          model: `${operation.path}/${encodeURIComponent(created)}`,
-        }
+      if (itemPathOf(contract, operation.path, 'get')) item = this.itemOf(operation.path, created)
     } else if (paths[operation.path]?.get) item = withoutQuery(pair)
     if (item) await this.read(item, 'read back')
     const collection = operation.path.replace(/\/\{[^}]+\}$/, '')
@@ -1095,22 +1099,37 @@ export class Sequence {
   }
 
   /** A GET with the secret key on both sides. */
-  private async read(path: IdPair, why: string, role: KeyRole = 'secret'): Promise<SideAnswer> {
+  private read(path: IdPair, why: string, role: KeyRole = 'secret'): Promise<SideAnswer> {
+    return this.sendWith(role, 'GET', path, why)
+  }
+
+  /** A request without a body to `path` on each side with the key of `role`, compared; the model's answer. */
+  private async sendWith(role: KeyRole, method: string, path: IdPair, why: string): Promise<SideAnswer> {
     const request = (side: 'target' | 'model'): SideRequest => ({
-      method: 'GET',
+      method,
       path: path[side],
       headers: { authorization: `Bearer ${this.keyOf(role, side)}` },
     })
-    const found = matchOperation(this.deps.contract.operations, 'GET', path.target.split('?')[0] as string)
+    const found = matchOperation(this.deps.contract.operations, method, path.target.split('?')[0] as string)
     const { model } = await this.exchange(
       { target: request('target'), model: request('model') },
       {
         operation: found.operation,
         role,
-        title: `GET ${path.target} (${role === 'secret' ? why : `key: ${role}, ${why}`})`,
+        title: `${method} ${path.target} (${role === 'secret' ? why : `key: ${role}, ${why}`})`,
       },
     )
     return model
+  }
+
+  /** The path of the object `modelId` of `collection` on each side; undefined when the target's ID is unknown. */
+  private itemOf(collection: string, modelId: string): IdPair | undefined {
+    const targetId = this.ids.toTarget(modelId)
+    if (targetId === undefined) return undefined
+    return {
+      target: `${collection}/${encodeURIComponent(targetId)}`,
+      model: `${collection}/${encodeURIComponent(modelId)}`,
+    }
   }
 
   /** A read of a path that names no object (the same on both sides) with the key of `role`. */
@@ -1305,13 +1324,11 @@ export class Sequence {
    */
   private async watchCall(stage: string, watch: Watch, views = false, call?: IdPair): Promise<void> {
     const { contract } = this.deps
-    const paths = contract.document.paths as Record<string, Record<string, unknown>>
     const calls = listOperations(contract).filter((op) => listPrefix(contract, op) === 'call')
     for (const operation of [...calls, ...(views ? viewOperations(contract) : [])])
       await this.readThrough(operation, watch[operation.operationId] ?? {}, `a placed call ${stage}`)
     const list = calls[0]
-    const itemPath = list && Object.keys(paths).find((p) => p.startsWith(`${list.path}/{`) && paths[p]?.get)
-    if (call && list && itemPath && !itemPath.slice(list.path.length + 1).includes('/'))
+    if (call && list && itemPathOf(contract, list.path, 'get'))
       await this.read(
         {
           target: `${list.path}/${encodeURIComponent(call.target)}`,

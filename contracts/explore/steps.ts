@@ -3,7 +3,7 @@ import { parameterBreakages } from '../contract/breakages.ts'
 import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractParameter } from '../contract/operations.ts'
 import { BODY_EDITS } from './body-edits.ts'
-import { listOperations, listPrefix, paginationNames, viewOperations } from './contract-shapes.ts'
+import { itemPathOf, listOperations, listPrefix, paginationNames, viewOperations } from './contract-shapes.ts'
 import { CONTROL_VIEWS } from './control-views.ts'
 import { IDEMPOTENCY_ELSEWHERE_FORM, REQUEST_FORM_COUNT } from './request-spelling.ts'
 import { idPrefixes, resolveNode } from './schema-node.ts'
@@ -27,12 +27,12 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete']
 
 /**
  * Clock moves: near the bounds of the windows (docs/decisions/006-rate-limits.md) and of the idempotency keys
- * (docs/decisions/008-lists-and-idempotency.md), never on them; and by fractions of a second, which the control
- * plane takes (mock-control.yaml advanceClock), the offset adding up to whole seconds as they accumulate.
+ * (docs/decisions/008-lists-and-idempotency.md), never on them; now and then by a fraction of a second
+ * (`FRACTIONS`), which the control plane takes (mock-control.yaml advanceClock).
  */
-export const ADVANCES = [
-  2, 7, 29, 31, 58, 62, 119, 125, 3590, 3610, 86_390, 86_410, 90_000, 0.5, 1.5,
-] as const
+export const ADVANCES = [2, 7, 29, 31, 58, 62, 119, 125, 3590, 3610, 86_390, 86_410, 90_000] as const
+/** Fractions of a second, one move in fourteen: the windows' and keys' bounds are what most moves are for. */
+const FRACTIONS = [0.5, 1.5] as const
 
 /**
  * The key of a request: the full secret key half of the time; then, half as often each, the keys that lack exactly one
@@ -205,8 +205,7 @@ function bodyArbitrary(
   const body = operation.requestBody
   if (!body) return undefined
   const valid = valueArbitrary(contract.document, body.schema)
-  const required = resolveNode(contract.document, body.schema, '#').schema as { required?: unknown[] }
-  const partial = !(required.required?.length ?? 0)
+  const partial = requiresNothing(contract, body.schema)
   const base =
     body.examples.length > 0
       ? fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: fc.constantFrom(...body.examples) })
@@ -234,14 +233,21 @@ function bodyArbitrary(
   )
 }
 
+/** Whether a body schema requires no field: a partial update, whose body may carry one field alone. */
+function requiresNothing(contract: Contract, schema: unknown): boolean {
+  const resolved = resolveNode(contract.document, schema, '#').schema as { required?: unknown[] }
+  return !(resolved.required?.length ?? 0)
+}
+
+/** How a field is set from the object's past (body-edits.ts): which edit, which field and value, a new word. */
+const editChoice = fc.record({ edit: fc.constantFrom(...BODY_EDITS), pick: fc.nat(), word })
+
 /** A body made from the named object's past (body-edits.ts), a one-field body when it has none. */
 function editArbitrary(contract: Contract, schema: Record<string, unknown>): fc.Arbitrary<BodyChoice> {
-  return fc.tuple(oneFieldArbitrary(contract, schema), fc.constantFrom(...BODY_EDITS), fc.nat(), word).map(
-    ([fallback, edit, pick, value]): BodyChoice => ({
+  return fc.tuple(oneFieldArbitrary(contract, schema), editChoice).map(
+    ([fallback, edit]): BodyChoice => ({
       form: 'edit',
-      edit,
-      pick,
-      word: value,
+      ...edit,
       value: fallback.form === 'valid' ? fallback.value : {},
       spelling: fallback.form === 'valid' ? fallback.spelling : 0,
     }),
@@ -412,7 +418,12 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
     ...recreatesOf(contract, requests),
     {
       weight: 3,
-      arbitrary: fc.constantFrom(...ADVANCES).map((seconds): Step => ({ kind: 'advance', seconds })),
+      arbitrary: fc
+        .oneof(
+          { weight: 13, arbitrary: fc.constantFrom(...ADVANCES) },
+          { weight: 1, arbitrary: fc.constantFrom(...FRACTIONS) },
+        )
+        .map((seconds): Step => ({ kind: 'advance', seconds })),
     },
     {
       weight: 2,
@@ -524,15 +535,14 @@ function editsOf(
   contract: Contract,
   requests: ReadonlyMap<string, fc.Arbitrary<ApiStep>>,
 ): fc.WeightedArbitrary<Step>[] {
-  const updates = contract.operations.filter((op) => {
-    if (!op.requestBody || !op.path.includes('{') || op.method === 'post') return false
-    const schema = resolveNode(contract.document, op.requestBody.schema, '#').schema as {
-      required?: unknown[]
-    }
-    return !(schema.required?.length ?? 0)
-  })
+  const updates = contract.operations.filter(
+    (op) =>
+      op.requestBody !== undefined &&
+      op.path.includes('{') &&
+      op.method !== 'post' &&
+      requiresNothing(contract, op.requestBody.schema),
+  )
   if (updates.length === 0) return []
-  const edit = fc.record({ edit: fc.constantFrom(...BODY_EDITS), pick: fc.nat(), word })
   const ofEach = updates.map((op) =>
     fc
       .tuple(
@@ -543,7 +553,7 @@ function editsOf(
             (value): BodyChoice => ({ form: 'valid', value, spelling: 0 }),
           ),
         ),
-        fc.array(edit, { minLength: 2, maxLength: 3 }),
+        fc.array(editChoice, { minLength: 2, maxLength: 3 }),
         // Now and then every change with one Idempotency-Key, which an update does not take.
         fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       )
@@ -571,14 +581,9 @@ function recreatesOf(
   contract: Contract,
   requests: ReadonlyMap<string, fc.Arbitrary<ApiStep>>,
 ): fc.WeightedArbitrary<Step>[] {
-  const deletable = new Set(contract.operations.filter((op) => op.method === 'delete').map((op) => op.path))
   const creating = contract.operations.filter(
     (op) =>
-      creates(op) &&
-      op.requestBody !== undefined &&
-      [...deletable].some(
-        (path) => path.startsWith(`${op.path}/{`) && !path.slice(op.path.length + 1).includes('/'),
-      ),
+      creates(op) && op.requestBody !== undefined && itemPathOf(contract, op.path, 'delete') !== undefined,
   )
   if (creating.length === 0) return []
   const ofEach = creating.map((op) => {

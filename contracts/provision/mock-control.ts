@@ -138,7 +138,7 @@ export function createMockControl(options: MockControlOptions) {
     },
     answer,
     /** The request journal (`listJournal`), newest first. */
-    journal: (query: { account_id?: string; limit?: number }) => {
+    journal: (query: { account_id?: string; status?: string; limit?: number }) => {
       const search = new URLSearchParams(
         Object.entries(query).flatMap(([name, value]) =>
           value === undefined ? [] : [[name, String(value)]],

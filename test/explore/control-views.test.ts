@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { journalDifferences, viewDifferences } from '../../contracts/explore/control-views.ts'
+import {
+  accountsDifferences,
+  filteredJournalDifferences,
+  journalDifferences,
+  viewDifferences,
+} from '../../contracts/explore/control-views.ts'
 import { IdMap } from '../../contracts/explore/id-map.ts'
 
 const ids = new IdMap()
@@ -91,5 +96,33 @@ describe('the journal held to what any journal shows', () => {
     ])
     const mixed = { data: [entry('2026-03-01T10:00:09Z', 'usr_other')] }
     expect(journalDifferences(mixed, 100, 'usr_target').map((d) => d.at)).toEqual(['body.data[0].account_id'])
+  })
+})
+
+describe('the journal through a status class, and the list of accounts', () => {
+  const entry = (id: string, status: number) => ({ id, status, at: '2026-03-01T10:00:00Z' })
+  const whole = { data: [entry('req_3', 404), entry('req_2', 200), entry('req_1', 401)], has_more: false }
+  it('takes the unfiltered journal with the other statuses left out, and names one that leaves out more', () => {
+    expect(
+      filteredJournalDifferences(whole, { data: [entry('req_3', 404), entry('req_1', 401)] }, '4xx'),
+    ).toEqual([])
+    expect(filteredJournalDifferences(whole, { data: [] }, '4xx').map((d) => d.at)).toEqual([
+      'body.data (status=4xx)',
+    ])
+    // A journal cut by its limit says nothing of what the filter should keep.
+    expect(filteredJournalDifferences({ ...whole, has_more: true }, { data: [] }, '4xx')).toEqual([])
+  })
+  it('takes accounts in the order they were made, oldest first, and names one listed newest first', () => {
+    const account = (id: string, at: string) => ({ id, created_at: at })
+    const inOrder = {
+      data: [account('usr_a', '2026-03-01T10:00:00Z'), account('usr_b', '2026-03-01T10:00:05Z')],
+    }
+    expect(accountsDifferences(inOrder, ['usr_a', 'usr_b'])).toEqual([])
+    const newestFirst = { data: [...inOrder.data].reverse() }
+    expect(accountsDifferences(newestFirst, ['usr_a', 'usr_b']).map((d) => d.at)).toEqual([
+      'body.data (order)',
+      'body.data[1].created_at',
+    ])
+    expect(accountsDifferences(inOrder, ['usr_c']).map((d) => d.at)).toEqual(['body.data[id=usr_c]'])
   })
 })
