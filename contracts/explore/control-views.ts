@@ -155,14 +155,31 @@ export function journalDifferences(
         model: shown(accountId),
         decidedBy,
       })
+  }
+  return [...out, ...orderDifferences(entries, 'at', 'newest first', 1000, decidedBy)]
+}
+
+/**
+ * Where a list's instants (`field`) break its order: each entry no more than `slackMs` newer than the one listed
+ * before it (newest first), or no older (oldest first).
+ */
+function orderDifferences(
+  entries: Record<string, unknown>[],
+  field: string,
+  order: 'newest first' | 'oldest first',
+  slackMs: number,
+  decidedBy: string,
+): Difference[] {
+  const out: Difference[] = []
+  for (const [i, entry] of entries.entries()) {
     const before = entries[i - 1]
     if (before === undefined) continue
-    const [newer, older] = [Date.parse(String(before.at)), Date.parse(String(entry.at))]
-    if (older - newer > 1000)
+    const step = Date.parse(String(entry[field])) - Date.parse(String(before[field]))
+    if (order === 'newest first' ? step > slackMs : step < -slackMs)
       out.push({
-        at: `body.data[${i}].at`,
-        target: `${shown(entry.at)} listed after ${shown(before.at)}`,
-        model: 'newest first',
+        at: `body.data[${i}].${field}`,
+        target: `${shown(entry[field])} listed after ${shown(before[field])}`,
+        model: order,
         decidedBy,
       })
   }
@@ -214,15 +231,5 @@ export function accountsDifferences(list: { data?: unknown }, made: string[]): D
       model: 'in the order they were made',
       decidedBy,
     })
-  for (const [i, account] of entries.entries()) {
-    const before = entries[i - 1]
-    if (before && Date.parse(String(account.created_at)) < Date.parse(String(before.created_at)))
-      out.push({
-        at: `body.data[${i}].created_at`,
-        target: `${shown(account.created_at)} listed after ${shown(before.created_at)}`,
-        model: 'oldest first',
-        decidedBy,
-      })
-  }
-  return out
+  return [...out, ...orderDifferences(entries, 'created_at', 'oldest first', 0, decidedBy)]
 }

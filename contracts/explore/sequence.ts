@@ -551,21 +551,7 @@ export class Sequence {
     const twin = (isObject(shown.body) ? shown.body : {}) as Record<string, unknown>
     if (typeof twin.value === 'string') this.deps.secrets.add(twin.value)
     if (typeof made.id === 'string' && typeof twin.id === 'string') this.ids.set(made.id, twin.id)
-    const decidedBy = `mock-control.yaml ${place}`
-    const differences =
-      seen.status !== shown.status
-        ? [{ at: 'status', target: String(seen.status), model: String(shown.status), decidedBy }]
-        : seen.status >= 400
-          ? viewDifferences(errorPart(seen.body), errorPart(shown.body), this.ids, decidedBy)
-          : viewDifferences(made, twin, this.ids, decidedBy)
-    if (differences.length > 0)
-      this.controlDifference(
-        `/_mock${path(this.accounts.target.main)}`,
-        seen.body,
-        shown.body,
-        differences,
-        'POST',
-      )
+    this.compareControl('POST', path(this.accounts.target.main), seen, shown, place)
     if (typeof made.value !== 'string' || typeof twin.value !== 'string') return
     this.keys.set('minted', {
       target: made.value,
@@ -646,21 +632,7 @@ export class Sequence {
       this.wrote(made)
     }
     const shown = await model.control.answer(method, path(this.accounts.model.main))
-    const decidedBy = `mock-control.yaml ${place}`
-    const differences =
-      seen.status !== shown.status
-        ? [{ at: 'status', target: String(seen.status), model: String(shown.status), decidedBy }]
-        : seen.status >= 400
-          ? viewDifferences(errorPart(seen.body), errorPart(shown.body), this.ids, decidedBy)
-          : viewDifferences(seen.body, shown.body, this.ids, decidedBy)
-    if (differences.length > 0)
-      this.controlDifference(
-        `/_mock${path(this.accounts.target.main)}`,
-        seen.body,
-        shown.body,
-        differences,
-        method,
-      )
+    this.compareControl(method, path(this.accounts.target.main), seen, shown, place)
     // A change, then the dashboard shows the secret's state (as a revocation is followed by the keys).
     if (method !== 'GET') {
       const title = current.title
@@ -846,6 +818,29 @@ export class Sequence {
       if (differences.length === 0) return
     }
     this.controlDifference(`/_mock${sent}`, seen, shown, differences)
+  }
+
+  /**
+   * A control-plane write's answers on both sides compared (`place` names the operation): the status; then an
+   * error by its type and code (its message is each implementation's), a success field by field but for a
+   * secret's value.
+   */
+  private compareControl(
+    method: string,
+    path: string,
+    seen: { status: number; body: unknown },
+    shown: { status: number; body: unknown },
+    place: string,
+  ): void {
+    const decidedBy = `mock-control.yaml ${place}`
+    const differences =
+      seen.status !== shown.status
+        ? [{ at: 'status', target: String(seen.status), model: String(shown.status), decidedBy }]
+        : seen.status >= 400
+          ? viewDifferences(errorPart(seen.body), errorPart(shown.body), this.ids, decidedBy)
+          : viewDifferences(seen.body, shown.body, this.ids, decidedBy)
+    if (differences.length > 0)
+      this.controlDifference(`/_mock${path}`, seen.body, shown.body, differences, method)
   }
 
   /** A control-plane answer of the target that differs from the model's (or from what any target answers). */
