@@ -99,6 +99,13 @@ describe('parameterBreakages', () => {
     expect(refusing(idempotency?.schema)).toBe('two words')
     expect(refusing(cursor?.schema)).toBe('!!')
   })
+
+  it('sends an empty value where a patterned value must hold a character: a server may read it as absent', () => {
+    const contract = createContract()
+    const idempotency = contract.operation('createAgent').parameters.find((p) => p.name === 'Idempotency-Key')
+    const breakages = parameterBreakages(contract.document, idempotency?.schema)
+    expect(breakages.find((b) => b.what === 'too short')?.value).toBe('')
+  })
 })
 
 describe('bodyBreakages', () => {

@@ -248,7 +248,7 @@ export function parameterBreakages(
     .filter((b) => !(STRING_FORMS as readonly string[]).includes(b.what))
     .filter((b) => !(isString && b.what === 'of the wrong type'))
     .map((b) => (b.what === 'of the wrong type' && !isString ? NOT_JSON_NUMBER : b))
-    .filter((b) => !(pattern && LENGTH.has(b.what) && !pattern.test(String(b.value))))
+    .filter((b) => !(pattern && LENGTH.has(b.what) && b.value !== '' && !pattern.test(String(b.value))))
     .map((b) => ({ value: String(b.value), what: b.what }))
     .filter((b, i, all) => all.findIndex((o) => o.value === b.value) === i)
 }
@@ -256,6 +256,8 @@ export function parameterBreakages(
 /**
  * Length breakages of a string that has a pattern: when the too-short or too-long value breaks the pattern
  * as well, it finds nothing the pattern's own breakage does not (a target that checks the pattern refuses
- * both; one that checks only the length lets the pattern's value through), so it is not sent.
+ * both; one that checks only the length lets the pattern's value through), so it is not sent. But for the empty
+ * value: a server (or a framework before it) that reads an empty header or parameter as absent lets it through
+ * whatever the pattern says.
  */
 const LENGTH = new Set(['too short', 'too long'])

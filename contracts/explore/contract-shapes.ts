@@ -16,6 +16,13 @@ export function paginationNames(
   return limit && after && before ? { limit, after, before } : undefined
 }
 
+/** The size of a page asked for without `limit` (the contract's Limit parameter's default), 0 when none. */
+export function defaultPageSize(contract: Contract): number {
+  const parameters = (contract.document.components?.parameters ?? {}) as Record<string, { schema?: unknown }>
+  const schema = resolveNode(contract.document, parameters.Limit?.schema, '#').schema as { default?: unknown }
+  return typeof schema.default === 'number' ? schema.default : 0
+}
+
 /** The operations that list a collection (GET on a path without parameters, answered with `data`). */
 export function listOperations(contract: Contract): ContractOperation[] {
   return contract.operations.filter((op) => {

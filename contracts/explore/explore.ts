@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import type { Contract } from '../contract/contract.ts'
 import { BudgetExhausted, TargetUnreachable } from '../http/errors.ts'
-import { creatingOperations } from './contract-shapes.ts'
+import { creatingOperations, defaultPageSize } from './contract-shapes.ts'
 import { ModelTime } from './model-time.ts'
 import { DifferenceFound, type Recorded, Sequence, SequenceCut } from './sequence.ts'
 import { createModel, type ModelFactory, type Side } from './sides.ts'
@@ -178,7 +178,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   }
 
   const property = fc.asyncProperty(
-    setupArbitrary(creatingOperations(contract).length),
+    setupArbitrary(creatingOperations(contract).length, defaultPageSize(contract) + 1),
     fc.commands([stepArbitrary(contract).map((step) => new ExploreCommand(step))], {
       maxCommands: options.maxSteps ?? 50,
       size: 'max',

@@ -72,9 +72,23 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
       .tuple(word, fc.nat({ max: 999 }), fc.constantFrom('example.com', 'example.org'))
       .map(([name, n, domain]) => `${name}${n}@${domain}`)
   if (schema.format === 'uri' || schema.format === 'uri-reference') {
-    const uri = fc
+    const plain = fc
       .tuple(word, fc.constantFrom('hooks', 'events', 'voice'))
       .map(([name, path]) => `https://${name}.example.com/${path}`)
+    // The other forms a URL takes: http, a port, an address or localhost for the host, a query.
+    const other = fc
+      .tuple(
+        word,
+        fc.constantFrom('http', 'https'),
+        fc.constantFrom('name', 'localhost', '127.0.0.1', '[::1]'),
+        fc.constantFrom('', ':3000', ':8443'),
+        fc.constantFrom('/hooks', '/', '/events?source=explore'),
+      )
+      .map(
+        ([name, scheme, host, port, path]) =>
+          `${scheme}://${host === 'name' ? `${name}.example.com` : host}${port}${path}`,
+      )
+    const uri = fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: other })
     if (typeof schema.maxLength !== 'number' || maxLength > LONGEST_EDGE) return uri
     // As long as the bound allows (a path that long), where a shorter column or check shows.
     const longest = uri.map((s) =>

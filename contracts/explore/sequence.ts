@@ -116,6 +116,15 @@ interface ExchangeMeta {
   uncompared?: string
 }
 
+/** A request sent with an Idempotency-Key, kept for the steps that send it again. */
+interface Idempotent {
+  pair: { target: SideRequest; model: SideRequest }
+  operation: ContractOperation
+  role: KeyRole
+  /** Whether the model carried it out (a 2xx): its key then stands for that body. */
+  done: boolean
+}
+
 /** A request step's request on each side, and what its exchange needs. */
 interface Prepared {
   pair: { target: SideRequest; model: SideRequest }
@@ -166,6 +175,8 @@ const MAIN_KEYS: { role: KeyRole; input: (spec: SetupSpec, expiresAt: string) =>
   ]
 
 const iso = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
+/** The same instant written at offset +01:00 (any RFC 3339 offset is the same instant). */
+const atOffset = (second: number) => `${iso(second + 3600).slice(0, -1)}+01:00`
 const isObject = (v: unknown): v is Record<string, unknown> =>
   !!v && typeof v === 'object' && !Array.isArray(v)
 /** Most pages a read back walks. */
@@ -204,11 +215,7 @@ export class Sequence {
   private readonly keys = new Map<KeyRole, KeyPair>()
   private readonly accounts = { target: { main: '', other: '' }, model: { main: '', other: '' } }
   private readonly memory = new SequenceMemory()
-  private readonly idempotent: {
-    pair: { target: SideRequest; model: SideRequest }
-    operation: ContractOperation
-    role: KeyRole
-  }[] = []
+  private readonly idempotent: Idempotent[] = []
   private current?: Recorded
   private steps = 0
   /** The list being read a page per `page` step: where it is, and the cursor of its next page. */
@@ -515,6 +522,8 @@ export class Sequence {
         return this.webhookSecret(step.action)
       case 'mint':
         return this.mint(step)
+      case 'keyed':
+        return this.keyed(step)
     }
   }
 
@@ -530,7 +539,9 @@ export class Sequence {
     await this.separateWrite()
     const restrictions = {
       ...(ips ? { allowed_ips: ips } : {}),
-      ...(step.expiresIn === undefined ? {} : { expires_at: iso(time.current() + step.expiresIn) }),
+      ...(step.expiresIn === undefined
+        ? {}
+        : { expires_at: (step.atOffset ? atOffset : iso)(time.current() + step.expiresIn) }),
     }
     const body = {
       name: 'explore minted',
@@ -545,14 +556,41 @@ export class Sequence {
     const made = (isObject(seen.body) ? seen.body : {}) as Record<string, unknown>
     if (typeof made.value === 'string') this.deps.secrets.add(made.value)
     this.interact('control', 'POST', path(this.accounts.target.main), {}, body, seen.body)
+    // The model makes its key in the second the target made its own; a refusal (an expiry no longer in the future,
+    // a second on) in the second the target's clock reads after it.
     const second = Math.floor(Date.parse(String(made.created_at)) / 1000)
-    time.step(Number.isNaN(second) ? time.current() : Math.max(second, time.current()))
+    time.step(
+      Number.isNaN(second) ? time.read((await target.control.clock()).now) : Math.max(second, time.current()),
+    )
     const shown = await model.control.answer('POST', path(this.accounts.model.main), body)
     const twin = (isObject(shown.body) ? shown.body : {}) as Record<string, unknown>
     if (typeof twin.value === 'string') this.deps.secrets.add(twin.value)
     if (typeof made.id === 'string' && typeof twin.id === 'string') this.ids.set(made.id, twin.id)
     this.compareControl('POST', path(this.accounts.target.main), seen, shown, place)
     if (typeof made.value !== 'string' || typeof twin.value !== 'string') return
+    // What the target shows of its own key: the prefix and the last 4 characters (mock-control.yaml ApiKey).
+    const redacted = String(made.redacted_value)
+    const prefix = /^[a-z]+-[a-z]+-/.exec(made.value)?.[0] ?? ''
+    if (
+      !redacted.startsWith(prefix) ||
+      !redacted.endsWith(made.value.slice(-4)) ||
+      redacted.includes(made.value)
+    )
+      this.controlDifference(
+        `/_mock${path(this.accounts.target.main)}`,
+        seen.body,
+        undefined,
+        [
+          {
+            at: 'body.redacted_value',
+            target: redacted,
+            model: `${prefix}... and the key's last 4 characters (${made.value.slice(-4)})`,
+            decidedBy:
+              'mock-control.yaml ApiKey: "`redacted_value` shows the prefix and the last 4 characters"',
+          },
+        ],
+        'POST',
+      )
     this.keys.set('minted', {
       target: made.value,
       model: twin.value,
@@ -1029,10 +1067,11 @@ export class Sequence {
   }
 
   /** Notes a POST sent with an Idempotency-Key: a later step may send it again. */
-  private rememberIdempotent(prepared: Prepared, role: KeyRole): void {
+  private rememberIdempotent(prepared: Prepared, role: KeyRole, status: number | undefined): void {
     if (!prepared.idempotencyKey) return
     this.memory.sent('Idempotency-Key', prepared.idempotencyKey)
-    this.idempotent.push({ pair: prepared.pair, operation: prepared.operation, role })
+    const done = status !== undefined && status >= 200 && status < 300
+    this.idempotent.push({ pair: prepared.pair, operation: prepared.operation, role, done })
   }
 
   private async api(step: ApiStep): Promise<SideAnswer | undefined> {
@@ -1051,7 +1090,7 @@ export class Sequence {
         title: times > 1 ? `${method} ${pair.target.path} (${i + 1} of ${times})` : title,
       })
     }
-    this.rememberIdempotent(prepared, step.key)
+    this.rememberIdempotent(prepared, step.key, answers?.model.status)
     const first = answers?.model
     if (
       answers &&
@@ -1246,8 +1285,40 @@ export class Sequence {
       current.title = 'repeat an earlier request with its Idempotency-Key (none was made yet: nothing sent)'
       return
     }
-    const earlier = this.idempotent[step.pick % this.idempotent.length] as (typeof this.idempotent)[number]
-    const role = step.key === 'same' ? earlier.role : step.key
+    // Another body goes with a key that stands for a body (the model carried its request out), when there is one.
+    const done = this.idempotent.filter((e) => e.done)
+    const pool = step.changed && done.length > 0 ? done : this.idempotent
+    const earlier = pool[step.pick % pool.length] as Idempotent
+    await this.repeat(earlier, step.key === 'same' ? earlier.role : step.key, step.spelling, step.changed)
+  }
+
+  /**
+   * A create with an Idempotency-Key (the secret key, a valid body), then sent again with the same body (its
+   * answer replayed), then with another body (refused for the key stands for the first): a client retrying, and
+   * one reusing a key by mistake.
+   */
+  private async keyed(step: Extract<Step, { kind: 'keyed' }>): Promise<void> {
+    const before = this.idempotent.length
+    await this.api({ ...step.create, readBack: false })
+    const title = this.current?.title
+    const made = this.idempotent[before]
+    if (!made) return
+    await this.repeat(made, made.role, 0)
+    await this.repeat(made, made.role, 0, true)
+    if (this.current) this.current.title = `${title}, then again with the same body, then with another`
+  }
+
+  /**
+   * An earlier request that carried an Idempotency-Key, sent again with the key of `role`: its body the same, the
+   * same value written another way (`spelling`), or changed.
+   */
+  private async repeat(
+    earlier: Idempotent,
+    role: KeyRole,
+    spelling: number,
+    changed?: boolean,
+  ): Promise<void> {
+    const current = this.current as Recorded
     const rekey = (request: SideRequest, side: 'target' | 'model'): SideRequest => {
       const headers = { ...request.headers }
       const key = this.keyOf(role, side)
@@ -1257,22 +1328,26 @@ export class Sequence {
     }
     // The body written another way is the same request: compared as a JSON value (the contract, Idempotency).
     const respell = (request: SideRequest): SideRequest => {
-      if (!isRespelled(step.spelling) || request.body === undefined) return request
+      if (!isRespelled(spelling) || request.body === undefined) return request
       let value: unknown
       try {
         value = JSON.parse(request.body)
       } catch {
         return request
       }
-      const { text } = spellBody(value, step.spelling & ~3)
+      const { text } = spellBody(value, spelling & ~3)
       return { ...request, body: text }
     }
     const pair = {
-      target: respell(rekey(earlier.pair.target, 'target')),
-      model: respell(rekey(earlier.pair.model, 'model')),
+      target: changeBody(respell(rekey(earlier.pair.target, 'target')), changed),
+      model: changeBody(respell(rekey(earlier.pair.model, 'model')), changed),
     }
     const spelled =
-      pair.target.body === earlier.pair.target.body ? 'same body' : 'the same body written another way'
+      pair.target.body === earlier.pair.target.body
+        ? 'same body'
+        : changed && pair.target.body !== respell(earlier.pair.target).body
+          ? 'another body'
+          : 'the same body written another way'
     current.title = `${pair.target.method} ${pair.target.path} again, ${spelled} and Idempotency-Key (key: ${role})`
     await this.separateWrite()
     await this.exchange(pair, { operation: earlier.operation, role, title: current.title })
@@ -1565,7 +1640,14 @@ export class Sequence {
           const i = order[n] as number
           this.settle(exchange, (prepared[i] as Prepared).pair.model, metas[i] as ExchangeMeta)
         }
-        for (const [i, p] of prepared.entries()) this.rememberIdempotent(p, (step.steps[i] as ApiStep).key)
+        for (const [n, exchange] of tried.exchanges.entries()) {
+          const i = order[n] as number
+          this.rememberIdempotent(
+            prepared[i] as Prepared,
+            (step.steps[i] as ApiStep).key,
+            exchange.model.status,
+          )
+        }
         // What the writes left, read back once all are answered: a write lost to another shows there.
         const readBack = new Set<string>()
         for (const [n, exchange] of tried.exchanges.entries()) {
@@ -1771,6 +1853,24 @@ export function ordersOf(seconds: number[]): number[][] {
 }
 
 const factorial = (n: number): number => (n <= 1 ? 1 : n * factorial(n - 1))
+
+/**
+ * With `changed`, the request with another body: the first string field of its JSON object with ` again` after
+ * its value (the same request otherwise, when it has none).
+ */
+function changeBody(request: SideRequest, changed: boolean | undefined): SideRequest {
+  if (!changed || request.body === undefined) return request
+  let value: unknown
+  try {
+    value = JSON.parse(request.body)
+  } catch {
+    return request
+  }
+  if (!isObject(value)) return request
+  const field = Object.keys(value).find((name) => typeof value[name] === 'string')
+  if (field === undefined) return request
+  return { ...request, body: JSON.stringify({ ...value, [field]: `${value[field]} again` }) }
+}
 
 /** The paths of a pair of requests without their query strings. */
 const withoutQuery = (pair: { target: SideRequest; model: SideRequest }): IdPair => ({

@@ -138,9 +138,10 @@ export type Step =
   | ApiStep
   /**
    * The same request as an earlier one that carried an Idempotency-Key, with the same or another key; its JSON
-   * body written another way when `spelling` is not 0 (the same value: body-spelling.ts).
+   * body written another way when `spelling` is not 0 (the same value: body-spelling.ts); with `changed`, its
+   * Idempotency-Key with another body (a string field of it changed), which the key must not pass for the first.
    */
-  | { kind: 'again'; pick: number; key: KeyRole | 'same'; spelling: number }
+  | { kind: 'again'; pick: number; key: KeyRole | 'same'; spelling: number; changed?: boolean }
   /**
    * Requests sent at once, all in flight together (a client's parallel calls, two tabs, a retry while the first
    * try is still running): each is carried out whole, so the target's answers must be the model's for one order
@@ -159,6 +160,11 @@ export type Step =
    * then `create` again, read back; with `join`, an invited member joins before the removal.
    */
   | { kind: 'recreate'; create: ApiStep; join: boolean }
+  /**
+   * A create with an Idempotency-Key, sent again with the same body, then with another (the key stands for the
+   * first): `create` carries the secret key, a valid body and a fresh key.
+   */
+  | { kind: 'keyed'; create: ApiStep }
   /** `POST /_mock/clock/advance` on the target; the model's clock follows the target's. */
   | { kind: 'advance'; seconds: number }
   /** A simulated call placed through the control plane (when it offers `/calls`), then let run to its end. */
@@ -212,6 +218,8 @@ export type Step =
       ips?: string[]
       /** Seconds from now to its `expires_at`; undefined: never expires. */
       expiresIn?: number
+      /** Its `expires_at` written at offset +01:00 (the same instant). */
+      atOffset?: boolean
       uses: ApiStep[]
     }
   /**

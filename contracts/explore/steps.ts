@@ -408,6 +408,7 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
       ips: fc.option(fc.subarray([...MINT_ADDRESSES], { minLength: 1, maxLength: 3 }), { nil: undefined }),
       // Seconds to its expiry: now (refused: it must be in the future), the next seconds, a minute, an hour.
       expiresIn: fc.option(fc.constantFrom(0, 1, 2, 61, 3600), { nil: undefined, freq: 3 }),
+      atOffset: fc.boolean(),
       uses: fc.array(requestsOf(requests, contract.operations), { minLength: 1, maxLength: 3 }),
     })
     .map((step): Step => ({ kind: 'mint', ...step }))
@@ -416,6 +417,7 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
     { weight: 4, arbitrary: burstArbitrary(contract, requests) },
     ...editsOf(contract, requests),
     ...recreatesOf(contract, requests),
+    ...keyedRowsOf(contract, requests),
     {
       weight: 3,
       arbitrary: fc
@@ -436,6 +438,10 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
             { weight: 1, arbitrary: keyArbitrary(contract) },
           ),
           spelling: spellingArbitrary,
+          changed: fc.oneof(
+            { weight: 3, arbitrary: fc.constant(false) },
+            { weight: 1, arbitrary: fc.constant(true) },
+          ),
         })
         .map((again): Step => ({ kind: 'again', ...again })),
     },
@@ -478,10 +484,10 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
         .map((page): Step => ({ kind: 'page', ...page })),
     },
     // The dashboard's events: a key revoked, the newest invited member joining, the webhook signing secret
-    // created, rotated, read or revoked (one draw for all, so that adding an event moves no other step a seed
-    // draws).
+    // created, rotated, read or revoked (one draw for all; twice the weight since the secret's joined, so that
+    // keys are revoked and members join about as often as before).
     {
-      weight: 1,
+      weight: 2,
       arbitrary: fc
         .constantFrom<KeyRole | 'join' | 'rejoin' | `secret:${WebhookSecretAction}`>(
           'spare',
@@ -570,6 +576,42 @@ function editsOf(
       ),
   )
   return [{ weight: 3, arbitrary: fc.oneof(...ofEach) }]
+}
+
+/**
+ * A create with a fresh Idempotency-Key, the secret key and a valid body, then sent again with the same body and
+ * with another. None when nothing that creates takes an Idempotency-Key.
+ */
+function keyedRowsOf(
+  contract: Contract,
+  requests: ReadonlyMap<string, fc.Arbitrary<ApiStep>>,
+): fc.WeightedArbitrary<Step>[] {
+  const keyed = contract.operations.filter(
+    (op) => creates(op) && op.requestBody !== undefined && idempotencyParameter(op) !== undefined,
+  )
+  if (keyed.length === 0) return []
+  const ofEach = keyed.map((op) =>
+    fc
+      .tuple(
+        requests.get(op.operationId) as fc.Arbitrary<ApiStep>,
+        valueArbitrary(contract.document, op.requestBody?.schema),
+        fc.nat(),
+      )
+      .map(
+        ([request, value, n]): Step => ({
+          kind: 'keyed',
+          create: {
+            ...secretWrite(request),
+            body: { form: 'valid', value, spelling: 0 },
+            params: {
+              ...request.params,
+              [idempotencyParameter(op) as string]: { from: 'value', value: `explore-row-${n}` },
+            },
+          },
+        }),
+      ),
+  )
+  return [{ weight: 1, arbitrary: fc.oneof(...ofEach) }]
 }
 
 /**
@@ -717,15 +759,22 @@ function burstArbitrary(
   )
 }
 
-/** How each sequence's accounts are set up. */
-export function setupArbitrary(creating: number): fc.Arbitrary<SetupSpec> {
+/**
+ * How each sequence's accounts are set up: a few objects of each kind, or now and then one more than a page of the
+ * default size holds (`fullPage`), so that a list read without a `limit` is cut where the contract says.
+ */
+export function setupArbitrary(creating: number, fullPage = 0): fc.Arbitrary<SetupSpec> {
+  const count = fc.oneof(
+    { weight: 12, arbitrary: fc.integer({ min: 0, max: 3 }) },
+    { weight: fullPage > 0 ? 1 : 0, arbitrary: fc.constant(fullPage) },
+  )
   return fc.record({
     plan: PLANS,
     limits: LIMITS,
     // Within a sequence, or long after it: past 2038, where a signed 32-bit count of seconds ends.
     expiresIn: fc.constantFrom(45, 300, 4000, 15 * 365 * 86_400),
     edge: fc.nat(),
-    objects: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: creating, maxLength: creating }),
+    objects: fc.array(count, { minLength: creating, maxLength: creating }),
     calls: fc.array(
       fc.record({
         outcome: fc.constantFrom('completed', 'no_answer', 'busy', 'failed', 'canceled'),
