@@ -3,8 +3,8 @@
  * the contract suite: neither its checks, nor its exploration, nor its tests, nor its documentation were read, and the
  * suite was never run. held-out-3 to held-out-20 were read for their format only, and so as not to repeat their
  * faults (every fault here breaks another rule, on another operation, or in another situation than theirs). The
- * sources were the platform's spec and the product brief (`../shared/spec/`), the product decisions
- * (`docs/decisions/`), the contract (`openapi/v1.yaml`, `openapi/mock-control.yaml`) and the mock engine (the
+ * sources were the platform's spec and the product brief, the product decisions (the project's record of them:
+ * `docs/decisions/`), the contract (`openapi/v1.yaml`, `openapi/mock-control.yaml`) and the mock engine (the
  * correct implementation every fault wraps).
  *
  * No theme: a general set, as an independent QA team would write it, spread over the whole spec: the key records of
