@@ -661,6 +661,12 @@ export class Sequence {
       return
     }
     capabilities.webhookSecret = true
+    // A created secret's value is shown once: no report may print it.
+    const keepSecret = (body: unknown) => {
+      const value = (body as { value?: unknown } | undefined)?.value
+      if (typeof value === 'string') this.deps.secrets.add(value)
+    }
+    keepSecret(seen.body)
     this.interact('control', method, path(this.accounts.target.main), {}, undefined, seen.body)
     const made = (seen.body as { created_at?: unknown } | undefined)?.created_at
     if (method === 'POST' && typeof made === 'string') {
@@ -670,6 +676,7 @@ export class Sequence {
       this.wrote(made)
     }
     const shown = await model.control.answer(method, path(this.accounts.model.main))
+    keepSecret(shown.body)
     this.compareControl(method, path(this.accounts.target.main), seen, shown, place)
     // A change, then the dashboard shows the secret's state (as a revocation is followed by the keys).
     if (method !== 'GET') {

@@ -1,3 +1,4 @@
+import { expect } from 'vitest'
 import { faults } from '../fault-sets/held-out-20.ts'
 import { exploresHeldOutSet } from './support/held-out-exploration.ts'
 
@@ -15,7 +16,31 @@ const CAUGHT = [
 ]
 
 exploresHeldOutSet(
-  'exploration alone against faults of held-out set 19 it missed as handed over',
+  'exploration alone against faults of held-out set 20 it missed as handed over',
   faults,
   CAUGHT,
+)
+
+// Caught since exploration drives the control plane (2026-11-28, fifth session): the journal's order, a clock
+// moved by fractions of a second, the webhook signing secret rotated, the rate-limit windows compared. A report
+// never prints a signing secret the sequence created (shown once, like a key).
+const SIGNING_SECRET = /whsec_[A-Za-z0-9+/=]{16,}/
+
+exploresHeldOutSet(
+  "exploration alone against set 20's control-plane faults",
+  faults,
+  [
+    'webhook-secret-rotation-not-reported',
+    'journal-listed-oldest-first',
+    'clock-advance-drops-fractions',
+    'empty-window-reset-reported-as-window-length',
+  ],
+  {
+    showing: 'printing no signing secret',
+    more: (run) => {
+      const failure = run.outcome.failure
+      for (const text of [failure?.actual, failure?.steps, failure?.script])
+        expect(text ?? '').not.toMatch(SIGNING_SECRET)
+    },
+  },
 )
