@@ -5,6 +5,33 @@
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import { isObject, isV1, itemId, type Json, nowSecondsOf, objectsOf, pathOf } from './request-parts.ts'
 
+/**
+ * The maps and sets a set's faults keep of the traffic, made through `map`, `set` and `keep`, emptied together by
+ * `empty` when the platform starts again (`POST /_mock/reset`). A set's own book extends it.
+ */
+export class KeptBook {
+  private readonly kept: { clear(): void }[] = []
+
+  map<K, V>(): Map<K, V> {
+    return this.keep(new Map<K, V>())
+  }
+
+  set<T>(): Set<T> {
+    return this.keep(new Set<T>())
+  }
+
+  /** Keeps `clearable` with the rest: a reset empties it too. */
+  keep<T extends { clear(): void }>(clearable: T): T {
+    this.kept.push(clearable)
+    return clearable
+  }
+
+  /** Empties everything kept. */
+  protected empty(): void {
+    for (const kept of this.kept) kept.clear()
+  }
+}
+
 /** The objects of one type as the answers last showed them, per account; removals forget them. */
 export class Seen {
   private readonly objects = new Map<string, Json>()

@@ -35,7 +35,7 @@ import { cidrContains, parseCidr, parseIp } from '../../mocks/engine/cidr.ts'
 import { sha256Hex } from '../../mocks/engine/secrets.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { Seen } from './fault-books.ts'
+import { KeptBook, Seen } from './fault-books.ts'
 import {
   canonical,
   codeOf,
@@ -105,35 +105,16 @@ const DAY = 86_400
  * has seen from their first one), and the platform clock as the answers show it. `POST /_mock/reset`, which starts
  * the platform again, empties them all and every map a fault asked for.
  */
-class Book {
+class Book extends KeptBook {
   /** The platform clock in whole seconds, as last seen (undefined until an answer tells it). */
   private seen: number | undefined
   /** When (wall-clock milliseconds) an answer last told the platform clock. */
   private seenAt = 0
-  private readonly keys = new Map<string, string>()
-  private readonly records = new Map<string, Json>()
-  private readonly tokens = new Map<string, string>()
-  private readonly dead = new Set<string>()
-  private readonly fresh = new Set<string>()
-  private readonly kept: { clear(): void }[] = [this.keys, this.records, this.tokens, this.dead, this.fresh]
-
-  map<K, V>(): Map<K, V> {
-    const map = new Map<K, V>()
-    this.kept.push(map)
-    return map
-  }
-
-  set<T>(): Set<T> {
-    const set = new Set<T>()
-    this.kept.push(set)
-    return set
-  }
-
-  /** Keeps `clearable` with the rest: a reset empties it too. */
-  keep<T extends { clear(): void }>(clearable: T): T {
-    this.kept.push(clearable)
-    return clearable
-  }
+  private readonly keys = this.map<string, string>()
+  private readonly records = this.map<string, Json>()
+  private readonly tokens = this.map<string, string>()
+  private readonly dead = this.set<string>()
+  private readonly fresh = this.set<string>()
 
   /** The platform clock at this moment, in whole seconds (a clock that follows real time moves with the wall). */
   clock(): number | undefined {
@@ -151,7 +132,7 @@ class Book {
     const path = pathOf(request)
     const body = isObject(response.body) ? response.body : undefined
     if (path === '/_mock/reset' && ok(response)) {
-      for (const kept of this.kept) kept.clear()
+      this.empty()
       this.seen = undefined
       return
     }

@@ -37,7 +37,7 @@ import { cidrContains, parseCidr, parseIp } from '../../mocks/engine/cidr.ts'
 import { isJsonContentType } from '../../mocks/engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import type { Fault } from '../reliability/support/faulty-handler.ts'
-import { Seen } from './fault-books.ts'
+import { KeptBook, Seen } from './fault-books.ts'
 import {
   ALL_SCOPES,
   controlAccounts,
@@ -137,32 +137,17 @@ const tenths = (seconds: number) => Math.round(seconds * 10) / 10
  * `GET /user` tells it for any other key), the records of the keys made through the control plane and their values
  * by key ID. `POST /_mock/reset`, which starts the platform again, empties them all and every map a fault asked for.
  */
-class Book {
-  private readonly accounts = new Map<string, string>()
-  private readonly records = new Map<string, Json>()
-  private readonly values = new Map<string, string>()
-  private readonly kept: { clear(): void }[] = [this.accounts, this.records, this.values]
-
-  map<K, V>(): Map<K, V> {
-    return this.keep(new Map<K, V>())
-  }
-
-  set<T>(): Set<T> {
-    return this.keep(new Set<T>())
-  }
-
-  /** Keeps `clearable` with the rest: a reset empties it too. */
-  keep<T extends { clear(): void }>(clearable: T): T {
-    this.kept.push(clearable)
-    return clearable
-  }
+class Book extends KeptBook {
+  private readonly accounts = this.map<string, string>()
+  private readonly records = this.map<string, Json>()
+  private readonly values = this.map<string, string>()
 
   /** Learns from an answer. */
   observe(request: EngineRequest, response: EngineResponse): void {
     const path = pathOf(request)
     const body = isObject(response.body) ? response.body : undefined
     if (path === '/_mock/reset' && ok(response)) {
-      for (const kept of this.kept) kept.clear()
+      this.empty()
       return
     }
     if (KEYS_PATH.test(path) && request.method === 'POST' && response.status === 201 && body) {
