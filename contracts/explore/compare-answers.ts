@@ -181,18 +181,26 @@ function compareCors(input: CompareInput, out: Difference[]): void {
 }
 
 function compareErrorCodes(input: CompareInput, out: Difference[]): void {
-  const errorOf = (answer: Answer) =>
-    isObject(answer.body) && isObject(answer.body.error) ? answer.body.error : undefined
-  const [t, m] = [errorOf(input.target), errorOf(input.model)]
-  if (!m) return
-  for (const field of ['type', 'code'])
-    if (t?.[field] !== m[field])
-      out.push({
-        at: `body.error.${field}`,
-        target: show(t?.[field]),
-        model: show(m[field]),
-        decidedBy: responseSentence(input.contract, undefined, input.model.status),
-      })
+  const decidedBy = responseSentence(input.contract, undefined, input.model.status)
+  out.push(...errorCodeDifferences(input.target.body, input.model.body, decidedBy))
+}
+
+/**
+ * Where two error bodies differ in what implementations must agree on, `error.type` and `error.code` (a message is
+ * each one's own); nothing when the model's body holds no error.
+ */
+export function errorCodeDifferences(target: unknown, model: unknown, decidedBy: string): Difference[] {
+  const errorOf = (body: unknown) => (isObject(body) && isObject(body.error) ? body.error : undefined)
+  const [t, m] = [errorOf(target), errorOf(model)]
+  if (!m) return []
+  return ['type', 'code']
+    .filter((field) => t?.[field] !== m[field])
+    .map((field) => ({
+      at: `body.error.${field}`,
+      target: show(t?.[field]),
+      model: show(m[field]),
+      decidedBy,
+    }))
 }
 
 function responsePointer(operation: ContractOperation | undefined, response: ContractResponse): string {

@@ -8,6 +8,7 @@ import { isRespelled, spellBody } from './body-spelling.ts'
 import {
   compareAnswers,
   type Difference,
+  errorCodeDifferences,
   headerSentence,
   responseSentence,
   uniqueHeaders,
@@ -181,12 +182,6 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   !!v && typeof v === 'object' && !Array.isArray(v)
 /** Most pages a read back walks. */
 const MAX_PAGES = 8
-
-/** What of an error answer two implementations must agree on: its type and code (its message is theirs). */
-const errorPart = (body: unknown) => {
-  const error = isObject(body) && isObject(body.error) ? body.error : {}
-  return { type: error.type, code: error.code }
-}
 
 export interface SequenceDeps {
   contract: Contract
@@ -533,7 +528,7 @@ export class Sequence {
    * requests sent with it. Its addresses only when the target sees this client at 127.0.0.1, as the model does.
    */
   private async mint(step: Extract<Step, { kind: 'mint' }>): Promise<void> {
-    const { target, model, time } = this.deps
+    const { target, time } = this.deps
     const current = this.current as Recorded
     const ips = step.ips && (await this.seesLoopback()) ? step.ips : undefined
     await this.separateWrite()
@@ -552,21 +547,16 @@ export class Sequence {
     const place = 'POST /_mock/accounts/{account_id}/keys'
     current.title = `the dashboard makes a ${step.type} key${step.permissions ? ` with ${JSON.stringify(step.permissions)}` : ''}${ips ? ` from ${ips.join(', ')}` : ''}${step.expiresIn === undefined ? '' : ` expiring in ${step.expiresIn} s`} (${place}), then uses it`
     const path = (account: string) => `/accounts/${account}/keys`
-    const seen = await target.control.answer('POST', path(this.accounts.target.main), body)
-    const made = (isObject(seen.body) ? seen.body : {}) as Record<string, unknown>
-    if (typeof made.value === 'string') this.deps.secrets.add(made.value)
-    this.interact('control', 'POST', path(this.accounts.target.main), {}, body, seen.body)
-    // The model makes its key in the second the target made its own; a refusal (an expiry no longer in the future,
-    // a second on) in the second the target's clock reads after it.
-    const second = Math.floor(Date.parse(String(made.created_at)) / 1000)
-    time.step(
-      Number.isNaN(second) ? time.read((await target.control.clock()).now) : Math.max(second, time.current()),
-    )
-    const shown = await model.control.answer('POST', path(this.accounts.model.main), body)
-    const twin = (isObject(shown.body) ? shown.body : {}) as Record<string, unknown>
-    if (typeof twin.value === 'string') this.deps.secrets.add(twin.value)
-    if (typeof made.id === 'string' && typeof twin.id === 'string') this.ids.set(made.id, twin.id)
-    this.compareControl('POST', path(this.accounts.target.main), seen, shown, place)
+    const { made, twin } = await this.controlWrite('POST', path, place, body, async (created) => {
+      // The model makes its key in the second the target made its own; a refusal (an expiry no longer in the
+      // future, a second on) in the second the target's clock reads after it.
+      const second = Math.floor(Date.parse(String(created)) / 1000)
+      time.step(
+        Number.isNaN(second)
+          ? time.read((await target.control.clock()).now)
+          : Math.max(second, time.current()),
+      )
+    })
     if (typeof made.value !== 'string' || typeof twin.value !== 'string') return
     // What the target shows of its own key: the prefix and the last 4 characters (mock-control.yaml ApiKey).
     const redacted = String(made.redacted_value)
@@ -578,7 +568,7 @@ export class Sequence {
     )
       this.controlDifference(
         `/_mock${path(this.accounts.target.main)}`,
-        seen.body,
+        made,
         undefined,
         [
           {
@@ -642,7 +632,7 @@ export class Sequence {
    * plane without the operation is noted and never asked again.
    */
   private async webhookSecret(action: WebhookSecretAction): Promise<void> {
-    const { target, model, capabilities, time } = this.deps
+    const { target, capabilities, time } = this.deps
     const current = this.current as Recorded
     const method = WEBHOOK_SECRET_ACTIONS[action]
     const place = `${method} /_mock/accounts/{account_id}/webhook-secret`
@@ -661,23 +651,20 @@ export class Sequence {
       return
     }
     capabilities.webhookSecret = true
-    // A created secret's value is shown once: no report may print it.
-    const keepSecret = (body: unknown) => {
-      const value = (body as { value?: unknown } | undefined)?.value
-      if (typeof value === 'string') this.deps.secrets.add(value)
-    }
-    keepSecret(seen.body)
-    this.interact('control', method, path(this.accounts.target.main), {}, undefined, seen.body)
-    const made = (seen.body as { created_at?: unknown } | undefined)?.created_at
-    if (method === 'POST' && typeof made === 'string') {
-      // The model's secret is made in the second the target's was.
-      const second = Math.floor(Date.parse(made) / 1000)
-      if (!Number.isNaN(second)) time.step(Math.max(second, time.current()))
-      this.wrote(made)
-    }
-    const shown = await model.control.answer(method, path(this.accounts.model.main))
-    keepSecret(shown.body)
-    this.compareControl(method, path(this.accounts.target.main), seen, shown, place)
+    await this.controlWrite(
+      method,
+      path,
+      place,
+      undefined,
+      async (made) => {
+        if (method !== 'POST' || typeof made !== 'string') return
+        // The model's secret is made in the second the target's was.
+        const second = Math.floor(Date.parse(made) / 1000)
+        if (!Number.isNaN(second)) time.step(Math.max(second, time.current()))
+        this.wrote(made)
+      },
+      seen,
+    )
     // A change, then the dashboard shows the secret's state (as a revocation is followed by the keys).
     if (method !== 'GET') {
       const title = current.title
@@ -866,6 +853,34 @@ export class Sequence {
   }
 
   /**
+   * A control-plane request of the main account (`path` of each side's account ID) on both sides, compared
+   * (`compareControl`): the target's answer (or `seen`, when the caller sent it already), then `beforeModel` told
+   * its `created_at` (to set the model's clock), then the model's. A value either answer shows (a key's, a signing
+   * secret's: shown once) joins the values reports redact; an object each side made is mapped by its ID.
+   */
+  private async controlWrite(
+    method: string,
+    path: (account: string) => string,
+    place: string,
+    body: unknown,
+    beforeModel: (createdAt: unknown) => Promise<void>,
+    seen?: { status: number; body: unknown },
+  ): Promise<{ made: Record<string, unknown>; twin: Record<string, unknown> }> {
+    const { target, model } = this.deps
+    const answered = seen ?? (await target.control.answer(method, path(this.accounts.target.main), body))
+    const made = isObject(answered.body) ? answered.body : {}
+    if (typeof made.value === 'string') this.deps.secrets.add(made.value)
+    this.interact('control', method, path(this.accounts.target.main), {}, body, answered.body)
+    await beforeModel(made.created_at)
+    const shown = await model.control.answer(method, path(this.accounts.model.main), body)
+    const twin = isObject(shown.body) ? shown.body : {}
+    if (typeof twin.value === 'string') this.deps.secrets.add(twin.value)
+    if (typeof made.id === 'string' && typeof twin.id === 'string') this.ids.set(made.id, twin.id)
+    this.compareControl(method, path(this.accounts.target.main), answered, shown, place)
+    return { made, twin }
+  }
+
+  /**
    * A control-plane write's answers on both sides compared (`place` names the operation): the status; then an
    * error by its type and code (its message is each implementation's), a success field by field but for a
    * secret's value.
@@ -882,7 +897,7 @@ export class Sequence {
       seen.status !== shown.status
         ? [{ at: 'status', target: String(seen.status), model: String(shown.status), decidedBy }]
         : seen.status >= 400
-          ? viewDifferences(errorPart(seen.body), errorPart(shown.body), this.ids, decidedBy)
+          ? errorCodeDifferences(seen.body, shown.body, decidedBy)
           : viewDifferences(seen.body, shown.body, this.ids, decidedBy)
     if (differences.length > 0)
       this.controlDifference(`/_mock${path}`, seen.body, shown.body, differences, method)
@@ -1405,14 +1420,9 @@ export class Sequence {
     for (const operation of [...calls, ...(views ? viewOperations(contract) : [])])
       await this.readThrough(operation, watch[operation.operationId] ?? {}, `a placed call ${stage}`)
     const list = calls[0]
-    if (call && list && itemPathOf(contract, list.path, 'get'))
-      await this.read(
-        {
-          target: `${list.path}/${encodeURIComponent(call.target)}`,
-          model: `${list.path}/${encodeURIComponent(call.model)}`,
-        },
-        `a placed call ${stage}, by its ID`,
-      )
+    const item =
+      call && list && itemPathOf(contract, list.path, 'get') ? this.itemOf(list.path, call.model) : undefined
+    if (item) await this.read(item, `a placed call ${stage}, by its ID`)
   }
 
   /**

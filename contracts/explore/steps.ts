@@ -20,6 +20,7 @@ import {
   type ParamChoice,
   type SetupSpec,
   type Step,
+  type Watch,
   type WebhookSecretAction,
 } from './step-types.ts'
 
@@ -367,37 +368,11 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
     ...listOperations(contract).filter((op) => listPrefix(contract, op) === 'call'),
     ...viewOperations(contract),
   ]
-  const watch = fc.record(
-    Object.fromEntries(
-      watched.map((op) => [
-        op.operationId,
-        fc.record(
-          Object.fromEntries(
-            op.parameters
-              .filter((p) => p.in === 'query')
-              .map((p) => [p.name, paramArbitrary(contract, op, p)]),
-          ),
-        ),
-      ]),
-    ),
-  )
+  const watch = queryArbitrary(contract, watched, () => true)
   // A list read page by page through its filters: what the filter keeps, paged (the pagination's own parameters
   // are the step's).
   const pagination = new Set(Object.values(paginationNames(contract) ?? {}))
-  const filters = fc.record(
-    Object.fromEntries(
-      listOperations(contract).map((op) => [
-        op.operationId,
-        fc.record(
-          Object.fromEntries(
-            op.parameters
-              .filter((p) => p.in === 'query' && !pagination.has(p.name))
-              .map((p) => [p.name, paramArbitrary(contract, op, p)]),
-          ),
-        ),
-      ]),
-    ),
-  )
+  const filters = queryArbitrary(contract, listOperations(contract), (p) => !pagination.has(p.name))
   const requests = new Map(contract.operations.map((op) => [op.operationId, apiStepArbitrary(contract, op)]))
   const mint = fc
     .record({
@@ -519,6 +494,28 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
         .record({ plan: PLANS, limits: PLAN_LIMITS })
         .map((change): Step => ({ kind: 'plan', ...change })),
     },
+  )
+}
+
+/** Query parameters of each of `operations` (those `keep` keeps), by operation, each drawn like a request's. */
+function queryArbitrary(
+  contract: Contract,
+  operations: ContractOperation[],
+  keep: (parameter: ContractParameter) => boolean,
+): fc.Arbitrary<Watch> {
+  return fc.record(
+    Object.fromEntries(
+      operations.map((op) => [
+        op.operationId,
+        fc.record(
+          Object.fromEntries(
+            op.parameters
+              .filter((p) => p.in === 'query' && keep(p))
+              .map((p) => [p.name, paramArbitrary(contract, op, p)]),
+          ),
+        ),
+      ]),
+    ),
   )
 }
 
