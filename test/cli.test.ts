@@ -36,6 +36,11 @@ async function listening(started: Run): Promise<string> {
   throw new Error(`the mock did not start:\n${started.output()}`)
 }
 
+async function printed(started: Run, text: string): Promise<void> {
+  for (let i = 0; i < 100 && !started.output().includes(text); i++)
+    await new Promise((r) => setTimeout(r, 20))
+}
+
 const running: Run[] = []
 afterEach(() => {
   for (const r of running.splice(0)) r.child.kill('SIGKILL')
@@ -53,6 +58,8 @@ describe('voice-api-kit mock', () => {
     expect(keys.secret_key).toMatch(/^sk-svc-[A-Za-z0-9]{32,}$/)
     expect(keys.publishable_key).toMatch(/^pk-svc-[A-Za-z0-9]{32,}$/)
     expect(statSync(keysFile).mode & 0o777).toBe(0o600)
+    // The banner reaches the pipe in more than one chunk: the keys may follow the line that names the URL.
+    await printed(mock, keys.secret_key)
     expect(mock.output()).toContain(keys.secret_key)
     const user = await fetch(`${baseUrl}/user`, { headers: { authorization: `Bearer ${keys.secret_key}` } })
     expect(user.status).toBe(200)
