@@ -5,6 +5,7 @@ import { parseRateLimit } from '../http/rate-limit-headers.ts'
 import { MockControlError } from '../provision/mock-control.ts'
 import { editedBody } from './body-edits.ts'
 import { isRespelled, spellBody } from './body-spelling.ts'
+import { transcriptDifferences } from './call-relations.ts'
 import {
   compareAnswers,
   type Difference,
@@ -224,6 +225,8 @@ export class Sequence {
   }
   /** Team members (the model's IDs) the model last showed invited: those that may join. */
   private readonly invited = new Set<string>()
+  /** The seconds each placed call (by the target's ID) was asked to ring: no one speaks before it connects. */
+  private readonly ringing = new Map<string, number>()
   /** Which of `CALENDAR_EDGES` the sequence's calendar instants are near. */
   private edge = 0
   /** Values of the headers the contract calls unique, as the target's answers gave them. */
@@ -1384,10 +1387,13 @@ export class Sequence {
   private async call(step: Extract<Step, { kind: 'call' }>): Promise<void> {
     const current = this.current as Recorded
     current.title = 'place a simulated call (POST /_mock/accounts/{account_id}/calls)'
-    const placed = await this.placeCall(step)
-    if (!placed) return
-    const { ringSeconds: ring, durationSeconds: talk } = step
-    current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${placed} (ringing ${ring} s, talking ${talk} s), then watch it to its analysis`
+    const placing = await this.placeCall(step)
+    if (!placing) return
+    const { agent: placed, talk } = placing
+    const ring = step.ringSeconds
+    const edge = step.capEdge
+    const talking = `talking ${talk} s${edge === undefined ? '' : `: its agent's cap${edge === 0 ? '' : edge > 0 ? ` +${edge}` : ` ${edge}`}`}`
+    current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${placed} (ringing ${ring} s, ${talking}), then watch it to its analysis`
     // The call on its way, each stage read back (a stage that changes within a second of a read is run again by
     // the model in the neighbouring seconds before a difference counts): queued at once, in the middle of its
     // talk, 2 s after its end (not analyzed yet: the analysis comes 120 s after the end), then analyzed, after
@@ -1396,7 +1402,7 @@ export class Sequence {
     const made = this.memory.pool('live', 'call').at(-1)
     await this.watchCall('queued', watch, false, made)
     if (step.leave) {
-      current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${placed} (ringing ${ring} s, talking ${talk} s), left under way`
+      current.title = `place a simulated ${step.outcome} ${step.channel} call of agent ${placed} (ringing ${ring} s, ${talking}), left under way`
       return
     }
     const middle = ring + Math.floor(talk / 2)
@@ -1449,11 +1455,14 @@ export class Sequence {
     await this.read({ target: search('target'), model: search('model') }, why)
   }
 
-  /** Places a call on both sides; the target agent's ID, or undefined when none was placed (with a note). */
+  /**
+   * Places a call on both sides; the target agent's ID and the seconds the call was asked to talk, or undefined
+   * when none was placed (with a note).
+   */
   private async placeCall(
     step: Omit<Extract<Step, { kind: 'call' }>, 'kind'>,
     which: 'main' | 'other' = 'main',
-  ): Promise<string | undefined> {
+  ): Promise<{ agent: string; talk: number } | undefined> {
     const { target, model, time, capabilities } = this.deps
     const current = this.current as Recorded
     const pool = which === 'main' ? 'live' : 'other'
@@ -1465,15 +1474,25 @@ export class Sequence {
           : 'no agent yet: no call placed'
       return undefined
     }
-    const agent = agents[step.agent % agents.length] as IdPair
+    // A call at its agent's cap is placed on an agent whose cap was changed when there is one: where a setting
+    // read when the agent was made, or from another field, shows.
+    const capOf = (pair: IdPair) => this.memory.historyOf(pair.model).get('max_call_duration_seconds') ?? []
+    const changed = agents.filter((pair) => new Set(capOf(pair)).size > 1)
+    const among = step.capEdge !== undefined && changed.length > 0 ? changed : agents
+    const agent = among[step.agent % among.length] as IdPair
     const numbers = step.channel === 'web' ? {} : { from_number: NUMBERS.theirs, to_number: NUMBERS.ours }
+    const cap = capOf(agent).at(-1)
+    const talk =
+      step.capEdge !== undefined && typeof cap === 'number'
+        ? Math.max(0, cap + step.capEdge)
+        : step.durationSeconds
     const input = (agentId: string) => ({
       agent_id: agentId,
       outcome: step.outcome,
       channel: step.channel,
       direction: step.channel === 'web' ? 'inbound' : step.direction,
       ring_seconds: step.ringSeconds,
-      duration_seconds: step.durationSeconds,
+      duration_seconds: talk,
       ...numbers,
     })
     await this.separateWrite()
@@ -1501,7 +1520,8 @@ export class Sequence {
     this.wrote(placed.created_at)
     this.memory.pool(pool, 'call').push({ target: String(placed.id), model: String(twin.id) })
     this.memory.stamp('created_at', Math.floor(Date.parse(String(placed.created_at)) / 1000))
-    return agent.target
+    this.ringing.set(String(placed.id), step.ringSeconds)
+    return { agent: agent.target, talk }
   }
 
   /** Moves the target's clock (and so the model's). */
@@ -1789,7 +1809,7 @@ export class Sequence {
     const { contract } = this.deps
     const bare = request.path.split('?')[0] as string
     const pathOperations = matchOperation(contract.operations, request.method, bare).pathOperations
-    return compareAnswers({
+    const compared = compareAnswers({
       contract,
       operation: meta.operation,
       pathOperations,
@@ -1801,6 +1821,8 @@ export class Sequence {
       urls: { target: t.url, model: m.url },
       ids: this.ids,
     })
+    // What the target simulated is its own, but not when it says it happened.
+    return [...compared, ...transcriptDifferences(t.body, this.ringing)]
   }
 
   /**

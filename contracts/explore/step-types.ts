@@ -177,6 +177,11 @@ export type Step =
       ringSeconds: number
       durationSeconds: number
       /**
+       * The talk set from the agent's own cap instead (`max_call_duration_seconds` as the agent's answers last
+       * showed it) plus this many seconds: a call ending just under, at or just past its cap.
+       */
+      capEdge?: number
+      /**
        * Query parameters of the call list and of the account's views (by operation) for a second reading of each
        * at the stages of the call (none present: no second reading): a filter, a cursor or a grouping meeting
        * a call under way.

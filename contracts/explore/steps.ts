@@ -430,13 +430,23 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
           direction: fc.constantFrom<'inbound' | 'outbound'>('inbound', 'outbound'),
           ringSeconds: fc.integer({ min: 0, max: 10 }),
           durationSeconds: fc.integer({ min: 0, max: 300 }),
+          capEdge: fc.oneof(
+            { weight: 3, arbitrary: fc.constant(undefined) },
+            { weight: 1, arbitrary: fc.constantFrom(-1, 0, 1) },
+          ),
           watch,
           leave: fc.oneof(
             { weight: 2, arbitrary: fc.constant(false) },
             { weight: 1, arbitrary: fc.constant(true) },
           ),
         })
-        .map((call): Step => ({ kind: 'call', ...call })),
+        // A call at its agent's cap connects, and is watched to its end.
+        .map(
+          (call): Step =>
+            call.capEdge === undefined
+              ? { kind: 'call', ...call }
+              : { kind: 'call', ...call, outcome: 'completed', leave: false },
+        ),
     },
     {
       weight: 3,
