@@ -318,7 +318,7 @@ export class Sequence {
   private async setupCalls(spec: SetupSpec): Promise<void> {
     let settle = 0
     for (const [n, call] of spec.calls.entries()) {
-      const placed = await this.placeCall({ agent: n, channel: 'phone', direction: 'inbound', ...call })
+      const placed = await this.placeCall({ agent: n, ...call })
       if (!placed) break
       settle = Math.max(settle, call.ringSeconds + call.durationSeconds + 125)
     }
@@ -326,7 +326,7 @@ export class Sequence {
     if (
       first &&
       settle > 0 &&
-      (await this.placeCall({ agent: 0, channel: 'web', direction: 'inbound', ...first }, 'other'))
+      (await this.placeCall({ agent: 0, ...first, channel: 'web', direction: 'inbound' }, 'other'))
     )
       settle = Math.max(settle, first.ringSeconds + first.durationSeconds + 125)
     if (settle > 0) await this.advanceBy(settle)

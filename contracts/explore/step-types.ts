@@ -306,5 +306,11 @@ export interface SetupSpec {
   /** How many objects the account starts with, for each operation that creates (`creatingOperations`). */
   objects: number[]
   /** Simulated calls the account starts with (when the target's control plane places calls). */
-  calls: { outcome: string; ringSeconds: number; durationSeconds: number }[]
+  calls: {
+    outcome: string
+    ringSeconds: number
+    durationSeconds: number
+    channel: 'phone' | 'web'
+    direction: 'inbound' | 'outbound'
+  }[]
 }

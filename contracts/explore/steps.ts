@@ -368,11 +368,15 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
     ...listOperations(contract).filter((op) => listPrefix(contract, op) === 'call'),
     ...viewOperations(contract),
   ]
-  const watch = queryArbitrary(contract, watched, () => true)
+  const watch = fc.oneof(
+    queryArbitrary(contract, watched, () => true),
+    combinedFilters(contract, watched, () => true),
+  )
   // A list read page by page through its filters: what the filter keeps, paged (the pagination's own parameters
   // are the step's).
   const pagination = new Set(Object.values(paginationNames(contract) ?? {}))
   const filters = queryArbitrary(contract, listOperations(contract), (p) => !pagination.has(p.name))
+  const combined = combinedFilters(contract, listOperations(contract), (p) => !pagination.has(p.name))
   const requests = new Map(contract.operations.map((op) => [op.operationId, apiStepArbitrary(contract, op)]))
   const mint = fc
     .record({
@@ -461,9 +465,11 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
             { weight: 4, arbitrary: fc.constant<KeyRole>('secret') },
             { weight: 1, arbitrary: fc.constantFrom<KeyRole>('publishable', 'read') },
           ),
+          // Now and then two or three filters at once ("Filters combine with AND": one must not drop another).
           filters: fc.oneof(
-            { weight: 2, arbitrary: fc.constant(undefined) },
+            { weight: 3, arbitrary: fc.constant(undefined) },
             { weight: 1, arbitrary: filters },
+            { weight: 1, arbitrary: combined },
           ),
         })
         .map((page): Step => ({ kind: 'page', ...page })),
@@ -525,6 +531,40 @@ function queryArbitrary(
           ),
         ),
       ]),
+    ),
+  )
+}
+
+/**
+ * Two or three of the query parameters of each of `operations` (those `keep` keeps) sent at once, each with a value
+ * drawn like a request's (one that breaks the parameter's schema is left out where they are read).
+ */
+function combinedFilters(
+  contract: Contract,
+  operations: ContractOperation[],
+  keep: (parameter: ContractParameter) => boolean,
+): fc.Arbitrary<Watch> {
+  return fc.record(
+    Object.fromEntries(
+      operations.map((op) => {
+        const kept = op.parameters.filter((p) => p.in === 'query' && keep(p))
+        const sent = fc
+          .shuffledSubarray(kept, {
+            minLength: Math.min(2, kept.length),
+            maxLength: Math.min(3, kept.length),
+          })
+          .chain((chosen) =>
+            fc.record(
+              Object.fromEntries(
+                chosen.map((p) => [
+                  p.name,
+                  paramArbitrary(contract, op, p).filter((choice) => choice.from !== 'absent'),
+                ]),
+              ),
+            ),
+          )
+        return [op.operationId, sent]
+      }),
     ),
   )
 }
@@ -787,6 +827,9 @@ export function setupArbitrary(creating: number, fullPage = 0): fc.Arbitrary<Set
         outcome: fc.constantFrom('completed', 'no_answer', 'busy', 'failed', 'canceled'),
         ringSeconds: fc.integer({ min: 0, max: 10 }),
         durationSeconds: fc.integer({ min: 0, max: 300 }),
+        // Calls of both directions and channels from the start: a list filtered by one meets the others.
+        channel: fc.constantFrom<'phone' | 'web'>('phone', 'phone', 'web'),
+        direction: fc.constantFrom<'inbound' | 'outbound'>('inbound', 'outbound'),
       }),
       { maxLength: 3 },
     ),
