@@ -1,4 +1,4 @@
-import type { MockControl } from '../provision/mock-control.ts'
+import { type MockControl, MockControlError } from '../provision/mock-control.ts'
 import type { Difference } from './compare-answers.ts'
 import type { IdMap } from './id-map.ts'
 
@@ -10,7 +10,7 @@ import type { IdMap } from './id-map.ts'
  * what mock-control.yaml says of any journal (newest first, within its limit, the account's requests only) rather
  * than to the model's: its entries name the requests as the target received them.
  */
-export const CONTROL_VIEWS = ['keys', 'account', 'rate-limit', 'journal', 'accounts'] as const
+export const CONTROL_VIEWS = ['keys', 'account', 'rate-limit', 'journal', 'accounts', 'agents'] as const
 export type ControlView = (typeof CONTROL_VIEWS)[number]
 
 /** Where mock-control.yaml describes each view's answer. */
@@ -23,6 +23,8 @@ export const VIEW_PLACES: Record<ControlView, string> = {
     'mock-control.yaml listJournal: "the most recent 1000 requests to /v1 ..., newest first. Filters combine with AND"; status: "Only responses with this status (401) or status class (4xx)"',
   accounts:
     'mock-control.yaml listAccounts: "Lists every account of the mock in creation order (... oldest first)"',
+  agents:
+    'mock-control.yaml listAccountAgents: "The account\'s agents, newest first, with what a call needs to know of them"',
 }
 
 /** How each view is read on a control plane, and what the dashboard calls it. */
@@ -35,6 +37,7 @@ export const VIEW_READS: Record<ControlView, { path: string; what: string }> = {
     what: 'latest requests (the journal, 100 by default)',
   },
   accounts: { path: '/accounts', what: 'place in the list of accounts' },
+  agents: { path: '/accounts/{account_id}/agents', what: 'agents (to start calls from)' },
 }
 
 /** The journal's default length (mock-control.yaml listJournal `limit`). */
@@ -53,6 +56,12 @@ export async function readView(control: MockControl, view: ControlView, id: stri
       return control.journal({ account_id: id })
     case 'accounts':
       return { data: await control.listAccounts() }
+    case 'agents': {
+      const { status, body } = await control.answer('GET', `/accounts/${id}/agents`)
+      if (status !== 200)
+        throw new MockControlError(`control plane GET /_mock/accounts/${id}/agents answered ${status}`)
+      return body
+    }
   }
 }
 
@@ -157,6 +166,61 @@ export function journalDifferences(
       })
   }
   return [...out, ...orderDifferences(entries, 'at', 'newest first', 1000, decidedBy)]
+}
+
+/** A v1 request the sequence sent to the target with the account's secret key, as it was answered. */
+export interface SentRequest {
+  method: string
+  /** As sent, relative to the base URL, query included. */
+  path: string
+  status: number
+  /** The answer's `Request-Id`: the journal entry's `id`. */
+  requestId: string
+}
+
+const JOURNAL_HOLDS =
+  'mock-control.yaml listJournal: "the most recent 1000 requests to `/v1` (all of them, including 401s, 429s and unknown paths ...)"; JournalEntry: `id` "The request\'s `Request-Id`", `path` "The URL path as received, without query string", `method` "upper-cased"'
+
+/**
+ * Where the journal (newest first, read whole or to its default length) leaves out or misnames a request this
+ * sequence sent with the account's secret key since the journal was last read: each is an entry of its own, its
+ * `id` the answer's `Request-Id`, with the request's method, its path without the query string (the journal's
+ * paths carry the base URL's), and the status it was answered with.
+ */
+export function journalHoldsDifferences(
+  list: { data?: unknown },
+  sent: readonly SentRequest[],
+): Difference[] {
+  const entries = new Map(
+    (Array.isArray(list.data) ? list.data.filter(isObject) : []).map((entry) => [String(entry.id), entry]),
+  )
+  const out: Difference[] = []
+  for (const request of sent) {
+    const entry = entries.get(request.requestId)
+    const named = `entry ${request.requestId} (${request.method} ${request.path}, answered ${request.status})`
+    if (!entry) {
+      out.push({ at: 'body.data', target: '(no such entry)', model: named, decidedBy: JOURNAL_HOLDS })
+      continue
+    }
+    const path = request.path.split('?')[0] as string
+    const expected = { method: request.method.toUpperCase(), status: request.status }
+    for (const [field, value] of Object.entries(expected))
+      if (entry[field] !== value)
+        out.push({
+          at: `body.data[id=${request.requestId}].${field}`,
+          target: shown(entry[field]),
+          model: shown(value),
+          decidedBy: JOURNAL_HOLDS,
+        })
+    if (typeof entry.path !== 'string' || !entry.path.endsWith(path) || entry.path.includes('?'))
+      out.push({
+        at: `body.data[id=${request.requestId}].path`,
+        target: shown(entry.path),
+        model: `…${path}`,
+        decidedBy: JOURNAL_HOLDS,
+      })
+  }
+  return out.slice(0, 5)
 }
 
 /**

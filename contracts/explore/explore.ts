@@ -105,6 +105,7 @@ function rolesOf(steps: Iterable<unknown>): Set<KeyRole> | undefined {
     const { step } = command
     if (step.kind === 'api' || step.kind === 'revoke') roles.add(step.key)
     if (step.kind === 'burst') for (const request of step.steps) roles.add(request.key)
+    if (step.kind === 'scenario') for (const request of step.uses) roles.add(request.key)
     if (step.kind === 'edits') roles.add(step.step.key)
     if (step.kind === 'recreate') roles.add(step.create.key)
     if (step.kind === 'again' && step.key !== 'same') roles.add(step.key)

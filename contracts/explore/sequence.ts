@@ -29,7 +29,9 @@ import {
   filteredJournalDifferences,
   JOURNAL_DEFAULT_LIMIT,
   journalDifferences,
+  journalHoldsDifferences,
   readView,
+  type SentRequest,
   VIEW_PLACES,
   VIEW_READS,
   viewDifferences,
@@ -179,6 +181,9 @@ const MAIN_KEYS: { role: KeyRole; input: (spec: SetupSpec, expiresAt: string) =>
 const iso = (second: number) => new Date(second * 1000).toISOString().replace('.000Z', 'Z')
 /** The same instant written at offset +01:00 (any RFC 3339 offset is the same instant). */
 const atOffset = (second: number) => `${iso(second + 3600).slice(0, -1)}+01:00`
+/** An instant written with a fraction of a second after its seconds (`...:05.75Z`, `...:05.5+01:00`). */
+const withFraction = (instant: string, fraction: number) =>
+  fraction === 0 ? instant : instant.replace(/(:\d\d)(Z|[+-]\d\d:\d\d)$/, `$1${String(fraction).slice(1)}$2`)
 const isObject = (v: unknown): v is Record<string, unknown> =>
   !!v && typeof v === 'object' && !Array.isArray(v)
 /** Most pages a read back walks. */
@@ -190,7 +195,13 @@ export interface SequenceDeps {
   model: Model
   time: ModelTime
   /** Whether the target's control plane places simulated calls (learnt on the first try). */
-  capabilities: { calls?: boolean; join?: boolean; webhookSecret?: boolean; loopback?: boolean }
+  capabilities: {
+    calls?: boolean
+    join?: boolean
+    webhookSecret?: boolean
+    loopback?: boolean
+    scenarios?: boolean
+  }
   /** Tags the accounts a sequence makes. */
   label: string
   /** Every key value the run saw: reports never print them. */
@@ -225,6 +236,9 @@ export class Sequence {
   }
   /** Team members (the model's IDs) the model last showed invited: those that may join. */
   private readonly invited = new Set<string>()
+  /** Requests the journal must show at its next reading (journalHoldsDifferences), and how many were sent since. */
+  private unjournaled: SentRequest[] = []
+  private sinceJournal = 0
   /** The seconds each placed call (by the target's ID) was asked to ring: no one speaks before it connects. */
   private readonly ringing = new Map<string, number>()
   /** Which of `CALENDAR_EDGES` the sequence's calendar instants are near. */
@@ -423,9 +437,20 @@ export class Sequence {
    */
   private async changePlan(step: Extract<Step, { kind: 'plan' }>): Promise<void> {
     const { target, model, time } = this.deps
-    const change = step.limits === undefined ? { plan: step.plan } : { plan: step.plan, limits: step.limits }
+    const now =
+      step.limits === 'pinned' ? await model.control.getAccount(this.accounts.model.main) : undefined
+    const change = now
+      ? { plan: now.plan, limits: now.limits }
+      : step.limits === undefined || step.limits === 'pinned'
+        ? { plan: step.plan }
+        : { plan: step.plan, limits: step.limits }
+    const limits = change.limits
+      ? ` with ${change.limits.hourly} an hour, ${change.limits.burst} a burst`
+      : ''
     if (this.current)
-      this.current.title = `the plan changed to ${step.plan}${step.limits ? ` with ${step.limits.hourly} an hour, ${step.limits.burst} a burst` : ''} (PATCH /_mock/accounts/{account_id})`
+      this.current.title = now
+        ? `the account's quotas pinned on its ${now.plan} plan${limits} (PATCH /_mock/accounts/{account_id})`
+        : `the plan changed to ${change.plan}${limits} (PATCH /_mock/accounts/{account_id})`
     const path = this.plainRead()
     if (path) await this.readAs('secret', path, 'just before the plan changes')
     const id = this.accounts.target.main
@@ -520,6 +545,8 @@ export class Sequence {
         return this.webhookSecret(step.action)
       case 'mint':
         return this.mint(step)
+      case 'scenario':
+        return this.scenario(step)
       case 'keyed':
         return this.keyed(step)
     }
@@ -533,13 +560,19 @@ export class Sequence {
   private async mint(step: Extract<Step, { kind: 'mint' }>): Promise<void> {
     const { target, time } = this.deps
     const current = this.current as Recorded
-    const ips = step.ips && (await this.seesLoopback()) ? step.ips : undefined
+    const ips = step.ips && (step.ips.length === 0 || (await this.seesLoopback())) ? step.ips : undefined
     await this.separateWrite()
     const restrictions = {
       ...(ips ? { allowed_ips: ips } : {}),
       ...(step.expiresIn === undefined
         ? {}
-        : { expires_at: (step.atOffset ? atOffset : iso)(time.current() + step.expiresIn) }),
+        : {
+            expires_at: withFraction(
+              (step.atOffset ? atOffset : iso)(time.current() + step.expiresIn),
+              // A fraction after now's second is decided by where in that second the target reads its clock.
+              step.expiresIn > 0 ? (step.fraction ?? 0) : 0,
+            ),
+          }),
     }
     const body = {
       name: 'explore minted',
@@ -548,7 +581,7 @@ export class Sequence {
       ...(Object.keys(restrictions).length > 0 ? { restrictions } : {}),
     }
     const place = 'POST /_mock/accounts/{account_id}/keys'
-    current.title = `the dashboard makes a ${step.type} key${step.permissions ? ` with ${JSON.stringify(step.permissions)}` : ''}${ips ? ` from ${ips.join(', ')}` : ''}${step.expiresIn === undefined ? '' : ` expiring in ${step.expiresIn} s`} (${place}), then uses it`
+    current.title = `the dashboard makes a ${step.type} key${step.permissions ? ` with ${JSON.stringify(step.permissions)}` : ''}${ips ? ` from ${ips.length > 0 ? ips.join(', ') : 'anywhere ([])'}` : ''}${step.expiresIn === undefined ? '' : ` expiring in ${step.expiresIn}${step.fraction && step.expiresIn > 0 ? `${String(step.fraction).slice(1)}` : ''} s`} (${place}), then uses it`
     const path = (account: string) => `/accounts/${account}/keys`
     const { made, twin } = await this.controlWrite('POST', path, place, body, async (created) => {
       // The model makes its key in the second the target made its own; a refusal (an expiry no longer in the
@@ -591,6 +624,59 @@ export class Sequence {
       modelId: String(twin.id),
     })
     for (const use of step.uses) await this.api({ ...use, key: 'minted' })
+  }
+
+  /**
+   * A scenario on one operation of the main account made on both control planes (compared as any control-plane
+   * write), the step's requests to that operation sent (each side meets its own scenario: after authentication,
+   * the rate limit and routing, `times` requests), then the scenario removed on both (compared: gone already once
+   * its `times` were used). A control plane without scenarios is noted and never asked again.
+   */
+  private async scenario(step: Extract<Step, { kind: 'scenario' }>): Promise<void> {
+    const { target, model, capabilities, time } = this.deps
+    const current = this.current as Recorded
+    const place = 'POST /_mock/scenarios'
+    current.title = `the dashboard makes ${step.operation} answer ${step.status} ${step.times === undefined ? 'until removed' : step.times === 1 ? 'once' : `${step.times} times`} for ${step.everyone ? 'every account' : 'the account'} (${place}), then ${step.operation} is asked ${step.uses.length} times`
+    if (capabilities.scenarios === false) {
+      current.note = "the target's control plane has no scenarios: nothing sent"
+      return
+    }
+    const body = (account: string) => ({
+      operation: step.operation,
+      ...(step.everyone ? {} : { account_id: account }),
+      status: step.status,
+      ...(step.times === undefined ? {} : { times: step.times }),
+    })
+    await this.separateWrite()
+    const seen = await target.control.answer('POST', '/scenarios', body(this.accounts.target.main))
+    if (seen.status === 404 || seen.status === 405) {
+      capabilities.scenarios = false
+      current.note = "the target's control plane has no scenarios: nothing sent"
+      return
+    }
+    capabilities.scenarios = true
+    this.interact('control', 'POST', '/scenarios', {}, body(this.accounts.target.main), seen.body)
+    const made = isObject(seen.body) ? seen.body : {}
+    const second = Math.floor(Date.parse(String(made.created_at)) / 1000)
+    time.step(
+      Number.isNaN(second) ? time.read((await target.control.clock()).now) : Math.max(second, time.current()),
+    )
+    const shown = await model.control.answer('POST', '/scenarios', body(this.accounts.model.main))
+    const twin = isObject(shown.body) ? shown.body : {}
+    if (typeof made.id === 'string' && typeof twin.id === 'string') this.ids.set(made.id, twin.id)
+    this.compareControl('POST', '/scenarios', seen, shown, place)
+    if (typeof made.id !== 'string' || typeof twin.id !== 'string') return
+    for (const use of step.uses) await this.api({ ...use, readBack: false })
+    const removed = await target.control.answer('DELETE', `/scenarios/${made.id}`)
+    this.interact('control', 'DELETE', `/scenarios/${made.id}`, {}, undefined, removed.body)
+    const gone = await model.control.answer('DELETE', `/scenarios/${twin.id}`)
+    this.compareControl(
+      'DELETE',
+      `/scenarios/${made.id}`,
+      removed,
+      gone,
+      'DELETE /_mock/scenarios/{scenario_id}',
+    )
   }
 
   /**
@@ -826,7 +912,15 @@ export class Sequence {
     }
     this.interact('control', 'GET', sent, {}, undefined, seen)
     if (view === 'journal') {
-      const differences = journalDifferences(seen as object, JOURNAL_DEFAULT_LIMIT, account.target)
+      // Every request sent since the last reading is on it while they are fewer than the journal shows (its
+      // default length, less a margin for those the other account sent).
+      const sent = this.sinceJournal <= JOURNAL_DEFAULT_LIMIT / 2 ? this.unjournaled : []
+      this.unjournaled = []
+      this.sinceJournal = 0
+      const differences = [
+        ...journalDifferences(seen as object, JOURNAL_DEFAULT_LIMIT, account.target),
+        ...journalHoldsDifferences(seen as object, sent),
+      ]
       if (differences.length > 0) this.controlDifference(`/_mock${sent}`, seen, undefined, differences)
       // Then through a status class, which must leave out the rest and nothing more.
       const statusClass = this.steps % 2 === 0 ? '4xx' : '2xx'
@@ -1560,7 +1654,7 @@ export class Sequence {
   ): Promise<{ target: SideAnswer; model: SideAnswer }> {
     const { target, time } = this.deps
     const t = await target.send(pair.target)
-    this.sentToTarget(pair.target, t)
+    this.sentToTarget(pair.target, t, meta.role)
     // The second the target handled the request in: its answer tells (the rate-limit fields); an answer
     // without them (a 401) is followed by a reading of its clock. A request may read the clock more than once
     // and straddle a second: the model then runs it again in the neighbouring seconds before a difference counts.
@@ -1661,7 +1755,8 @@ export class Sequence {
     current.together = true
     if (prepared.some((p) => p.method !== 'GET' && p.method !== 'HEAD')) await this.separateWrite()
     const answers = await Promise.all(prepared.map((p) => target.send(p.pair.target)))
-    for (const [i, p] of prepared.entries()) this.sentToTarget(p.pair.target, answers[i] as SideAnswer)
+    for (const [i, p] of prepared.entries())
+      this.sentToTarget(p.pair.target, answers[i] as SideAnswer, metas[i]?.role)
     const cut = answers.find((t) => t.notFromTarget && t.status !== 401)
     if (cut?.notFromTarget) throw new SequenceCut(cut.notFromTarget)
     const told = answers.map(secondOf)
@@ -1773,8 +1868,21 @@ export class Sequence {
   }
 
   /** Counts and records a request the target answered. */
-  private sentToTarget(request: SideRequest, answer: SideAnswer): void {
+  private sentToTarget(request: SideRequest, answer: SideAnswer, role: KeyRole | undefined): void {
     this.requests++
+    // What the journal must show at its next reading: the requests with the account's secret key, answered by the
+    // target itself (a proxy's answer never reached it), but a 401 (a revoked key's account may go unnamed).
+    const requestId = answer.headers['request-id']
+    this.sinceJournal++
+    if (
+      role === 'secret' &&
+      requestId &&
+      request.headers.authorization !== undefined &&
+      request.method !== 'OPTIONS' &&
+      !answer.notFromTarget &&
+      answer.status !== 401
+    )
+      this.unjournaled.push({ method: request.method, path: request.path, status: answer.status, requestId })
     this.interact('v1', request.method, request.path, request.headers, request.body, answer.body)
   }
 

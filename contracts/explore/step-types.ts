@@ -214,17 +214,40 @@ export type Step =
    * A key made on the dashboard (`createKey`) with the permissions and restrictions a user picks, on both sides,
    * the answers compared but for the key's value; then `uses`, requests sent with it (the `minted` key).
    */
+  /**
+   * A scenario of the dashboard (`POST /_mock/scenarios`) on the account for one operation: an error status it
+   * documents for `times` requests; then `uses` (requests to that operation with the keys the sequence
+   * holds, its own or none), then the scenario removed (gone already once its `times` are used).
+   */
+  | {
+      kind: 'scenario'
+      operation: string
+      status: number
+      /** Undefined: until it is removed. */
+      times?: number
+      uses: ApiStep[]
+      /** For every account (the dashboard's outage of an operation), not the sequence's account alone. */
+      everyone?: boolean
+    }
   | {
       kind: 'mint'
       type: 'secret' | 'publishable'
       /** Scopes and groups; undefined: the type's default. */
       permissions?: string[]
-      /** Addresses and ranges (`MINT_ADDRESSES`), only where the target sees this client at 127.0.0.1. */
+      /**
+       * Addresses and ranges (`MINT_ADDRESSES`), only where the target sees this client at 127.0.0.1; an empty list
+       * (anywhere, as a form sends an address list left empty) always.
+       */
       ips?: string[]
       /** Seconds from now to its `expires_at`; undefined: never expires. */
       expiresIn?: number
       /** Its `expires_at` written at offset +01:00 (the same instant). */
       atOffset?: boolean
+      /**
+       * A fraction of a second added to its `expires_at` (as a form that adds a duration to the time it reads
+       * sends): recorded in whole seconds, the fraction dropped.
+       */
+      fraction?: number
       uses: ApiStep[]
     }
   /**
@@ -236,7 +259,11 @@ export type Step =
    * The account's plan or quotas changed through the control plane (an upgrade, a downgrade, custom limits);
    * `limits` undefined: the plan alone (custom quotas stay as they are).
    */
-  | { kind: 'plan'; plan: SetupSpec['plan']; limits: SetupSpec['limits'] | undefined }
+  /**
+   * `limits` left out: the plan alone changes (custom quotas stay); `pinned`: the account's quotas as they are now
+   * set explicitly on its own plan (equal to the plan's when none were set: custom from then on).
+   */
+  | { kind: 'plan'; plan: SetupSpec['plan']; limits: SetupSpec['limits'] | undefined | 'pinned' }
   /**
    * The next page of the list being read (other steps in between: a client paging while objects come and go),
    * or the first page of a list (the `list`th of the contract's) when none is being read or it has ended.

@@ -134,11 +134,28 @@ function paramArbitrary(
     const picks = parameter.in === 'path' ? recent : fc.nat()
     const object = (pool: 'live' | 'deleted' | 'other') =>
       picks.map((pick): ParamChoice => ({ from: 'object', pool, prefix, pick }))
+    // A cursor that may name any object of its collection is now and then an object of another collection (an ID
+    // a client kept in the wrong variable): not an object of this one.
+    const elsewhere = [...new Set(listOperations(contract).map((op) => listPrefix(contract, op)))].filter(
+      (other): other is string => other !== undefined && other !== '*' && other !== prefix,
+    )
+    const foreign =
+      prefixes[0] === '*' && elsewhere.length > 0
+        ? [
+            {
+              weight: 1,
+              arbitrary: fc
+                .tuple(fc.constantFrom(...elsewhere), fc.nat())
+                .map(([other, pick]): ParamChoice => ({ from: 'object', pool: 'live', prefix: other, pick })),
+            },
+          ]
+        : []
     return withOptional(
       { weight: 10, arbitrary: object('live') },
       { weight: 2, arbitrary: object('deleted') },
       { weight: 2, arbitrary: object('other') },
       { weight: 1, arbitrary: fc.constant<ParamChoice>({ from: 'unknown', prefix }) },
+      ...foreign,
     )
   }
   if (schema.format === 'date-time')
@@ -349,11 +366,15 @@ const CUSTOM_LIMITS = fc.record({
 /** The plan's own quotas most often, else custom ones small enough for a sequence to reach. */
 const LIMITS = fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: CUSTOM_LIMITS })
 
-/** A plan change's quotas: as `LIMITS`, or left out (the plan alone changes; custom quotas stay). */
+/**
+ * A plan change's quotas: as `LIMITS`, left out (the plan alone changes; custom quotas stay), or the account's own
+ * set explicitly (a plan's defaults pinned, so that a later change of plan keeps them).
+ */
 const PLAN_LIMITS = fc.oneof(
   { weight: 3, arbitrary: fc.constant(null) },
   { weight: 1, arbitrary: fc.constant(undefined) },
   { weight: 1, arbitrary: CUSTOM_LIMITS },
+  { weight: 1, arbitrary: fc.constant('pinned' as const) },
 )
 
 /** How often a request goes to an operation, by method: writes make the state that reads then show. */
@@ -384,10 +405,17 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
       permissions: fc.option(fc.subarray([...contract.scopes, 'read', 'write'], { maxLength: 3 }), {
         nil: undefined,
       }),
-      ips: fc.option(fc.subarray([...MINT_ADDRESSES], { minLength: 1, maxLength: 3 }), { nil: undefined }),
+      ips: fc.option(
+        fc.oneof(
+          { weight: 4, arbitrary: fc.subarray([...MINT_ADDRESSES], { minLength: 1, maxLength: 3 }) },
+          { weight: 1, arbitrary: fc.constant<string[]>([]) },
+        ),
+        { nil: undefined },
+      ),
       // Seconds to its expiry: now (refused: it must be in the future), the next seconds, a minute, an hour.
       expiresIn: fc.option(fc.constantFrom(0, 1, 2, 61, 3600), { nil: undefined, freq: 3 }),
       atOffset: fc.boolean(),
+      fraction: fc.constantFrom(0, 0, 0.25, 0.5, 0.75),
       uses: fc.array(requestsOf(requests, contract.operations), { minLength: 1, maxLength: 3 }),
     })
     .map((step): Step => ({ kind: 'mint', ...step }))
@@ -502,6 +530,8 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
     },
     // A key made on the dashboard with the permissions and restrictions a user picks, then used.
     { weight: 1, arbitrary: mint },
+    // A scenario of the dashboard on one operation, met by the next requests to it.
+    { weight: 1, arbitrary: scenarioArbitrary(contract, requests) },
     // The dashboard shown: the account's keys (last used, revoked, rotation due) or its plan and quotas.
     { weight: 2, arbitrary: fc.constantFrom(...CONTROL_VIEWS).map((view): Step => ({ kind: 'look', view })) },
     {
@@ -511,6 +541,36 @@ export function stepArbitrary(contract: Contract): fc.Arbitrary<Step> {
         .map((change): Step => ({ kind: 'plan', ...change })),
     },
   )
+}
+
+/**
+ * A scenario on one operation: an error status the operation documents (mock-control.yaml createScenario), for one
+ * to three requests, met by two to four requests to the operation.
+ */
+function scenarioArbitrary(
+  contract: Contract,
+  requests: ReadonlyMap<string, fc.Arbitrary<ApiStep>>,
+): fc.Arbitrary<Step> {
+  return fc.constantFrom(...contract.operations).chain((op) => {
+    // Not 401 nor 429: a scenario meets a request after authentication and the rate limit, whose own answers
+    // those are (a 401 that was counted would carry rate-limit fields a real 401 has not).
+    const documented = [...op.responses.keys()]
+      .map(Number)
+      .filter((status) => status >= 400 && status <= 599 && status !== 401 && status !== 429)
+    return fc
+      .record({
+        // Documented ones only: a gateway's 500 or 503 would be an answer the contract does not give.
+        status: fc.constantFrom(...(documented.length > 0 ? documented : [404])),
+        // Now and then for as long as it stands (it is removed after the step's requests).
+        times: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined, freq: 4 }),
+        uses: fc.array(requests.get(op.operationId) as fc.Arbitrary<ApiStep>, { minLength: 2, maxLength: 4 }),
+        everyone: fc.oneof(
+          { weight: 2, arbitrary: fc.constant(false) },
+          { weight: 1, arbitrary: fc.constant(true) },
+        ),
+      })
+      .map((scenario): Step => ({ kind: 'scenario', operation: op.operationId, ...scenario }))
+  })
 }
 
 /** Query parameters of each of `operations` (those `keep` keeps), by operation, each drawn like a request's. */

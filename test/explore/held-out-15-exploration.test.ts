@@ -12,7 +12,6 @@ const CAUGHT = [
   'route-errors-as-html-for-browsers',
   'xml-when-accept-prefers-it',
   'client-request-id-kept',
-  'query-names-bound-case-insensitively',
   'trailing-data-after-body-ignored',
   'proto-keys-refused-by-body-parser',
   'preflight-omits-idempotency-key',
@@ -23,4 +22,14 @@ exploresHeldOutSet(
   'exploration alone against faults of held-out set 15 it missed as handed over',
   faults,
   CAUGHT,
+)
+
+// A query name in capitals is one request form among many, and only requests with a query meet it: with the steps
+// that came since (scenarios, keys made on the dashboard, the control plane's views), sixteen seeds of 40 sequences
+// no longer send it (2026-11-28, sixth session), 80 do.
+exploresHeldOutSet(
+  'exploration alone against a fault of held-out set 15 it missed as handed over (longer runs)',
+  faults,
+  ['query-names-bound-case-insensitively'],
+  { sequences: 80 },
 )
