@@ -8,9 +8,8 @@ const NOT_FOUND = { type: 'not_found_error', code: 'route_not_found' }
 
 /**
  * Paths under the base URL that no operation has, one of each kind: the root, another case, the parent of a
- * known path, a trailing segment after a literal path and after a templated one, a nested version segment, and
- * the routes frameworks and load balancers mount beside an API (health checks, metrics, the API's own
- * description). Each must be 404 `route_not_found`, never a near match nor a route of the server's own.
+ * known path, a trailing segment after a literal path and after a templated one, a nested version segment.
+ * Each must be 404 `route_not_found`, never a near match.
  */
 const UNKNOWN_PATHS = [
   '/',
@@ -19,13 +18,6 @@ const UNKNOWN_PATHS = [
   '/user/extra',
   `/agents/${UNKNOWN_IDS.agent_id}/calls`,
   '/v1/user',
-  '/health',
-  '/healthz',
-  '/status',
-  '/ping',
-  '/metrics',
-  '/openapi.json',
-  '/docs',
 ]
 
 /**

@@ -617,6 +617,29 @@ export class Sequence {
         ],
         'POST',
       )
+    // The expiry sent is kept to the second, its fraction dropped (compared with the model's within a second only,
+    // as every instant of a view is).
+    const sent = restrictions.expires_at
+    const kept = isObject(made.restrictions) ? made.restrictions.expires_at : made.expires_at
+    if (sent !== undefined && typeof kept === 'string') {
+      const expected = Math.floor(Date.parse(sent) / 1000)
+      if (Date.parse(kept) !== expected * 1000)
+        this.controlDifference(
+          `/_mock${path(this.accounts.target.main)}`,
+          made,
+          undefined,
+          [
+            {
+              at: 'body.restrictions.expires_at',
+              target: kept,
+              model: `${iso(expected)} (${sent} sent, in whole seconds)`,
+              decidedBy:
+                'mock-control.yaml KeyCreateRequest restrictions.expires_at: "Any RFC 3339 offset and fraction is accepted; the key records it in UTC with `Z`, in whole seconds"',
+            },
+          ],
+          'POST',
+        )
+    }
     this.keys.set('minted', {
       target: made.value,
       model: twin.value,
