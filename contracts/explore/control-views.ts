@@ -10,7 +10,15 @@ import type { IdMap } from './id-map.ts'
  * what mock-control.yaml says of any journal (newest first, within its limit, the account's requests only) rather
  * than to the model's: its entries name the requests as the target received them.
  */
-export const CONTROL_VIEWS = ['keys', 'account', 'rate-limit', 'journal', 'accounts', 'agents'] as const
+export const CONTROL_VIEWS = [
+  'keys',
+  'account',
+  'rate-limit',
+  'journal',
+  'accounts',
+  'agents',
+  'calls',
+] as const
 export type ControlView = (typeof CONTROL_VIEWS)[number]
 
 /** Where mock-control.yaml describes each view's answer. */
@@ -25,6 +33,8 @@ export const VIEW_PLACES: Record<ControlView, string> = {
     'mock-control.yaml listAccounts: "Lists every account of the mock in creation order (... oldest first)"',
   agents:
     'mock-control.yaml listAccountAgents: "The account\'s agents, newest first, with what a call needs to know of them"',
+  calls:
+    'mock-control.yaml listCalls: "The account\'s most recent call logs, newest first" (`limit` default 10); what a simulated call said and cost is the target\'s own',
 }
 
 /** How each view is read on a control plane, and what the dashboard calls it. */
@@ -38,7 +48,21 @@ export const VIEW_READS: Record<ControlView, { path: string; what: string }> = {
   },
   accounts: { path: '/accounts', what: 'place in the list of accounts' },
   agents: { path: '/accounts/{account_id}/agents', what: 'agents (to start calls from)' },
+  calls: { path: '/accounts/{account_id}/calls', what: 'latest calls' },
 }
+
+/** What the calls view is compared on: what the control plane fixed of each call, not what the simulation made. */
+const CALL_FIELDS = [
+  'id',
+  'agent_id',
+  'status',
+  'channel',
+  'direction',
+  'started_at',
+  'ended_at',
+  'duration_seconds',
+  'created_at',
+] as const
 
 /** The journal's default length (mock-control.yaml listJournal `limit`). */
 export const JOURNAL_DEFAULT_LIMIT = 100
@@ -56,13 +80,23 @@ export async function readView(control: MockControl, view: ControlView, id: stri
       return control.journal({ account_id: id })
     case 'accounts':
       return { data: await control.listAccounts() }
-    case 'agents': {
-      const { status, body } = await control.answer('GET', `/accounts/${id}/agents`)
-      if (status !== 200)
-        throw new MockControlError(`control plane GET /_mock/accounts/${id}/agents answered ${status}`)
-      return body
+    case 'agents':
+      return controlRead(control, `/accounts/${id}/agents`)
+    case 'calls': {
+      const body = await controlRead(control, `/accounts/${id}/calls`)
+      const data = isObject(body) && Array.isArray(body.data) ? body.data.filter(isObject) : []
+      return {
+        data: data.map((call) => Object.fromEntries(CALL_FIELDS.map((field) => [field, call[field]]))),
+      }
     }
   }
+}
+
+/** The JSON body of a control-plane read; a refusal is a `MockControlError`. */
+async function controlRead(control: MockControl, path: string): Promise<unknown> {
+  const { status, body } = await control.answer('GET', path)
+  if (status !== 200) throw new MockControlError(`control plane GET /_mock${path} answered ${status}`)
+  return body
 }
 
 /**

@@ -690,6 +690,11 @@ export class Sequence {
     this.compareControl('POST', '/scenarios', seen, shown, place)
     if (typeof made.id !== 'string' || typeof twin.id !== 'string') return
     for (const use of step.uses) await this.api({ ...use, readBack: false })
+    // Read back on both: how many requests it met, how many it has left (gone once its times are used).
+    const read = await target.control.answer('GET', `/scenarios/${made.id}`)
+    this.interact('control', 'GET', `/scenarios/${made.id}`, {}, undefined, read.body)
+    const twinRead = await model.control.answer('GET', `/scenarios/${twin.id}`)
+    this.compareControl('GET', `/scenarios/${made.id}`, read, twinRead, 'GET /_mock/scenarios/{scenario_id}')
     const removed = await target.control.answer('DELETE', `/scenarios/${made.id}`)
     this.interact('control', 'DELETE', `/scenarios/${made.id}`, {}, undefined, removed.body)
     const gone = await model.control.answer('DELETE', `/scenarios/${twin.id}`)
@@ -924,7 +929,9 @@ export class Sequence {
     const sent = path.replace('{account_id}', account.target)
     // The rate-limit windows move with each second: the target's clock is read around its view, and the model's
     // is read in each second the target's may have been in.
-    const seconds = view === 'rate-limit' ? [time.read((await target.control.clock()).now)] : []
+    // So does a call under way (its next stage may come within the second the target read it in).
+    const moving = view === 'rate-limit' || view === 'calls'
+    const seconds = moving ? [time.read((await target.control.clock()).now)] : []
     let seen: unknown
     try {
       seen = await readView(target.control, view, account.target)
@@ -960,7 +967,7 @@ export class Sequence {
       if (differences.length > 0) this.controlDifference(`/_mock${sent}`, seen, undefined, differences)
       return
     }
-    if (view === 'rate-limit') seconds.push(time.read((await target.control.clock()).now))
+    if (moving) seconds.push(time.read((await target.control.clock()).now))
     let differences: Difference[] = []
     let shown: unknown
     for (const second of seconds.length > 0 ? [...new Set(seconds)] : [undefined]) {

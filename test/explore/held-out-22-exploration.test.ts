@@ -6,7 +6,8 @@ import { exploresHeldOutSet } from './support/held-out-exploration.ts'
 // requests or until removed) and sends requests to their operation, holds the journal to the requests it sent
 // with the account's secret key (each with its Request-Id, method, path without the query and status), compares
 // the dashboard's agent list, and makes keys whose address list is empty (anywhere) or whose expiry has a fraction
-// of a second (kept to the second, the fraction dropped).
+// of a second (kept to the second, the fraction dropped), and compares the dashboard's latest calls (now and then
+// of an account that starts with one call more than that list's default page).
 // Each fault is the correct engine wrapped in test code, looked for with the first of sixteen fixed seeds that finds it.
 
 exploresHeldOutSet('exploration alone against faults of held-out set 22 it missed as handed over', faults, [
@@ -17,4 +18,5 @@ exploresHeldOutSet('exploration alone against faults of held-out set 22 it misse
   'dashboard-agents-list-keeps-deleted',
   'empty-ip-allowlist-blocks-everything',
   'expiry-fraction-rounded-up',
+  'control-calls-default-page-of-twenty',
 ])
