@@ -459,6 +459,10 @@ export class Sequence {
     time.step(time.current())
     await model.control.updateAccount(this.accounts.model.main, change)
     if (path) await this.readAs('secret', path, 'right after the plan changed')
+    // Then the dashboard shows the account (its plan, quotas, whether they are its own), as after a revocation.
+    const title = this.current?.title
+    await this.look('account')
+    if (this.current && title) this.current.title = `${title}, then shown`
   }
 
   /** Deletes the sequence's accounts on both sides (their keys and data go with them). */
