@@ -583,25 +583,33 @@ function scenarioArbitrary(
   })
 }
 
+/** An arbitrary for each of `operations`, made by `of` from its query parameters that `keep` keeps. */
+function perOperation(
+  operations: ContractOperation[],
+  keep: (parameter: ContractParameter) => boolean,
+  of: (op: ContractOperation, kept: ContractParameter[]) => fc.Arbitrary<Record<string, ParamChoice>>,
+): fc.Arbitrary<Watch> {
+  return fc.record(
+    Object.fromEntries(
+      operations.map((op) => [
+        op.operationId,
+        of(
+          op,
+          op.parameters.filter((p) => p.in === 'query' && keep(p)),
+        ),
+      ]),
+    ),
+  )
+}
+
 /** Query parameters of each of `operations` (those `keep` keeps), by operation, each drawn like a request's. */
 function queryArbitrary(
   contract: Contract,
   operations: ContractOperation[],
   keep: (parameter: ContractParameter) => boolean,
 ): fc.Arbitrary<Watch> {
-  return fc.record(
-    Object.fromEntries(
-      operations.map((op) => [
-        op.operationId,
-        fc.record(
-          Object.fromEntries(
-            op.parameters
-              .filter((p) => p.in === 'query' && keep(p))
-              .map((p) => [p.name, paramArbitrary(contract, op, p)]),
-          ),
-        ),
-      ]),
-    ),
+  return perOperation(operations, keep, (op, kept) =>
+    fc.record(Object.fromEntries(kept.map((p) => [p.name, paramArbitrary(contract, op, p)]))),
   )
 }
 
@@ -614,28 +622,19 @@ function combinedFilters(
   operations: ContractOperation[],
   keep: (parameter: ContractParameter) => boolean,
 ): fc.Arbitrary<Watch> {
-  return fc.record(
-    Object.fromEntries(
-      operations.map((op) => {
-        const kept = op.parameters.filter((p) => p.in === 'query' && keep(p))
-        const sent = fc
-          .shuffledSubarray(kept, {
-            minLength: Math.min(2, kept.length),
-            maxLength: Math.min(3, kept.length),
-          })
-          .chain((chosen) =>
-            fc.record(
-              Object.fromEntries(
-                chosen.map((p) => [
-                  p.name,
-                  paramArbitrary(contract, op, p).filter((choice) => choice.from !== 'absent'),
-                ]),
-              ),
-            ),
-          )
-        return [op.operationId, sent]
-      }),
-    ),
+  return perOperation(operations, keep, (op, kept) =>
+    fc
+      .shuffledSubarray(kept, { minLength: Math.min(2, kept.length), maxLength: Math.min(3, kept.length) })
+      .chain((chosen) =>
+        fc.record(
+          Object.fromEntries(
+            chosen.map((p) => [
+              p.name,
+              paramArbitrary(contract, op, p).filter((choice) => choice.from !== 'absent'),
+            ]),
+          ),
+        ),
+      ),
   )
 }
 

@@ -34,13 +34,13 @@ import { errors } from '../../mocks/engine/api-error.ts'
 import { cidrContains, parseCidr, parseIp } from '../../mocks/engine/cidr.ts'
 import { sha256Hex } from '../../mocks/engine/secrets.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
-import type { Fault } from '../reliability/support/faulty-handler.ts'
 import { KeptBook, Seen } from './fault-books.ts'
 import {
   canonical,
   codeOf,
   errorAnswer,
   errorOf,
+  type GeneralSetFault,
   harmless,
   isAnalytics,
   isCreate,
@@ -72,25 +72,8 @@ import {
   withQuery,
 } from './request-parts.ts'
 
-export interface HeldOutFault {
-  name: string
-  kind:
-    | 'keys'
-    | 'permissions'
-    | 'rate-limits'
-    | 'agents'
-    | 'calls'
-    | 'analytics'
-    | 'integrations'
-    | 'team'
-    | 'pagination'
-    | 'idempotency'
-    | 'errors'
-    | 'control-plane'
-  /** The deviation, with the sentence of the spec, the contract or the decision it breaks. */
-  what: string
-  make: () => Fault
-}
+/** A fault of this set: a general set's (request-parts.ts). */
+export type HeldOutFault = GeneralSetFault
 
 // ------------------------------------------------------------------------------------------------- helpers
 

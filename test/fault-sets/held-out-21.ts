@@ -36,13 +36,15 @@ import { errors } from '../../mocks/engine/api-error.ts'
 import { cidrContains, parseCidr, parseIp } from '../../mocks/engine/cidr.ts'
 import { isJsonContentType } from '../../mocks/engine/request-body.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
-import type { Fault } from '../reliability/support/faulty-handler.ts'
 import { KeptBook, Seen } from './fault-books.ts'
 import {
+  ACCOUNT_PATH,
   ALL_SCOPES,
+  CALLS_PATH,
   controlAccounts,
   errorOf,
   failWith,
+  type GeneralSetFault,
   harmless,
   instantOf,
   isAnalytics,
@@ -53,6 +55,7 @@ import {
   isV1,
   itemId,
   type Json,
+  KEYS_PATH,
   nowOf,
   objectBody,
   objectsOf,
@@ -73,36 +76,10 @@ import {
   withQuery,
 } from './request-parts.ts'
 
-export interface HeldOutFault {
-  name: string
-  kind:
-    | 'keys'
-    | 'permissions'
-    | 'rate-limits'
-    | 'agents'
-    | 'calls'
-    | 'analytics'
-    | 'integrations'
-    | 'team'
-    | 'pagination'
-    | 'idempotency'
-    | 'errors'
-    | 'control-plane'
-  /** The deviation, with the sentence of the spec, the contract or the decision it breaks. */
-  what: string
-  make: () => Fault
-}
+/** A fault of this set: a general set's (request-parts.ts). */
+export type HeldOutFault = GeneralSetFault
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/** The path of a key made through the control plane (`createKey`). */
-const KEYS_PATH = /^\/_mock\/accounts\/([^/]+)\/keys\/?$/
-
-/** The path of an account of the control plane (`getAccount`, `updateAccount`, `deleteAccount`). */
-const ACCOUNT_PATH = /^\/_mock\/accounts\/([^/]+)\/?$/
-
-/** The path of an account's simulated calls (`listCalls`, `startCall`). */
-const CALLS_PATH = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/
 
 /** The path of a member's acceptance of an invitation (`joinTeamMember`). */
 const JOIN_PATH = /^\/_mock\/accounts\/([^/]+)\/team-members\/[^/]+\/join\/?$/

@@ -39,14 +39,16 @@ import { errors } from '../../mocks/engine/api-error.ts'
 import { json } from '../../mocks/engine/json-answer.ts'
 import { injectedAnswer } from '../../mocks/engine/scenarios/injected-answer.ts'
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
-import type { Fault } from '../reliability/support/faulty-handler.ts'
 import { ClockWatch, KeptBook, Seen } from './fault-books.ts'
 import {
+  ACCOUNT_PATH,
   ALL_SCOPES,
+  CALLS_PATH,
   canonical,
   controlAccounts,
   errorOf,
   failWith,
+  type GeneralSetFault,
   harmless,
   instantOf,
   isAnalytics,
@@ -58,6 +60,7 @@ import {
   itemId,
   type Json,
   jsonOf,
+  KEYS_PATH,
   limitAsSent,
   nowOf,
   objectBody,
@@ -84,36 +87,10 @@ import {
   withQuery,
 } from './request-parts.ts'
 
-export interface HeldOutFault {
-  name: string
-  kind:
-    | 'keys'
-    | 'permissions'
-    | 'rate-limits'
-    | 'agents'
-    | 'calls'
-    | 'analytics'
-    | 'integrations'
-    | 'team'
-    | 'pagination'
-    | 'idempotency'
-    | 'errors'
-    | 'control-plane'
-  /** The deviation, with the sentence of the spec, the contract or the decision it breaks. */
-  what: string
-  make: () => Fault
-}
+/** A fault of this set: a general set's (request-parts.ts). */
+export type HeldOutFault = GeneralSetFault
 
 // ------------------------------------------------------------------------------------------------- helpers
-
-/** The path of an account's keys in the control plane (`listKeys`, `createKey`). */
-const KEYS_PATH = /^\/_mock\/accounts\/([^/]+)\/keys\/?$/
-
-/** The path of an account of the control plane (`getAccount`, `updateAccount`, `deleteAccount`). */
-const ACCOUNT_PATH = /^\/_mock\/accounts\/([^/]+)\/?$/
-
-/** The path of an account's simulated calls (`listCalls`, `startCall`). */
-const CALLS_PATH = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/
 
 /** The path of an account's agents as the dashboard lists them (`listAccountAgents`). */
 const AGENTS_PATH = /^\/_mock\/accounts\/([^/]+)\/agents\/?$/

@@ -9,6 +9,7 @@ import { exceedsBodyLimit, isJsonContentType } from '../../mocks/engine/request-
 import type { EngineRequest, EngineResponse } from '../../mocks/engine/types.ts'
 import { mockControlDocument } from '../../openapi/generated/mock-control.document.ts'
 import { v1Document } from '../../openapi/generated/v1.document.ts'
+import type { Fault } from '../reliability/support/faulty-handler.ts'
 
 export type Json = Record<string, unknown>
 export const isObject = (value: unknown): value is Json =>
@@ -555,3 +556,33 @@ export function knownZone(name: string): boolean {
 
 /** The length of a string in characters (code points), as the contract counts it. */
 export const chars = (value: string) => Array.from(value).length
+
+/** A fault of the general held-out sets (20 and later): a name, the area it is in, what it breaks, the wrapper. */
+export interface GeneralSetFault {
+  name: string
+  kind:
+    | 'keys'
+    | 'permissions'
+    | 'rate-limits'
+    | 'agents'
+    | 'calls'
+    | 'analytics'
+    | 'integrations'
+    | 'team'
+    | 'pagination'
+    | 'idempotency'
+    | 'errors'
+    | 'control-plane'
+  /** The deviation, with the sentence of the spec, the contract or the decision it breaks. */
+  what: string
+  make: () => Fault
+}
+
+/** The path of an account's keys in the control plane (`listKeys`, `createKey`). */
+export const KEYS_PATH = /^\/_mock\/accounts\/([^/]+)\/keys\/?$/
+
+/** The path of an account of the control plane (`getAccount`, `updateAccount`, `deleteAccount`). */
+export const ACCOUNT_PATH = /^\/_mock\/accounts\/([^/]+)\/?$/
+
+/** The path of an account's simulated calls (`listCalls`, `startCall`). */
+export const CALLS_PATH = /^\/_mock\/accounts\/([^/]+)\/calls\/?$/
