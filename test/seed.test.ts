@@ -45,7 +45,7 @@ async function seedWith(seed: number, size?: SeedSize) {
     accounts,
     keys,
     dataFor: (account) => {
-      data = store.provision(account, clock, catalog)
+      data = store.provision(account, catalog)
       return data
     },
   })

@@ -108,7 +108,7 @@ export async function createEngine(options: EngineOptions) {
     onScheduleError: options.onScheduleError,
   })
   const catalog = integrationCatalog(v1)
-  const provision = (account: Account) => data.provision(account, clock, catalog)
+  const provision = (account: Account) => data.provision(account, catalog)
 
   const start = startingState({
     state,

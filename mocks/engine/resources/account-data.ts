@@ -1,5 +1,4 @@
 import type { Account } from '../accounts.ts'
-import type { Clock } from '../clock.ts'
 import { Collection } from '../collection.ts'
 import { IdempotencyStore } from '../idempotency.ts'
 import { newId } from '../random.ts'
@@ -50,11 +49,12 @@ export function createAccountDataStore(state: EngineState) {
      */
     provision(
       account: Account,
-      clock: Clock,
       integrations: readonly { id: IntegrationRecord['id']; name: string }[],
     ): AccountData {
       const data = dataOf(account.id)
-      const now = clock.iso()
+      // The catalog comes with the account, in the instant it was made (not in a later reading of the clock: a
+      // second may have turned while the account was answered).
+      const now = account.created_at
       for (const { id, name } of integrations)
         data.integrations.put(id, {
           id,
