@@ -1,4 +1,5 @@
 import type { Difference } from './compare-answers.ts'
+import { isObject } from './is-object.ts'
 
 /**
  * What a call log's transcript must show on any target, though what was said is the target's own simulation (never
@@ -10,9 +11,6 @@ const OFFSET =
   'openapi/v1.yaml TranscriptEntry.start_seconds: "Offset from `started_at` at which the utterance began"'
 const RINGING =
   'mock-control.yaml startCall: a call rings `ring_seconds` "before it connects", and is talked in once connected'
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Rounding of an offset to tenths (as the contract's examples write them) is allowed either way. */
 const SLACK = 0.1

@@ -3,6 +3,7 @@ import type { Contract } from '../contract/contract.ts'
 import type { ContractOperation, ContractResponse } from '../contract/operations.ts'
 import { parseRateLimit } from '../http/rate-limit-headers.ts'
 import type { IdMap } from './id-map.ts'
+import { isObject } from './is-object.ts'
 import { type LeftOpen, leftOpen, type Treatment } from './left-open.ts'
 import {
   firstSentence,
@@ -282,9 +283,6 @@ function headerProblem(
       return input.ids.mapText(t) === m ? undefined : ''
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  !!v && typeof v === 'object' && !Array.isArray(v)
 
 function placeOf(node: SchemaNode, open?: { treatment: Treatment }): string {
   const sentence = firstSentence(node.schema.description)

@@ -1,6 +1,7 @@
 import { type MockControl, MockControlError } from '../provision/mock-control.ts'
 import type { Difference } from './compare-answers.ts'
 import type { IdMap } from './id-map.ts'
+import { isObject } from './is-object.ts'
 
 /**
  * The dashboard's views of an account on the control plane (`openapi/mock-control.yaml`): its keys, the account
@@ -109,8 +110,6 @@ const SECONDS_FIELDS: ReadonlySet<string> = new Set(['reset_seconds'])
 const VALUE_FIELDS: ReadonlySet<string> = new Set(['value', 'redacted_value'])
 const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 const shown = (v: unknown) => (v === undefined ? '(absent)' : JSON.stringify(v))
 
 /**

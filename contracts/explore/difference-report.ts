@@ -1,11 +1,10 @@
 import { redactText } from '../http/exchange.ts'
 import type { Difference } from './compare-answers.ts'
 import type { FoundDifference } from './explore.ts'
+import { isObject } from './is-object.ts'
 import type { Interaction } from './sequence.ts'
 import type { SideAnswer, SideRequest } from './sides.ts'
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  !!v && typeof v === 'object' && !Array.isArray(v)
 const clip = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max)}... (${text.length} characters)` : text
 const indent = (text: string, by: string) =>

@@ -1,4 +1,5 @@
 import type { IdMap } from './id-map.ts'
+import { isObject } from './is-object.ts'
 import type { SideAnswer } from './sides.ts'
 import { type KeyRole, OTHER_ACCOUNT_ROLES } from './step-types.ts'
 
@@ -11,8 +12,6 @@ export interface IdPair {
 /** Where an object's ID is drawn from: the account's live objects, its deleted ones, the other account's. */
 export type Pool = 'live' | 'deleted' | 'other'
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 const ID_SHAPE = /^[a-z]+_[A-Za-z0-9]+$/
 const INSTANT_SHAPE = /^\d{4}-\d\d-\d\dT/
 /** Strings kept per field for reuse (the last ones). */

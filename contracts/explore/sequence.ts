@@ -37,6 +37,7 @@ import {
   viewDifferences,
 } from './control-views.ts'
 import { IdMap } from './id-map.ts'
+import { isObject } from './is-object.ts'
 import type { ModelTime } from './model-time.ts'
 import { enumParameters, spellRequest } from './request-spelling.ts'
 import { idPrefixes, resolveNode, typesOf, writeOnlyValues } from './schema-node.ts'
@@ -184,8 +185,6 @@ const atOffset = (second: number) => `${iso(second + 3600).slice(0, -1)}+01:00`
 /** An instant written with a fraction of a second after its seconds (`...:05.75Z`, `...:05.5+01:00`). */
 const withFraction = (instant: string, fraction: number) =>
   fraction === 0 ? instant : instant.replace(/(:\d\d)(Z|[+-]\d\d:\d\d)$/, `$1${String(fraction).slice(1)}$2`)
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  !!v && typeof v === 'object' && !Array.isArray(v)
 /** Most pages a read back walks. */
 const MAX_PAGES = 8
 
@@ -236,9 +235,9 @@ export class Sequence {
   }
   /** Team members (the model's IDs) the model last showed invited: those that may join. */
   private readonly invited = new Set<string>()
-  /** Requests the journal must show at its next reading (journalHoldsDifferences), and how many were sent since. */
+  /** Requests the journal must show at its next reading (journalHoldsDifferences), and `requests` at the last one. */
   private unjournaled: SentRequest[] = []
-  private sinceJournal = 0
+  private journalRead = 0
   /** The seconds each placed call (by the target's ID) was asked to ring: no one speaks before it connects. */
   private readonly ringing = new Map<string, number>()
   /** Which of `CALENDAR_EDGES` the sequence's calendar instants are near. */
@@ -460,9 +459,7 @@ export class Sequence {
     await model.control.updateAccount(this.accounts.model.main, change)
     if (path) await this.readAs('secret', path, 'right after the plan changed')
     // Then the dashboard shows the account (its plan, quotas, whether they are its own), as after a revocation.
-    const title = this.current?.title
-    await this.look('account')
-    if (this.current && title) this.current.title = `${title}, then shown`
+    await this.thenShown(() => this.look('account'))
   }
 
   /** Deletes the sequence's accounts on both sides (their keys and data go with them). */
@@ -562,7 +559,7 @@ export class Sequence {
    * requests sent with it. Its addresses only when the target sees this client at 127.0.0.1, as the model does.
    */
   private async mint(step: Extract<Step, { kind: 'mint' }>): Promise<void> {
-    const { target, time } = this.deps
+    const { time } = this.deps
     const current = this.current as Recorded
     const ips = step.ips && (step.ips.length === 0 || (await this.seesLoopback())) ? step.ips : undefined
     await this.separateWrite()
@@ -586,19 +583,18 @@ export class Sequence {
     }
     const place = 'POST /_mock/accounts/{account_id}/keys'
     current.title = `the dashboard makes a ${step.type} key${step.permissions ? ` with ${JSON.stringify(step.permissions)}` : ''}${ips ? ` from ${ips.length > 0 ? ips.join(', ') : 'anywhere ([])'}` : ''}${step.expiresIn === undefined ? '' : ` expiring in ${step.expiresIn}${step.fraction && step.expiresIn > 0 ? `${String(step.fraction).slice(1)}` : ''} s`} (${place}), then uses it`
-    const path = (account: string) => `/accounts/${account}/keys`
-    const { made, twin } = await this.controlWrite('POST', path, place, body, async (created) => {
-      // The model makes its key in the second the target made its own; a refusal (an expiry no longer in the
-      // future, a second on) in the second the target's clock reads after it.
-      const second = Math.floor(Date.parse(String(created)) / 1000)
-      time.step(
-        Number.isNaN(second)
-          ? time.read((await target.control.clock()).now)
-          : Math.max(second, time.current()),
-      )
-    })
+    const path = `/accounts/${this.accounts.target.main}/keys`
+    // The model makes its key in the second the target made its own; a refusal (an expiry no longer in the
+    // future, a second on) in the second the target's clock reads after it.
+    const { made, twin } = await this.controlWrite(
+      'POST',
+      (side) => ({ path: `/accounts/${this.accounts[side].main}/keys`, body }),
+      place,
+      (created) => this.modelAtCreation(created),
+    )
     if (typeof made.value !== 'string' || typeof twin.value !== 'string') return
     // What the target shows of its own key: the prefix and the last 4 characters (mock-control.yaml ApiKey).
+    const problems: Difference[] = []
     const redacted = String(made.redacted_value)
     const prefix = /^[a-z]+-[a-z]+-/.exec(made.value)?.[0] ?? ''
     if (
@@ -606,44 +602,26 @@ export class Sequence {
       !redacted.endsWith(made.value.slice(-4)) ||
       redacted.includes(made.value)
     )
-      this.controlDifference(
-        `/_mock${path(this.accounts.target.main)}`,
-        made,
-        undefined,
-        [
-          {
-            at: 'body.redacted_value',
-            target: redacted,
-            model: `${prefix}... and the key's last 4 characters (${made.value.slice(-4)})`,
-            decidedBy:
-              'mock-control.yaml ApiKey: "`redacted_value` shows the prefix and the last 4 characters"',
-          },
-        ],
-        'POST',
-      )
+      problems.push({
+        at: 'body.redacted_value',
+        target: redacted,
+        model: `${prefix}... and the key's last 4 characters (${made.value.slice(-4)})`,
+        decidedBy: 'mock-control.yaml ApiKey: "`redacted_value` shows the prefix and the last 4 characters"',
+      })
     // The expiry sent is kept to the second, its fraction dropped (compared with the model's within a second only,
     // as every instant of a view is).
     const sent = restrictions.expires_at
     const kept = isObject(made.restrictions) ? made.restrictions.expires_at : made.expires_at
-    if (sent !== undefined && typeof kept === 'string') {
-      const expected = Math.floor(Date.parse(sent) / 1000)
-      if (Date.parse(kept) !== expected * 1000)
-        this.controlDifference(
-          `/_mock${path(this.accounts.target.main)}`,
-          made,
-          undefined,
-          [
-            {
-              at: 'body.restrictions.expires_at',
-              target: kept,
-              model: `${iso(expected)} (${sent} sent, in whole seconds)`,
-              decidedBy:
-                'mock-control.yaml KeyCreateRequest restrictions.expires_at: "Any RFC 3339 offset and fraction is accepted; the key records it in UTC with `Z`, in whole seconds"',
-            },
-          ],
-          'POST',
-        )
-    }
+    const expected = sent === undefined ? undefined : Math.floor(Date.parse(sent) / 1000)
+    if (expected !== undefined && typeof kept === 'string' && Date.parse(kept) !== expected * 1000)
+      problems.push({
+        at: 'body.restrictions.expires_at',
+        target: kept,
+        model: `${iso(expected)} (${sent} sent, in whole seconds)`,
+        decidedBy:
+          'mock-control.yaml KeyCreateRequest restrictions.expires_at: "Any RFC 3339 offset and fraction is accepted; the key records it in UTC with `Z`, in whole seconds"',
+      })
+    if (problems.length > 0) this.controlDifference(`/_mock${path}`, made, undefined, problems, 'POST')
     this.keys.set('minted', {
       target: made.value,
       model: twin.value,
@@ -660,7 +638,7 @@ export class Sequence {
    * its `times` were used). A control plane without scenarios is noted and never asked again.
    */
   private async scenario(step: Extract<Step, { kind: 'scenario' }>): Promise<void> {
-    const { target, model, capabilities, time } = this.deps
+    const { target, capabilities } = this.deps
     const current = this.current as Recorded
     const place = 'POST /_mock/scenarios'
     current.title = `the dashboard makes ${step.operation} answer ${step.status} ${step.times === undefined ? 'until removed' : step.times === 1 ? 'once' : `${step.times} times`} for ${step.everyone ? 'every account' : 'the account'} (${place}), then ${step.operation} is asked ${step.uses.length} times`
@@ -682,33 +660,20 @@ export class Sequence {
       return
     }
     capabilities.scenarios = true
-    this.interact('control', 'POST', '/scenarios', {}, body(this.accounts.target.main), seen.body)
-    const made = isObject(seen.body) ? seen.body : {}
-    const second = Math.floor(Date.parse(String(made.created_at)) / 1000)
-    time.step(
-      Number.isNaN(second) ? time.read((await target.control.clock()).now) : Math.max(second, time.current()),
+    const { made, twin } = await this.controlWrite(
+      'POST',
+      (side) => ({ path: '/scenarios', body: body(this.accounts[side].main) }),
+      place,
+      (created) => this.modelAtCreation(created),
+      seen,
     )
-    const shown = await model.control.answer('POST', '/scenarios', body(this.accounts.model.main))
-    const twin = isObject(shown.body) ? shown.body : {}
-    if (typeof made.id === 'string' && typeof twin.id === 'string') this.ids.set(made.id, twin.id)
-    this.compareControl('POST', '/scenarios', seen, shown, place)
     if (typeof made.id !== 'string' || typeof twin.id !== 'string') return
+    const ids = { target: made.id, model: twin.id }
+    const itself = (side: 'target' | 'model') => ({ path: `/scenarios/${ids[side]}` })
     for (const use of step.uses) await this.api({ ...use, readBack: false })
     // Read back on both: how many requests it met, how many it has left (gone once its times are used).
-    const read = await target.control.answer('GET', `/scenarios/${made.id}`)
-    this.interact('control', 'GET', `/scenarios/${made.id}`, {}, undefined, read.body)
-    const twinRead = await model.control.answer('GET', `/scenarios/${twin.id}`)
-    this.compareControl('GET', `/scenarios/${made.id}`, read, twinRead, 'GET /_mock/scenarios/{scenario_id}')
-    const removed = await target.control.answer('DELETE', `/scenarios/${made.id}`)
-    this.interact('control', 'DELETE', `/scenarios/${made.id}`, {}, undefined, removed.body)
-    const gone = await model.control.answer('DELETE', `/scenarios/${twin.id}`)
-    this.compareControl(
-      'DELETE',
-      `/scenarios/${made.id}`,
-      removed,
-      gone,
-      'DELETE /_mock/scenarios/{scenario_id}',
-    )
+    await this.controlWrite('GET', itself, 'GET /_mock/scenarios/{scenario_id}')
+    await this.controlWrite('DELETE', itself, 'DELETE /_mock/scenarios/{scenario_id}')
   }
 
   /**
@@ -774,9 +739,8 @@ export class Sequence {
     capabilities.webhookSecret = true
     await this.controlWrite(
       method,
-      path,
+      (side) => ({ path: path(this.accounts[side].main) }),
       place,
-      undefined,
       async (made) => {
         if (method !== 'POST' || typeof made !== 'string') return
         // The model's secret is made in the second the target's was.
@@ -787,11 +751,7 @@ export class Sequence {
       seen,
     )
     // A change, then the dashboard shows the secret's state (as a revocation is followed by the keys).
-    if (method !== 'GET') {
-      const title = current.title
-      await this.webhookSecret('show')
-      current.title = `${title}, then shown`
-    }
+    if (method !== 'GET') await this.thenShown(() => this.webhookSecret('show'))
   }
 
   /**
@@ -948,9 +908,9 @@ export class Sequence {
     if (view === 'journal') {
       // Every request sent since the last reading is on it while they are fewer than the journal shows (its
       // default length, less a margin for those the other account sent).
-      const sent = this.sinceJournal <= JOURNAL_DEFAULT_LIMIT / 2 ? this.unjournaled : []
+      const sent = this.requests - this.journalRead <= JOURNAL_DEFAULT_LIMIT / 2 ? this.unjournaled : []
       this.unjournaled = []
-      this.sinceJournal = 0
+      this.journalRead = this.requests
       const differences = [
         ...journalDifferences(seen as object, JOURNAL_DEFAULT_LIMIT, account.target),
         ...journalHoldsDifferences(seen as object, sent),
@@ -984,31 +944,51 @@ export class Sequence {
   }
 
   /**
-   * A control-plane request of the main account (`path` of each side's account ID) on both sides, compared
+   * A control-plane request sent on both sides (`request` gives each side's path and body), compared
    * (`compareControl`): the target's answer (or `seen`, when the caller sent it already), then `beforeModel` told
    * its `created_at` (to set the model's clock), then the model's. A value either answer shows (a key's, a signing
    * secret's: shown once) joins the values reports redact; an object each side made is mapped by its ID.
    */
   private async controlWrite(
     method: string,
-    path: (account: string) => string,
+    request: (side: 'target' | 'model') => { path: string; body?: unknown },
     place: string,
-    body: unknown,
-    beforeModel: (createdAt: unknown) => Promise<void>,
+    beforeModel?: (createdAt: unknown) => Promise<void>,
     seen?: { status: number; body: unknown },
   ): Promise<{ made: Record<string, unknown>; twin: Record<string, unknown> }> {
     const { target, model } = this.deps
-    const answered = seen ?? (await target.control.answer(method, path(this.accounts.target.main), body))
+    const there = request('target')
+    const answered = seen ?? (await target.control.answer(method, there.path, there.body))
     const made = isObject(answered.body) ? answered.body : {}
     if (typeof made.value === 'string') this.deps.secrets.add(made.value)
-    this.interact('control', method, path(this.accounts.target.main), {}, body, answered.body)
-    await beforeModel(made.created_at)
-    const shown = await model.control.answer(method, path(this.accounts.model.main), body)
+    this.interact('control', method, there.path, {}, there.body, answered.body)
+    await beforeModel?.(made.created_at)
+    const here = request('model')
+    const shown = await model.control.answer(method, here.path, here.body)
     const twin = isObject(shown.body) ? shown.body : {}
     if (typeof twin.value === 'string') this.deps.secrets.add(twin.value)
     if (typeof made.id === 'string' && typeof twin.id === 'string') this.ids.set(made.id, twin.id)
-    this.compareControl(method, path(this.accounts.target.main), answered, shown, place)
+    this.compareControl(method, there.path, answered, shown, place)
     return { made, twin }
+  }
+
+  /**
+   * The model's clock for an object the target made at `createdAt`: that second (never back), or, for a refusal
+   * (no `created_at`), the second the target's clock reads after it.
+   */
+  private async modelAtCreation(createdAt: unknown): Promise<void> {
+    const { target, time } = this.deps
+    const second = Math.floor(Date.parse(String(createdAt)) / 1000)
+    time.step(
+      Number.isNaN(second) ? time.read((await target.control.clock()).now) : Math.max(second, time.current()),
+    )
+  }
+
+  /** `show` (the dashboard showing what a step changed) run after the step, its title kept with ", then shown". */
+  private async thenShown(show: () => Promise<void>): Promise<void> {
+    const title = this.current?.title
+    await show()
+    if (this.current && title) this.current.title = `${title}, then shown`
   }
 
   /**
@@ -1907,7 +1887,6 @@ export class Sequence {
     // What the journal must show at its next reading: the requests with the account's secret key, answered by the
     // target itself (a proxy's answer never reached it), but a 401 (a revoked key's account may go unnamed).
     const requestId = answer.headers['request-id']
-    this.sinceJournal++
     if (
       role === 'secret' &&
       requestId &&
