@@ -65,6 +65,7 @@ import {
   pathOf,
   queryOf,
   replayed,
+  rewordFieldError,
   round,
   single,
   startedCall,
@@ -420,16 +421,8 @@ export const faults: HeldOutFault[] = [
           return sent
         },
         response(response, request) {
-          if (!noted.delete(request) || response.status !== 422) return response
-          const error = errorOf(response)
-          if (!error || !Array.isArray(error.errors)) return response
-          for (const problem of error.errors)
-            if (isObject(problem) && problem.param === 'llm.max_tokens')
-              problem.message = "'llm.max_tokens' must be less than 32000."
-          const first = error.errors[0]
-          if (error.errors.length === 1 && isObject(first))
-            error.message = `Invalid request body: ${first.message}`
-          return response
+          if (!noted.delete(request)) return response
+          return rewordFieldError(response, 'llm.max_tokens', "'llm.max_tokens' must be less than 32000.")
         },
       }
     },
@@ -457,14 +450,12 @@ export const faults: HeldOutFault[] = [
           return sent
         },
         response(response, request) {
-          if (!noted.delete(request) || response.status !== 422) return response
-          const error = errorOf(response)
-          if (!error || !Array.isArray(error.errors)) return response
-          const message = "'webhook_url' must be an http or https URL without a port."
-          for (const problem of error.errors)
-            if (isObject(problem) && problem.param === 'webhook_url') problem.message = message
-          if (error.errors.length === 1) error.message = `Invalid request body: ${message}`
-          return response
+          if (!noted.delete(request)) return response
+          return rewordFieldError(
+            response,
+            'webhook_url',
+            "'webhook_url' must be an http or https URL without a port.",
+          )
         },
       }
     },

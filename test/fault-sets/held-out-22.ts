@@ -73,6 +73,7 @@ import {
   preflightInstead,
   queryOf,
   replayed,
+  rewordFieldError,
   round,
   single,
   sortKey,
@@ -567,14 +568,8 @@ export const faults: HeldOutFault[] = [
           return sent
         },
         response(response, request) {
-          if (!noted.delete(request) || response.status !== 422) return response
-          const error = errorOf(response)
-          if (!error || !Array.isArray(error.errors)) return response
-          const message = "'metadata' must have fewer than 50 keys."
-          for (const problem of error.errors)
-            if (isObject(problem) && problem.param === 'metadata') problem.message = message
-          if (error.errors.length === 1) error.message = `Invalid request body: ${message}`
-          return response
+          if (!noted.delete(request)) return response
+          return rewordFieldError(response, 'metadata', "'metadata' must have fewer than 50 keys.")
         },
       }
     },

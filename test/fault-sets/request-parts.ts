@@ -72,6 +72,20 @@ export const ok = (response: EngineResponse) => response.status >= 200 && respon
 export const errorOf = (response: EngineResponse): Json | undefined =>
   isObject(response.body) && isObject(response.body.error) ? response.body.error : undefined
 
+/**
+ * A 422 of the engine reworded as another platform words it: each field error on `param` says `message`, and an
+ * error with one field error only says it too.
+ */
+export function rewordFieldError(response: EngineResponse, param: string, message: string): EngineResponse {
+  const error = errorOf(response)
+  if (response.status !== 422 || !error || !Array.isArray(error.errors)) return response
+  for (const problem of error.errors)
+    if (isObject(problem) && problem.param === param) problem.message = message
+  const first = error.errors[0]
+  if (error.errors.length === 1 && isObject(first)) error.message = `Invalid request body: ${first.message}`
+  return response
+}
+
 /** The answer's error code, or undefined. */
 export const codeOf = (response: EngineResponse) => errorOf(response)?.code
 
